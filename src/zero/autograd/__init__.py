@@ -1,0 +1,29 @@
+"""Reverse-mode automatic differentiation on a dynamic graph."""
+from __future__ import annotations
+
+from .engine import backward
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck
+from .op import Op
+
+__all__ = ["Op", "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled"]
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_unused: bool = False):
+    """Gradients of ``outputs`` with respect to ``inputs``, returned as a tuple; no ``.grad``
+    is touched. An input the outputs do not depend on raises unless ``allow_unused``."""
+    single_output = not isinstance(outputs, (tuple, list))
+    outputs = [outputs] if single_output else list(outputs)
+    inputs = [inputs] if not isinstance(inputs, (tuple, list)) else list(inputs)
+    if grad_outputs is not None and not isinstance(grad_outputs, (tuple, list)):
+        grad_outputs = [grad_outputs]
+    for t in inputs:
+        if not t.requires_grad:
+            raise RuntimeError("autograd.grad: an input does not require grad")
+    result = backward(outputs, grad_outputs, retain_graph=retain_graph, inputs=inputs)
+    if not allow_unused and any(g is None for g in result):
+        index = next(i for i, g in enumerate(result) if g is None)
+        raise RuntimeError(f"autograd.grad: input {index} was not used to compute the outputs "
+                           "(pass allow_unused=True to get None for it)")
+    return result

@@ -1,0 +1,197 @@
+"""Elementwise kernels: copies, fills, arithmetic, comparisons, activations."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit, prange
+
+# -- copies and fills -------------------------------------------------------------------------
+
+
+def copy(src, out) -> None:
+    """Strided copy with broadcasting and dtype conversion (the book's stride-aware copy)."""
+    np.copyto(out, src, casting="unsafe")
+
+
+def fill(out, value) -> None:
+    out.fill(value)
+
+
+# -- elementwise: binary ----------------------------------------------------------------------
+
+
+def _binary(ufunc, quiet: bool = False):
+    if quiet:  # may divide by zero or overflow: give inf/nan silently, as PyTorch does
+        def kernel(a, b, out):
+            with np.errstate(all="ignore"):
+                ufunc(a, b, out=out, casting="unsafe")
+    else:
+        def kernel(a, b, out):
+            ufunc(a, b, out=out, casting="unsafe")
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+add = _binary(np.add)
+sub = _binary(np.subtract)
+mul = _binary(np.multiply)
+div = _binary(np.true_divide, quiet=True)
+pow = _binary(np.power, quiet=True)  # noqa: A001  (the op is called pow everywhere)
+maximum = _binary(np.maximum)
+minimum = _binary(np.minimum)
+eq = _binary(np.equal)
+ne = _binary(np.not_equal)
+lt = _binary(np.less)
+le = _binary(np.less_equal)
+gt = _binary(np.greater)
+ge = _binary(np.greater_equal)
+logical_and = _binary(np.logical_and)
+logical_or = _binary(np.logical_or)
+logical_xor = _binary(np.logical_xor)
+
+
+def where(condition, a, b, out) -> None:
+    # np.where has no out=; copyto with a mask writes straight into out.
+    np.copyto(out, b, casting="unsafe")
+    np.copyto(out, a, casting="unsafe", where=condition)
+
+
+def clamp(x, low, high, out) -> None:
+    np.clip(x, low, high, out=out, casting="unsafe")
+
+
+# -- elementwise: unary -----------------------------------------------------------------------
+
+
+def _unary(ufunc, quiet: bool = False):
+    if quiet:
+        def kernel(x, out):
+            with np.errstate(all="ignore"):
+                ufunc(x, out=out, casting="unsafe")
+    else:
+        def kernel(x, out):
+            ufunc(x, out=out, casting="unsafe")
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+neg = _unary(np.negative)
+abs = _unary(np.absolute)  # noqa: A001
+sign = _unary(np.sign)
+exp = _unary(np.exp, quiet=True)
+log = _unary(np.log, quiet=True)
+sqrt = _unary(np.sqrt, quiet=True)
+sin = _unary(np.sin)
+cos = _unary(np.cos)
+tanh = _unary(np.tanh)
+logical_not = _unary(np.logical_not)
+
+
+def rsqrt(x, out) -> None:
+    with np.errstate(all="ignore"):
+        np.sqrt(x, out=out)
+        np.reciprocal(out, out=out)
+
+
+def relu(x, out) -> None:
+    np.maximum(x, 0, out=out, casting="unsafe")
+
+
+def sigmoid(x, out) -> None:
+    if _can_flatten(x, out):
+        _sigmoid_loop(_flat_in(x), _flat_out(out))
+    else:
+        _sigmoid_numpy(x, out)
+
+
+def silu(x, out) -> None:
+    if _can_flatten(x, out):
+        _silu_loop(_flat_in(x), _flat_out(out))
+    else:
+        _sigmoid_numpy(x, out)
+        np.multiply(out, x, out=out)
+
+
+def gelu(x, out, approximate: str = "none") -> None:
+    _gelu_loop(_flat_in(x), _flat_out(out), approximate == "tanh")
+
+
+def gelu_backward(grad, x, out, approximate: str = "none") -> None:
+    """out = grad * d gelu(x) / dx."""
+    _gelu_backward_loop(_flat_in(grad), _flat_in(x), _flat_out(out), approximate == "tanh")
+
+
+def _sigmoid_numpy(x, out) -> None:
+    with np.errstate(over="ignore"):
+        np.negative(x, out=out, casting="unsafe")
+        np.exp(out, out=out)
+        out += 1
+        np.reciprocal(out, out=out)
+
+
+def _can_flatten(x, out) -> bool:
+    return x.shape == out.shape and x.dtype == out.dtype and out.flags.c_contiguous
+
+
+def _flat_in(x):
+    """A contiguous 1-D view (copying only if the input is not contiguous)."""
+    return np.ascontiguousarray(x).reshape(-1)
+
+
+def _flat_out(out):
+    if not out.flags.c_contiguous:
+        raise ValueError("kernel output must be contiguous")
+    return out.reshape(-1)
+
+
+
+# -- the Numba loops behind the activations (1-D, contiguous) ------------------------------
+
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+GELU_TANH_C = 0.044715
+
+
+@njit
+def _sigmoid_loop(x, out):
+    for i in prange(x.size):
+        out[i] = 1.0 / (1.0 + math.exp(-x[i]))
+
+
+@njit
+def _silu_loop(x, out):
+    for i in prange(x.size):
+        v = x[i]
+        out[i] = v / (1.0 + math.exp(-v))
+
+
+@njit
+def _gelu_loop(x, out, tanh_approximation):
+    if tanh_approximation:
+        for i in prange(x.size):
+            v = x[i]
+            out[i] = 0.5 * v * (1.0 + math.tanh(SQRT_2_OVER_PI * (v + GELU_TANH_C * v * v * v)))
+    else:
+        for i in prange(x.size):
+            v = x[i]
+            out[i] = 0.5 * v * (1.0 + math.erf(v * INV_SQRT_2))
+
+
+@njit
+def _gelu_backward_loop(grad, x, out, tanh_approximation):
+    if tanh_approximation:
+        for i in prange(x.size):
+            v = x[i]
+            inner = SQRT_2_OVER_PI * (v + GELU_TANH_C * v * v * v)
+            t = math.tanh(inner)
+            d_inner = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_TANH_C * v * v)
+            out[i] = grad[i] * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * d_inner)
+    else:
+        for i in prange(x.size):
+            v = x[i]
+            cdf = 0.5 * (1.0 + math.erf(v * INV_SQRT_2))
+            pdf = INV_SQRT_2PI * math.exp(-0.5 * v * v)
+            out[i] = grad[i] * (cdf + v * pdf)

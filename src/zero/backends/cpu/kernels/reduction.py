@@ -1,0 +1,74 @@
+"""Reduction kernels. Each takes the axes to reduce and writes ``out``, shaped as the
+input without those axes."""
+from __future__ import annotations
+
+import numpy as np
+
+# -- reductions -------------------------------------------------------------------------------
+
+
+def sum(x, axes: tuple, out) -> None:  # noqa: A001
+    np.sum(x, axis=axes, out=out)
+
+
+def var(x, axes: tuple, correction: int, out) -> None:
+    with np.errstate(all="ignore"):  # fewer elements than the correction: nan, as in PyTorch
+        np.var(x, axis=axes, ddof=correction, out=out)
+
+
+def amax(x, axes: tuple, out) -> None:
+    np.amax(x, axis=axes, out=out)
+
+
+def amin(x, axes: tuple, out) -> None:
+    np.amin(x, axis=axes, out=out)
+
+
+def all(x, axes: tuple, out) -> None:  # noqa: A001
+    np.all(x, axis=axes, out=out)
+
+
+def any(x, axes: tuple, out) -> None:  # noqa: A001
+    np.any(x, axis=axes, out=out)
+
+
+def logsumexp(x, axes: tuple, out) -> None:
+    peak = np.amax(x, axis=axes, keepdims=True)
+    peak[~np.isfinite(peak)] = 0  # rows of -inf give -inf, not nan
+    with np.errstate(all="ignore"):
+        total = np.sum(np.exp(x - peak), axis=axes, keepdims=True)
+        np.log(total, out=total)
+    total += peak
+    np.copyto(out, total.reshape(out.shape), casting="unsafe")
+
+
+def argmax(x, axis: int, out) -> None:
+    np.argmax(x, axis=axis, out=out)
+
+
+def argmin(x, axis: int, out) -> None:
+    np.argmin(x, axis=axis, out=out)
+
+
+def max_with_indices(x, axis: int | None, values, indices) -> None:
+    """Largest value along one axis and the index of its first occurrence."""
+    _extreme_with_indices(np.argmax, x, axis, values, indices)
+
+
+def min_with_indices(x, axis: int | None, values, indices) -> None:
+    _extreme_with_indices(np.argmin, x, axis, values, indices)
+
+
+def _extreme_with_indices(arg_function, x, axis, values, indices) -> None:
+    if axis is None:  # a 0-d tensor
+        np.copyto(values, x)
+        indices.fill(0)
+        return
+    arg_function(x, axis=axis, out=indices)
+    picked = np.take_along_axis(x, np.expand_dims(indices, axis), axis=axis)
+    np.copyto(values, picked.reshape(values.shape))
+
+
+def scatter_along(out, axis: int, indices, values) -> None:
+    """out[..., indices[...], ...] = values along ``axis`` (indices and values keep that axis)."""
+    np.put_along_axis(out, indices, values, axis=axis)

@@ -1,0 +1,96 @@
+"""Devices: where a tensor's storage lives and which kernels compute on it.
+
+``Device("cpu")``, ``Device("cuda:1")`` and ``Device("cuda", 1)`` are parsed
+once and interned, so two equal devices are the same object. A device finds its
+backend (allocator + kernels) lazily: the CUDA backend is imported only when a
+CUDA tensor is first made, so the CPU never needs CuPy.
+"""
+from __future__ import annotations
+
+import importlib
+
+from .errors import DeviceError
+
+_KNOWN_TYPES = ("cpu", "cuda")
+
+
+class Device:
+    __slots__ = ("type", "index", "_backend")
+    _interned: dict = {}
+
+    def __new__(cls, spec="cpu", index: int | None = None):
+        if isinstance(spec, Device):
+            return spec
+        key = _parse(spec, index)
+        device = cls._interned.get(key)
+        if device is None:
+            device = object.__new__(cls)
+            device.type, device.index = key
+            device._backend = None
+            cls._interned[key] = device
+        return device
+
+    @property
+    def backend(self):
+        """The module holding this device's ``allocator`` and ``kernels``."""
+        if self._backend is None:
+            try:
+                module = importlib.import_module(f"zero.backends.{self.type}")
+            except ImportError as e:
+                raise DeviceError(f"device {self} is not available: {e}") from None
+            module.check_device(self)  # raises DeviceError when unavailable
+            self._backend = module
+        return self._backend
+
+    @property
+    def kernels(self):
+        return self.backend.kernels
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}', index={self.index})" if self.type != "cpu" else "device(type='cpu')"
+
+    def __str__(self) -> str:
+        return self.type if self.type == "cpu" else f"{self.type}:{self.index}"
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, str):
+            try:
+                other = Device(other)
+            except DeviceError:
+                return False
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __reduce__(self):
+        return (Device, (str(self),))
+
+
+def _parse(spec, index):
+    if not isinstance(spec, str):
+        raise DeviceError(f"a device is given as a string like 'cpu' or 'cuda:0', got {spec!r}")
+    kind, _, number = spec.strip().lower().partition(":")
+    if kind not in _KNOWN_TYPES:
+        raise DeviceError(f"unknown device {spec!r}; expected 'cpu', 'cuda' or 'cuda:N'")
+    if number:
+        if index is not None:
+            raise DeviceError(f"device {spec!r} already has an index; do not pass index={index} too")
+        if not number.isdigit():
+            raise DeviceError(f"device index in {spec!r} must be a non-negative integer")
+        index = int(number)
+    if kind == "cpu":
+        if index not in (None, 0):
+            raise DeviceError(f"there is only one cpu device, got index {index}")
+        return ("cpu", None)
+    if index is None:
+        index = 0
+    if not isinstance(index, int) or index < 0:
+        raise DeviceError(f"device index must be a non-negative integer, got {index!r}")
+    return (kind, index)
+
+
+cpu = Device("cpu")
+
+
+def to_device(value) -> Device:
+    return value if isinstance(value, Device) else Device(value)

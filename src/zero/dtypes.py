@@ -1,0 +1,153 @@
+"""Data types and PyTorch's type-promotion rules.
+
+The book's ``DataType`` has F32 and I32; Zero adds float64 (for gradient
+checks), int64, uint8 and bool so that indices, masks and raw data have a home.
+Each ``DType`` knows its NumPy twin, which is what CPU kernels see.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import DTypeError
+
+# Promotion categories, lowest first: a bool meets an int -> int, an int meets a float -> float.
+BOOL, INTEGER, FLOATING = 0, 1, 2
+
+
+class DType:
+    """One element type: ``zero.float32``, ``zero.int64`` ..."""
+
+    __slots__ = ("name", "numpy", "itemsize", "category")
+
+    def __init__(self, name: str, numpy_type, category: int):
+        self.name = name
+        self.numpy = np.dtype(numpy_type)
+        self.itemsize = self.numpy.itemsize
+        self.category = category
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.category == FLOATING
+
+    def __repr__(self) -> str:
+        return f"zero.{self.name}"
+
+    def __reduce__(self):  # pickles as the module-level singleton
+        return (dtype_from_name, (self.name,))
+
+
+float32 = DType("float32", np.float32, FLOATING)
+float64 = DType("float64", np.float64, FLOATING)
+float16 = DType("float16", np.float16, FLOATING)
+int32 = DType("int32", np.int32, INTEGER)
+int64 = DType("int64", np.int64, INTEGER)
+uint8 = DType("uint8", np.uint8, INTEGER)
+bool_ = DType("bool", np.bool_, BOOL)
+
+ALL_DTYPES = (float32, float64, float16, int32, int64, uint8, bool_)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+# Aliases PyTorch users type.
+_BY_NAME.update({"float": float32, "double": float64, "half": float16, "int": int32, "long": int64})
+
+_default_float = float32
+
+
+def get_default_dtype() -> DType:
+    return _default_float
+
+
+def set_default_dtype(dtype: DType) -> None:
+    global _default_float
+    dtype = to_dtype(dtype)
+    if not dtype.is_floating_point:
+        raise DTypeError(f"set_default_dtype: the default must be a floating type, got {dtype}")
+    _default_float = dtype
+
+
+def dtype_from_name(name: str) -> DType:
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise DTypeError(f"unknown dtype name {name!r}; known: {sorted(_BY_NAME)}") from None
+
+
+def from_numpy_dtype(numpy_dtype) -> DType:
+    """The Zero dtype of a NumPy dtype, or a DTypeError naming the unsupported type."""
+    try:
+        return _BY_NUMPY[np.dtype(numpy_dtype)]
+    except (KeyError, TypeError):
+        supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
+        raise DTypeError(f"NumPy dtype {numpy_dtype} is not supported by Zero (supported: {supported})") from None
+
+
+def to_dtype(value) -> DType:
+    """Accept a DType, a name ('float32'), a NumPy dtype or a Python type (float, int, bool)."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str):
+        return dtype_from_name(value)
+    if value is float:
+        return _default_float
+    if value is int:
+        return int64
+    if value is bool:
+        return bool_
+    return from_numpy_dtype(value)
+
+
+def promote_types(a: DType, b: DType) -> DType:
+    """The smallest dtype both can be cast to without leaving their category."""
+    if a is b:
+        return a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.itemsize != b.itemsize:
+        return a if a.itemsize > b.itemsize else b
+    # Same category and size but different (uint8 vs bool cannot happen here): prefer signed.
+    return a if a is not uint8 else b
+
+
+def scalar_dtype(value) -> DType:
+    """The dtype a bare Python scalar stands for when it meets nothing else."""
+    if isinstance(value, bool):
+        return bool_
+    if isinstance(value, int):
+        return int64
+    if isinstance(value, float):
+        return _default_float
+    raise DTypeError(f"expected a Python bool, int or float, got {type(value).__name__}")
+
+
+def result_type(*operands) -> DType:
+    """PyTorch's promotion: tensors with dimensions decide within a category, then
+    zero-dimensional tensors, then Python scalars; a higher category always wins.
+
+    ``int32_tensor + 1`` stays int32, ``int32_tensor + 1.5`` becomes float32,
+    ``float32_tensor + float64_scalar_tensor`` stays float32.
+    """
+    if len(operands) == 2:  # the common case: two tensors of one dtype
+        a, b = operands
+        da, db = getattr(a, "dtype", None), getattr(b, "dtype", None)
+        if da is db and isinstance(da, DType):
+            return da
+    dim_result = zero_dim_result = scalar_result = None
+    for x in operands:
+        dtype = getattr(x, "dtype", None)
+        if isinstance(dtype, DType):
+            if x.ndim > 0:
+                dim_result = dtype if dim_result is None else promote_types(dim_result, dtype)
+            else:
+                zero_dim_result = dtype if zero_dim_result is None else promote_types(zero_dim_result, dtype)
+        else:
+            d = scalar_dtype(x)
+            scalar_result = d if scalar_result is None else promote_types(scalar_result, d)
+    result = None
+    for tier in (dim_result, zero_dim_result, scalar_result):
+        if tier is None:
+            continue
+        if result is None or tier.category > result.category:
+            result = tier
+    if result is None:
+        raise DTypeError("result_type needs at least one operand")
+    return result

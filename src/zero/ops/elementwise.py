@@ -1,0 +1,502 @@
+"""Elementwise ops: each output element depends on the same position of the inputs.
+
+Binary ops broadcast (NumPy's rule) and accept a Python scalar on either side;
+their backward computes full-shape gradients and hands them to ``sum_to_shape``.
+The result dtype follows PyTorch's promotion (``dtypes.result_type``).
+
+Backward rules are written with tensor ops (they run under no_grad), so they
+work on every device without a line of device code.
+"""
+from __future__ import annotations
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..errors import DTypeError, ShapeError, describe
+from ..tensor.tensor import Tensor
+from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
+
+
+def _array(x):
+    """What a kernel receives for an operand: the array view, or the scalar itself."""
+    return x._array if isinstance(x, Tensor) else x
+
+
+def _device_of(*operands):
+    for x in operands:
+        if isinstance(x, Tensor):
+            return x._meta.device
+    raise TypeError("an elementwise op needs at least one tensor operand")
+
+
+def _dtype_of(x):
+    return x._meta.dtype if isinstance(x, Tensor) else None
+
+
+def _check_operand(op_name: str, x) -> None:
+    if not isinstance(x, (Tensor, bool, int, float)):
+        raise TypeError(f"{op_name}: operands must be tensors or Python numbers, got {type(x).__name__}")
+
+
+# -- binary -----------------------------------------------------------------------------------
+
+
+class BinaryOp(Op):
+    """a (op) b with broadcasting. Subclasses name their kernel and give a backward."""
+
+    kernel = ""
+    result_is_float = False  # true division: int / int -> float
+
+    def forward(self, a, b):
+        _check_operand(self.kernel, a)
+        _check_operand(self.kernel, b)
+        dtype = dtypes.result_type(a, b)
+        if self.result_is_float and not dtype.is_floating_point:
+            dtype = dtypes.get_default_dtype()
+        shape = broadcast_shape_of(self.kernel, a, b)
+        device = _device_of(a, b)
+        out = Tensor._empty(shape, dtype, device)
+        getattr(device.kernels, self.kernel)(_array(a), _array(b), out._array)
+        self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
+        self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
+        return out
+
+    def _reduce(self, grad_a, grad_b):
+        """Sum each full-shape gradient back to its operand's shape and dtype."""
+        need_a, need_b = self.needs_input_grad
+        return (sum_to_shape(grad_a, self.a_shape, self.a_dtype) if need_a else None,
+                sum_to_shape(grad_b, self.b_shape, self.b_dtype) if need_b else None)
+
+
+class Add(BinaryOp):
+    kernel = "add"
+
+    def backward(self, grad):
+        return self._reduce(grad, grad)
+
+
+class Sub(BinaryOp):
+    kernel = "sub"
+
+    def backward(self, grad):
+        return self._reduce(grad, -grad if self.needs_input_grad[1] else None)
+
+
+class Mul(BinaryOp):
+    kernel = "mul"
+
+    def forward(self, a, b):
+        out = super().forward(a, b)
+        need_a, need_b = self.needs_input_grad
+        self.save_for_backward(b if need_a and isinstance(b, Tensor) else None,
+                               a if need_b and isinstance(a, Tensor) else None)
+        self.a_scalar, self.b_scalar = a, b  # used when the other side is a Python number
+        return out
+
+    def backward(self, grad):
+        b, a = self.saved_tensors
+        need_a, need_b = self.needs_input_grad
+        grad_a = grad * (b if b is not None else self.b_scalar) if need_a else None
+        grad_b = grad * (a if a is not None else self.a_scalar) if need_b else None
+        return self._reduce(grad_a, grad_b)
+
+
+class Div(BinaryOp):
+    kernel = "div"
+    result_is_float = True
+
+    def forward(self, a, b):
+        out = super().forward(a, b)
+        self.save_for_backward(b if isinstance(b, Tensor) else None,
+                               out if self.needs_input_grad[1] else None)
+        self.b_scalar = b
+        return out
+
+    def backward(self, grad):
+        b, out = self.saved_tensors
+        divisor = b if b is not None else self.b_scalar
+        need_a, need_b = self.needs_input_grad
+        grad_a = grad / divisor if need_a else None
+        grad_b = -grad * out / divisor if need_b else None  # d(a/b)/db = -a/b^2 = -out/b
+        return self._reduce(grad_a, grad_b)
+
+
+class Pow(BinaryOp):
+    kernel = "pow"
+
+    def forward(self, a, b):
+        out = super().forward(a, b)
+        self.save_for_backward(a if isinstance(a, Tensor) else None,
+                               b if isinstance(b, Tensor) else None,
+                               out if self.needs_input_grad[1] else None)
+        self.a_scalar, self.b_scalar = a, b
+        return out
+
+    def backward(self, grad):
+        a, b, out = self.saved_tensors
+        base = a if a is not None else self.a_scalar
+        exponent = b if b is not None else self.b_scalar
+        need_a, need_b = self.needs_input_grad
+        grad_a = grad * exponent * base ** (exponent - 1) if need_a else None
+        grad_b = None
+        if need_b:
+            if isinstance(base, Tensor):
+                # 0 ** b has slope 0 in b for b >= 0 (not 0 * log 0 = nan), as in PyTorch.
+                grad_b = Where.apply((base == 0).logical_and(exponent >= 0), 0.0, grad * out * base.log())
+            else:
+                grad_b = grad * out * _scalar_log(base)
+        return self._reduce(grad_a, grad_b)
+
+
+def _scalar_log(value: float) -> float:
+    import math  # noqa: PLC0415
+
+    return math.log(value) if value > 0 else float("nan")
+
+
+class Maximum(BinaryOp):
+    kernel = "maximum"
+
+    def forward(self, a, b):
+        out = super().forward(a, b)
+        self.save_for_backward(a, b, out)
+        return out
+
+    def backward(self, grad):
+        return _pick_gradient(self, grad)
+
+
+class Minimum(Maximum):
+    kernel = "minimum"
+
+
+def _pick_gradient(op, grad):
+    """maximum/minimum: the gradient goes to the operand that was picked; ties split it
+    in half between both (as PyTorch does)."""
+    a, b, out = op.saved_tensors
+    share_a = (a == out).to(grad.dtype) - (a == b).to(grad.dtype) * 0.5
+    share_b = (b == out).to(grad.dtype) - (a == b).to(grad.dtype) * 0.5
+    return op._reduce(grad * share_a, grad * share_b)
+
+
+class Compare(BinaryOp):
+    """Comparisons and logical ops: a bool result, never differentiable."""
+
+    def forward(self, a, b):
+        _check_operand(self.kernel, a)
+        _check_operand(self.kernel, b)
+        if isinstance(a, Tensor) and isinstance(b, Tensor):
+            dtypes.result_type(a, b)  # raises on unsupported combinations
+        shape = broadcast_shape_of(self.kernel, a, b)
+        device = _device_of(a, b)
+        out = Tensor._empty(shape, dtypes.bool_, device)
+        getattr(device.kernels, self.kernel)(_array(a), _array(b), out._array)
+        return out
+
+
+def _compare(name: str):
+    return type(name.capitalize(), (Compare,), {"kernel": name})
+
+
+Eq, Ne, Lt, Le, Gt, Ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+LogicalAnd, LogicalOr, LogicalXor = (_compare(n) for n in ("logical_and", "logical_or", "logical_xor"))
+
+
+# -- unary ------------------------------------------------------------------------------------
+
+
+class UnaryOp(Op):
+    """f(x) elementwise. ``float_only`` ops (exp, log, ...) promote integer inputs to the
+    default float dtype, as PyTorch does."""
+
+    kernel = ""
+    float_only = True
+
+    def forward(self, x, **params):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{self.kernel}: expected a tensor, got {type(x).__name__}")
+        dtype = x._meta.dtype
+        if self.float_only and not dtype.is_floating_point:
+            dtype = dtypes.get_default_dtype()
+        out = Tensor._empty(x._meta.shape, dtype, x._meta.device)
+        getattr(x._meta.device.kernels, self.kernel)(x._array, out._array, **params)
+        return out
+
+
+class Neg(UnaryOp):
+    kernel = "neg"
+    float_only = False
+
+    def forward(self, x):
+        if x.dtype is dtypes.bool_:
+            raise DTypeError("neg: negation of a bool tensor is not defined; use logical_not()")
+        return super().forward(x)
+
+    def backward(self, grad):
+        return (-grad,)
+
+
+class Abs(UnaryOp):
+    kernel = "abs"
+    float_only = False
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return super().forward(x)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * x.sign(),)
+
+
+class Sign(UnaryOp):
+    kernel = "sign"
+    float_only = False
+
+    def backward(self, grad):
+        return (grad * 0,)
+
+
+class Exp(UnaryOp):
+    kernel = "exp"
+
+    def forward(self, x):
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return (grad * out,)
+
+
+class Log(UnaryOp):
+    kernel = "log"
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return super().forward(x)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad / x,)
+
+
+class Sqrt(UnaryOp):
+    kernel = "sqrt"
+
+    def forward(self, x):
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return (grad * 0.5 / out,)
+
+
+class Rsqrt(UnaryOp):
+    kernel = "rsqrt"
+
+    def forward(self, x):
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return (grad * -0.5 * out * out * out,)  # d x^-1/2 = -1/2 x^-3/2
+
+
+class Sin(UnaryOp):
+    kernel = "sin"
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return super().forward(x)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (grad * x.cos(),)
+
+
+class Cos(UnaryOp):
+    kernel = "cos"
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return super().forward(x)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        return (-grad * x.sin(),)
+
+
+class Tanh(UnaryOp):
+    kernel = "tanh"
+
+    def forward(self, x):
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return (grad * (1 - out * out),)
+
+
+class Sigmoid(UnaryOp):
+    kernel = "sigmoid"
+
+    def forward(self, x):
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return (grad * out * (1 - out),)
+
+
+class Relu(UnaryOp):
+    kernel = "relu"
+    float_only = False
+
+    def forward(self, x):
+        out = super().forward(x)
+        self.save_for_backward(out)
+        return out
+
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        return (grad * (out > 0),)
+
+
+class Silu(UnaryOp):
+    kernel = "silu"
+
+    def forward(self, x):
+        self.save_for_backward(x)
+        return super().forward(x)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        s = x.sigmoid()
+        return (grad * s * (1 + x * (1 - s)),)
+
+
+class Gelu(UnaryOp):
+    """GELU, exact (x * Phi(x)) or ``approximate="tanh"``."""
+
+    kernel = "gelu"
+
+    def forward(self, x, approximate: str = "none"):
+        if approximate not in ("none", "tanh"):
+            raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        self.approximate = approximate
+        self.save_for_backward(x)
+        return super().forward(x, approximate=approximate)
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        grad = grad.contiguous()
+        out = Tensor._empty(x.shape, x.dtype, x.device)
+        x.device.kernels.gelu_backward(grad._array, x._array, out._array, approximate=self.approximate)
+        return (out,)
+
+
+class LogicalNot(UnaryOp):
+    kernel = "logical_not"
+    float_only = False
+
+    def forward(self, x):
+        out = Tensor._empty(x.shape, dtypes.bool_, x.device)
+        x.device.kernels.logical_not(x._array, out._array)
+        return out
+
+
+# -- three operands ---------------------------------------------------------------------------
+
+
+class Where(Op):
+    """where(condition, a, b): a where condition holds, else b (all three broadcast)."""
+
+    def forward(self, condition, a, b):
+        if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
+            raise DTypeError(f"where: condition must be a bool tensor, got "
+                             f"{describe(condition) if isinstance(condition, Tensor) else type(condition).__name__}")
+        dtype = dtypes.result_type(a, b)
+        shape = broadcast_shape_of("where", condition, a, b)
+        out = Tensor._empty(shape, dtype, condition.device)
+        condition.device.kernels.where(condition._array, _array(a), _array(b), out._array)
+        self.save_for_backward(condition)
+        self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
+        self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
+        return out
+
+    def backward(self, grad):
+        (condition,) = self.saved_tensors
+        _, need_a, need_b = self.needs_input_grad
+        zero = grad.new_zeros(())
+        grad_a = sum_to_shape(Where.apply(condition, grad, zero), self.a_shape, self.a_dtype) if need_a else None
+        grad_b = sum_to_shape(Where.apply(condition, zero, grad), self.b_shape, self.b_dtype) if need_b else None
+        return None, grad_a, grad_b
+
+
+class Clamp(Op):
+    """clamp(x, min, max) with Python-number bounds; the gradient passes where x is inside."""
+
+    def forward(self, x, low, high):
+        if low is None and high is None:
+            raise ValueError("clamp: at least one of min and max must be given")
+        dtype = dtypes.result_type(x, *(v for v in (low, high) if v is not None))
+        out = Tensor._empty(x.shape, dtype, x.device)
+        x.device.kernels.clamp(x._array, low, high, out._array)
+        self.save_for_backward(x)
+        self.low, self.high = low, high
+        return out
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        inside = None
+        if self.low is not None:
+            inside = x >= self.low
+        if self.high is not None:
+            upper = x <= self.high
+            inside = upper if inside is None else inside.logical_and(upper)
+        return (grad * inside, None, None)
+
+
+class MaskedFill(Op):
+    """masked_fill(x, mask, value): value where mask holds; mask broadcasts to x."""
+
+    def forward(self, x, mask, value):
+        if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+            raise DTypeError("masked_fill: mask must be a bool tensor")
+        shape = broadcast_shape_of("masked_fill", x, mask)
+        if shape != x.shape:
+            raise ShapeError(f"masked_fill: mask {list(mask.shape)} must broadcast to the input's "
+                             f"shape {list(x.shape)}")
+        if isinstance(value, Tensor):
+            if value.ndim != 0:
+                raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got {describe(value)}")
+            value = value.item()
+        out = Tensor._empty(x.shape, x.dtype, x.device)
+        x.device.kernels.where(mask._array, value, x._array, out._array)
+        self.save_for_backward(mask)
+        return out
+
+    def backward(self, grad):
+        (mask,) = self.saved_tensors
+        return (Where.apply(mask, grad.new_zeros(()), grad), None, None)
+
+
+def clamp(x: Tensor, low=None, high=None) -> Tensor:
+    """clamp with numbers (one op) or tensors (composed of maximum and minimum)."""
+    if isinstance(low, Tensor) or isinstance(high, Tensor):
+        out = x
+        if low is not None:
+            out = Maximum.apply(out, low)
+        if high is not None:
+            out = Minimum.apply(out, high)
+        return out
+    return Clamp.apply(x, low, high)

@@ -1,0 +1,227 @@
+"""Reductions over any set of dimensions, with ``keepdim``.
+
+Backward of a reduction is a broadcast: the gradient of the reduced tensor is
+reshaped to keep the reduced dimensions as size 1 and expanded back (a
+stride-0 view, no copy) to the input's shape.
+
+Ties in max/min: ``max(dim)`` returns one index per row and the whole gradient
+goes to it (PyTorch's rule); ``max()``/``amax`` over whole dimensions split the
+gradient evenly between equal maxima (also PyTorch's rule).
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..errors import DTypeError, ShapeError, describe
+from ..tensor.meta import normalize_dim, normalize_dims, numel
+from ..tensor.tensor import Tensor
+
+ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+
+def _reduced_output(x: Tensor, dims: tuple, keepdim: bool, dtype=None):
+    """Allocate the output of reducing ``x`` over ``dims``. Returns (output tensor, the
+    array a kernel writes -- the output without the reduced dims --, the input's shape with
+    reduced dims kept as 1, which backward broadcasts from)."""
+    shape = x._meta.shape
+    kept = tuple(1 if i in dims else s for i, s in enumerate(shape))
+    dropped = tuple(s for i, s in enumerate(shape) if i not in dims)
+    out = Tensor._empty(kept if keepdim else dropped, dtype or x._meta.dtype, x._meta.device)
+    return out, out._array.reshape(dropped), kept
+
+
+def _expand_back(grad: Tensor, kept_shape: tuple, in_shape: tuple) -> Tensor:
+    """The gradient of a reduced tensor, broadcast to the input's shape (a view)."""
+    return grad.reshape(kept_shape).expand(in_shape)
+
+
+class Sum(Op):
+    def forward(self, x: Tensor, dims, keepdim: bool = False, dtype=None):
+        meta = x._meta
+        dims = normalize_dims(dims, len(meta.shape), "sum")
+        if dtype is None:
+            dtype = meta.dtype if meta.dtype.is_floating_point else dtypes.int64
+        out, target, self.kept_shape = _reduced_output(x, dims, keepdim, dtypes.to_dtype(dtype))
+        meta.device.kernels.sum(x._array, dims, target)
+        self.in_shape, self.in_dtype = meta.shape, meta.dtype
+        return out
+
+    def backward(self, grad):
+        grad = grad if grad.dtype is self.in_dtype else grad.to(self.in_dtype)
+        return (_expand_back(grad, self.kept_shape, self.in_shape), None, None, None)
+
+
+def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    if not (x.dtype.is_floating_point or dtype is not None and dtypes.to_dtype(dtype).is_floating_point):
+        raise DTypeError(f"mean: needs a floating-point input or dtype=, got {describe(x)}")
+    dims = normalize_dims(dim, x.ndim, "mean")
+    count = numel(tuple(x.shape[d] for d in dims))
+    total = Sum.apply(x if dtype is None else x.to(dtype), dims, keepdim)
+    return total / count if count else total * float("nan")
+
+
+class Var(Op):
+    """Variance with Bessel's ``correction`` (1: unbiased, PyTorch's default)."""
+
+    def forward(self, x: Tensor, dims, correction: int = 1, keepdim: bool = False):
+        meta = x._meta
+        if not meta.dtype.is_floating_point:
+            raise DTypeError(f"var: needs a floating-point input, got {describe(x)}")
+        dims = normalize_dims(dims, len(meta.shape), "var")
+        out, target, self.kept_shape = _reduced_output(x, dims, keepdim)
+        count = numel(tuple(meta.shape[d] for d in dims))
+        meta.device.kernels.var(x._array, dims, correction, target)
+        self.save_for_backward(x)
+        self.dims, self.divisor = dims, max(count - correction, 0)
+        return out
+
+    def backward(self, grad):
+        (x,) = self.saved_tensors
+        centred = x - x.mean(self.dims, keepdim=True)
+        return (_expand_back(grad, self.kept_shape, x.shape) * centred * (2.0 / self.divisor), None, None, None)
+
+
+def std(x: Tensor, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
+    return Var.apply(x, dim, correction, keepdim).sqrt()
+
+
+class Amax(Op):
+    """Largest value over ``dims``; equal maxima share the gradient evenly."""
+
+    kernel = "amax"
+
+    def forward(self, x: Tensor, dims, keepdim: bool = False):
+        meta = x._meta
+        dims = normalize_dims(dims, len(meta.shape), self.kernel)
+        if numel(meta.shape) == 0:
+            raise ShapeError(f"{self.kernel}: cannot reduce an empty tensor {describe(x)}")
+        out, target, self.kept_shape = _reduced_output(x, dims, keepdim)
+        getattr(meta.device.kernels, self.kernel)(x._array, dims, target)
+        self.save_for_backward(x, out)
+        self.dims = dims
+        return out
+
+    def backward(self, grad):
+        x, out = self.saved_tensors
+        hits = (x == out.reshape(self.kept_shape)).to(grad.dtype)
+        count = hits.sum(self.dims, keepdim=True)
+        return (_expand_back(grad, self.kept_shape, x.shape) * hits / count, None, None)
+
+
+class Amin(Amax):
+    kernel = "amin"
+
+
+class MaxWithIndices(Op):
+    """max(x, dim) -> (values, indices); the gradient goes to the returned index."""
+
+    kernel = "max_with_indices"
+
+    def forward(self, x: Tensor, dim: int, keepdim: bool = False):
+        meta = x._meta
+        dim = normalize_dim(dim, len(meta.shape), self.kernel)
+        if meta.shape and meta.shape[dim] == 0:
+            raise ShapeError(f"{self.kernel}: cannot reduce an empty dimension of {describe(x)}")
+        dims = (dim,) if meta.shape else ()
+        values, values_target, self.kept_shape = _reduced_output(x, dims, keepdim)
+        indices, indices_target, _ = _reduced_output(x, dims, keepdim, dtypes.int64)
+        getattr(meta.device.kernels, self.kernel)(x._array, dim if meta.shape else None,
+                                                  values_target, indices_target)
+        self.save_for_backward(indices)
+        self.in_shape, self.in_dtype, self.dim = meta.shape, meta.dtype, dim
+        return ValuesIndices(values, indices)
+
+    def backward(self, grad):
+        (indices,) = self.saved_tensors
+        grad_in = Tensor._empty(self.in_shape, self.in_dtype, grad.device)
+        kernels = grad.device.kernels
+        kernels.fill(grad_in._array, 0)
+        if not self.in_shape:
+            kernels.copy(grad._array, grad_in._array)
+        else:
+            kernels.scatter_along(grad_in._array, self.dim, indices.reshape(self.kept_shape)._array,
+                                  grad.reshape(self.kept_shape)._array)
+        return (grad_in, None, None)
+
+
+class MinWithIndices(MaxWithIndices):
+    kernel = "min_with_indices"
+
+
+def _arg_reduce(kernel: str, x: Tensor, dim, keepdim: bool) -> Tensor:
+    """argmax/argmin: int64 indices, never differentiable. dim=None: over the flattened tensor."""
+    meta = x._meta
+    if numel(meta.shape) == 0:
+        raise ShapeError(f"{kernel}: cannot reduce an empty tensor {describe(x)}")
+    if dim is None:
+        flat = x.reshape(-1)
+        out_shape = tuple(1 for _ in meta.shape) if keepdim else ()
+        out = Tensor._empty(out_shape, dtypes.int64, meta.device)
+        getattr(meta.device.kernels, kernel)(flat._array, 0, out._array.reshape(()))
+        return out
+    dim = normalize_dim(dim, len(meta.shape), kernel)
+    out, target, _ = _reduced_output(x, (dim,), keepdim, dtypes.int64)
+    getattr(meta.device.kernels, kernel)(x._array, dim, target)
+    return out
+
+
+def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _arg_reduce("argmax", x, dim, keepdim)
+
+
+def argmin(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _arg_reduce("argmin", x, dim, keepdim)
+
+
+def reduce_max(x: Tensor, dim=None, keepdim: bool = False):
+    """max(x) -> the largest value; max(x, dim) -> (values, indices); max(x, other) -> maximum."""
+    if isinstance(dim, Tensor):
+        return x.maximum(dim)
+    if dim is None:
+        return Amax.apply(x, None, False)
+    return MaxWithIndices.apply(x, dim, keepdim)
+
+
+def reduce_min(x: Tensor, dim=None, keepdim: bool = False):
+    if isinstance(dim, Tensor):
+        return x.minimum(dim)
+    if dim is None:
+        return Amin.apply(x, None, False)
+    return MinWithIndices.apply(x, dim, keepdim)
+
+
+class LogSumExp(Op):
+    """log(sum(exp(x))) computed stably (the maximum is subtracted first)."""
+
+    def forward(self, x: Tensor, dims, keepdim: bool = False):
+        meta = x._meta
+        if not meta.dtype.is_floating_point:
+            raise DTypeError(f"logsumexp: needs a floating-point input, got {describe(x)}")
+        dims = normalize_dims(dims, len(meta.shape), "logsumexp")
+        out, target, self.kept_shape = _reduced_output(x, dims, keepdim)
+        meta.device.kernels.logsumexp(x._array, dims, target)
+        self.save_for_backward(x, out)
+        return out
+
+    def backward(self, grad):
+        x, out = self.saved_tensors
+        softmax = (x - out.reshape(self.kept_shape)).exp()
+        return (_expand_back(grad, self.kept_shape, x.shape) * softmax, None, None)
+
+
+def all_true(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _logical_reduce("all", x, dim, keepdim)
+
+
+def any_true(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    return _logical_reduce("any", x, dim, keepdim)
+
+
+def _logical_reduce(kernel: str, x: Tensor, dim, keepdim: bool) -> Tensor:
+    meta = x._meta
+    dims = normalize_dims(dim, len(meta.shape), kernel)
+    out, target, _ = _reduced_output(x, dims, keepdim, dtypes.bool_)
+    getattr(meta.device.kernels, kernel)(x._array, dims, target)
+    return out

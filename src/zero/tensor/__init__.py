@@ -1,0 +1,1 @@
+"""Tensors: storage, metadata, views and creation."""

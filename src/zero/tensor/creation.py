@@ -1,0 +1,306 @@
+"""Making tensors: from Python data and NumPy arrays, filled, ranged, random; and
+moving them between devices and dtypes (the book's ``DeviceTransfer``)."""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..backends.caching_allocator import Block
+from ..device import Device, cpu, to_device
+from ..errors import DTypeError, ShapeError
+from .meta import TensorMeta
+from .storage import Storage
+from .tensor import Tensor
+
+
+def _shape_args(size) -> tuple:
+    """zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) all mean shape (2, 3)."""
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, numbers.Integral) or s < 0:
+            raise ShapeError(f"sizes must be non-negative integers, got {tuple(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _finish(t: Tensor, requires_grad: bool) -> Tensor:
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _finish(Tensor._empty(_shape_args(size), dtype, to_device(device or cpu)), requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value) if isinstance(fill_value, (bool, int, float)) else None
+    t = empty(_shape_args((size,)), dtype=dtype, device=device)
+    t._meta.device.kernels.fill(t._array, fill_value)
+    return _finish(t, requires_grad)
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    t = empty(*size, dtype=dtype, device=device)
+    t._meta.device.kernels.fill(t._array, 0)
+    return _finish(t, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    t = empty(*size, dtype=dtype, device=device)
+    t._meta.device.kernels.fill(t._array, 1)
+    return _finish(t, requires_grad)
+
+
+def _like(fn, other: Tensor, dtype, device, requires_grad, *args):
+    return fn(other.shape, *args, dtype=dtype or other.dtype, device=device or other.device,
+              requires_grad=requires_grad)
+
+
+def empty_like(t, *, dtype=None, device=None, requires_grad=False):
+    return _like(empty, t, dtype, device, requires_grad)
+
+
+def zeros_like(t, *, dtype=None, device=None, requires_grad=False):
+    return _like(zeros, t, dtype, device, requires_grad)
+
+
+def ones_like(t, *, dtype=None, device=None, requires_grad=False):
+    return _like(ones, t, dtype, device, requires_grad)
+
+
+def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+    return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad)
+
+
+def rand_like(t, *, dtype=None, device=None, requires_grad=False, generator=None):
+    return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                requires_grad=requires_grad, generator=generator)
+
+
+def randn_like(t, *, dtype=None, device=None, requires_grad=False, generator=None):
+    return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device,
+                 requires_grad=requires_grad, generator=generator)
+
+
+# -- from Python data and NumPy ------------------------------------------------------------
+
+
+def _nested_shape(data, where: str = "data") -> tuple:
+    """The shape of a nested list, checked to be regular (every row the same length)."""
+    if isinstance(data, (list, tuple)):
+        if not data:
+            return (0,)
+        shapes = [_nested_shape(item, f"{where}[{i}]") for i, item in enumerate(data)]
+        for i, s in enumerate(shapes[1:], start=1):
+            if s != shapes[0]:
+                raise ShapeError(f"tensor(): nested sequences must be regular, but {where}[0] has shape "
+                                 f"{list(shapes[0])} and {where}[{i}] has shape {list(s)}")
+        return (len(data),) + shapes[0]
+    if isinstance(data, Tensor):
+        return data.shape
+    if isinstance(data, (numbers.Number, np.generic, np.ndarray)):
+        return np.shape(data)
+    raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__} at {where}")
+
+
+def _infer_dtype(array: np.ndarray):
+    kind = array.dtype.kind
+    if kind == "f":
+        return dtypes.from_numpy_dtype(array.dtype)
+    if kind in "iu":
+        return dtypes.from_numpy_dtype(array.dtype)
+    if kind == "b":
+        return dtypes.bool_
+    raise DTypeError(f"tensor(): cannot make a tensor from data of NumPy kind {array.dtype}")
+
+
+def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (nested lists, a NumPy array, a number or a
+    tensor). Python floats become the default dtype (float32), ints int64, bools bool;
+    NumPy arrays keep their dtype."""
+    if isinstance(data, Tensor):
+        result = data.detach().to(device=device or data.device, dtype=dtype, copy=True)
+        return _finish(result, requires_grad)
+    if isinstance(data, np.ndarray):
+        array = data
+    else:
+        _nested_shape(data)  # clear errors for ragged input before NumPy sees it
+        array = np.array(_unwrap_tensors(data))
+        if array.dtype.kind == "f" and not _has_numpy_floats(data):
+            array = array.astype(dtypes.get_default_dtype().numpy)
+        elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _has_numpy_floats(data):
+            array = array.astype(np.int64)
+    target = dtypes.to_dtype(dtype) if dtype is not None else _infer_dtype(array)
+    return _finish(_from_host(array, target, to_device(device or cpu)), requires_grad)
+
+
+def _has_numpy_floats(data) -> bool:
+    return isinstance(data, np.generic)
+
+
+def _unwrap_tensors(data):
+    if isinstance(data, Tensor):
+        return data._host_array()
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_tensors(d) for d in data]
+    return data
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Share memory where possible (a tensor, or a CPU NumPy array of a matching dtype)."""
+    if isinstance(data, Tensor):
+        return data.to(device=device or data.device, dtype=dtype or data.dtype)
+    if isinstance(data, np.ndarray) and (device is None or to_device(device) is cpu) and (
+            dtype is None or dtypes.to_dtype(dtype).numpy == data.dtype):
+        try:
+            return from_numpy(data)
+        except (ValueError, DTypeError):
+            pass
+    return tensor(data, dtype=dtype, device=device)
+
+
+def _from_host(array: np.ndarray, dtype, device: Device) -> Tensor:
+    out = Tensor._empty(tuple(array.shape), dtype, device)
+    out._meta.device.kernels.copy(device.backend.from_numpy(array), out._array)
+    return out
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A CPU tensor sharing ``array``'s memory: writes through either are seen by both."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"from_numpy expects a NumPy array, got {type(array).__name__}")
+    dtype = dtypes.from_numpy_dtype(array.dtype)
+    itemsize = array.dtype.itemsize
+    if any(s < 0 for s in array.strides):
+        raise ValueError("from_numpy: arrays with negative strides cannot be shared; pass array.copy()")
+    if any(s % itemsize for s in array.strides):
+        raise ValueError("from_numpy: strides that are not a multiple of the item size cannot be shared")
+    if array.size == 0:
+        return _from_host(array, dtype, cpu)
+    extent = 1 + sum((n - 1) * s for n, s in zip(array.shape, array.strides)) // itemsize
+    first = array[tuple(slice(0, 1) for _ in array.shape)].reshape(1)
+    handle = np.lib.stride_tricks.as_strided(first.view(np.uint8), shape=(extent * itemsize,), strides=(1,))
+    storage = Storage.wrap(Block(handle, extent * itemsize), extent * itemsize, cpu)
+    meta = TensorMeta(tuple(array.shape), tuple(s // itemsize for s in array.strides), 0, dtype, cpu)
+    return Tensor._from_storage(storage, meta)
+
+
+def _rebuild(array: np.ndarray, device: str, requires_grad: bool) -> Tensor:
+    return tensor(array, device=device, requires_grad=requires_grad)
+
+
+# -- ranges ----------------------------------------------------------------------------------
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise ValueError("arange: step must be non-zero")
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
+    dtype = dtypes.to_dtype(dtype)
+    count = max(0, math.ceil((end - start) / step))
+    values = start + np.arange(count, dtype=np.float64 if dtype.is_floating_point else np.int64) * step
+    return _finish(_from_host(values, dtype, to_device(device or cpu)), requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    values = np.linspace(start, end, steps)
+    return _finish(_from_host(values, dtype, to_device(device or cpu)), requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+    dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    return _finish(_from_host(np.eye(n, m), dtype, to_device(device or cpu)), requires_grad)
+
+
+# -- random ----------------------------------------------------------------------------------
+
+
+def _generator(generator):
+    from ..random import default_generator  # noqa: PLC0415
+
+    return generator or default_generator()
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Uniform on [0, 1)."""
+    t = empty(*size, dtype=dtype, device=device)
+    _generator(generator).fill_uniform(t)
+    return _finish(t, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+    """Standard normal."""
+    t = empty(*size, dtype=dtype, device=device)
+    _generator(generator).fill_normal(t)
+    return _finish(t, requires_grad)
+
+
+def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None) -> Tensor:
+    """Integers in [low, high); ``randint(high, size)`` starts at 0."""
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+    t = empty(*_shape_args((size,)), dtype=dtype or dtypes.int64, device=device)
+    _generator(generator).fill_integers(t, low, high)
+    return t
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None) -> Tensor:
+    values = _generator(generator).permutation(n)
+    return _from_host(values, dtypes.to_dtype(dtype) if dtype else dtypes.int64, to_device(device or cpu))
+
+
+# -- devices and dtypes ----------------------------------------------------------------------
+
+
+class ToDevice(Op):
+    """Copy to another device (the book's DeviceTransfer); the gradient goes back."""
+
+    def forward(self, x: Tensor, device: Device):
+        self.source = x._meta.device
+        out = Tensor._empty(x._meta.shape, x._meta.dtype, device)
+        device.kernels.copy(transfer_array(x, device), out._array)
+        return out
+
+    def backward(self, grad):
+        return (ToDevice.apply(grad, self.source), None)
+
+
+def transfer_array(x: Tensor, device: Device):
+    """x's values as an array of ``device``'s kind (through host memory)."""
+    return device.backend.from_numpy(x._meta.device.backend.to_numpy(x._array))
+
+
+def to(t: Tensor, *args, device=None, dtype=None, copy: bool = False, non_blocking: bool = False) -> Tensor:
+    """``t.to(device)``, ``t.to(dtype)``, ``t.to(device, dtype)``, ``t.to(other_tensor)``."""
+    for arg in args:
+        if isinstance(arg, Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and arg in dtypes._BY_NAME):
+            device = arg
+        else:
+            dtype = arg
+    result = t
+    if device is not None and to_device(device) is not t._meta.device:
+        result = ToDevice.apply(result, to_device(device))
+    if dtype is not None:
+        from ..ops.views import to_dtype  # noqa: PLC0415
+
+        result = to_dtype(result, dtype)
+    if copy and result is t:
+        result = t.clone()
+    return result

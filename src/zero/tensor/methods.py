@@ -1,0 +1,404 @@
+"""The Tensor's operator methods: ``a + b``, ``x.sum(1)``, ``w.T`` ...
+
+Each method is one line that applies an op; the ops live in ``zero.ops``. The
+op modules import ``Tensor``, so they are bound here once they are loaded
+(``bind_ops`` is called by ``zero.ops``).
+"""
+from __future__ import annotations
+
+# Filled in by bind_ops(): the op modules.
+elementwise = views = reduction = matmul_ops = joining = inplace = creation = None
+
+
+def bind_ops() -> None:
+    global elementwise, views, reduction, matmul_ops, joining, inplace, creation
+    from ..ops import elementwise, inplace, joining, reduction, views  # noqa: PLC0415
+    from ..ops import matmul as matmul_ops  # noqa: PLC0415
+    from . import creation  # noqa: PLC0415
+
+
+def _sizes(args) -> tuple:
+    """Accept both x.view(2, 3) and x.view((2, 3))."""
+    if len(args) == 1 and isinstance(args[0], (tuple, list)):
+        return tuple(args[0])
+    return tuple(args)
+
+
+class TensorMethods:
+    __slots__ = ()
+
+    # -- arithmetic -----------------------------------------------------------------------------
+    def __add__(self, other):
+        return elementwise.Add.apply(self, other)
+
+    def __radd__(self, other):
+        return elementwise.Add.apply(other, self)
+
+    def __sub__(self, other):
+        return elementwise.Sub.apply(self, other)
+
+    def __rsub__(self, other):
+        return elementwise.Sub.apply(other, self)
+
+    def __mul__(self, other):
+        return elementwise.Mul.apply(self, other)
+
+    def __rmul__(self, other):
+        return elementwise.Mul.apply(other, self)
+
+    def __truediv__(self, other):
+        return elementwise.Div.apply(self, other)
+
+    def __rtruediv__(self, other):
+        return elementwise.Div.apply(other, self)
+
+    def __pow__(self, other):
+        return elementwise.Pow.apply(self, other)
+
+    def __rpow__(self, other):
+        return elementwise.Pow.apply(other, self)
+
+    def __neg__(self):
+        return elementwise.Neg.apply(self)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return elementwise.Abs.apply(self)
+
+    def __matmul__(self, other):
+        return matmul_ops.matmul(self, other)
+
+    def __rmatmul__(self, other):
+        return matmul_ops.matmul(other, self)
+
+    add = __add__
+    sub = __sub__
+    mul = __mul__
+    div = __truediv__
+    pow = __pow__
+    neg = __neg__
+    abs = __abs__
+    matmul = __matmul__
+
+    # -- comparisons and logic (bool results, no gradient) -------------------------------------
+    def __eq__(self, other):
+        return elementwise.Eq.apply(self, other)
+
+    def __ne__(self, other):
+        return elementwise.Ne.apply(self, other)
+
+    def __lt__(self, other):
+        return elementwise.Lt.apply(self, other)
+
+    def __le__(self, other):
+        return elementwise.Le.apply(self, other)
+
+    def __gt__(self, other):
+        return elementwise.Gt.apply(self, other)
+
+    def __ge__(self, other):
+        return elementwise.Ge.apply(self, other)
+
+    def __and__(self, other):
+        return elementwise.LogicalAnd.apply(self, other)
+
+    def __or__(self, other):
+        return elementwise.LogicalOr.apply(self, other)
+
+    def __xor__(self, other):
+        return elementwise.LogicalXor.apply(self, other)
+
+    def __invert__(self):
+        return elementwise.LogicalNot.apply(self)
+
+    eq = __eq__
+    ne = __ne__
+    lt = __lt__
+    le = __le__
+    gt = __gt__
+    ge = __ge__
+    logical_and = __and__
+    logical_or = __or__
+    logical_xor = __xor__
+    logical_not = __invert__
+
+    # -- elementwise functions ------------------------------------------------------------------
+    def exp(self):
+        return elementwise.Exp.apply(self)
+
+    def log(self):
+        return elementwise.Log.apply(self)
+
+    def sqrt(self):
+        return elementwise.Sqrt.apply(self)
+
+    def rsqrt(self):
+        return elementwise.Rsqrt.apply(self)
+
+    def sin(self):
+        return elementwise.Sin.apply(self)
+
+    def cos(self):
+        return elementwise.Cos.apply(self)
+
+    def tanh(self):
+        return elementwise.Tanh.apply(self)
+
+    def sigmoid(self):
+        return elementwise.Sigmoid.apply(self)
+
+    def relu(self):
+        return elementwise.Relu.apply(self)
+
+    def sign(self):
+        return elementwise.Sign.apply(self)
+
+    def square(self):
+        return elementwise.Mul.apply(self, self)
+
+    def maximum(self, other):
+        return elementwise.Maximum.apply(self, other)
+
+    def minimum(self, other):
+        return elementwise.Minimum.apply(self, other)
+
+    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
+        return elementwise.clamp(self, min, max)
+
+    clip = clamp
+
+    def masked_fill(self, mask, value):
+        return elementwise.MaskedFill.apply(self, mask, value)
+
+    def where(self, condition, other):
+        return elementwise.Where.apply(condition, self, other)
+
+    # -- reductions -----------------------------------------------------------------------------
+    def sum(self, dim=None, keepdim=False, dtype=None):
+        return reduction.Sum.apply(self, dim, keepdim, dtype)
+
+    def mean(self, dim=None, keepdim=False, dtype=None):
+        return reduction.mean(self, dim, keepdim, dtype)
+
+    def var(self, dim=None, correction=1, keepdim=False, unbiased=None):
+        if unbiased is not None:
+            correction = int(unbiased)
+        return reduction.Var.apply(self, dim, correction, keepdim)
+
+    def std(self, dim=None, correction=1, keepdim=False, unbiased=None):
+        if unbiased is not None:
+            correction = int(unbiased)
+        return reduction.std(self, dim, correction, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        return reduction.reduce_max(self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        return reduction.reduce_min(self, dim, keepdim)
+
+    def amax(self, dim=None, keepdim=False):
+        return reduction.Amax.apply(self, dim, keepdim)
+
+    def amin(self, dim=None, keepdim=False):
+        return reduction.Amin.apply(self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return reduction.argmax(self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return reduction.argmin(self, dim, keepdim)
+
+    def logsumexp(self, dim, keepdim=False):
+        return reduction.LogSumExp.apply(self, dim, keepdim)
+
+    def all(self, dim=None, keepdim=False):
+        return reduction.all_true(self, dim, keepdim)
+
+    def any(self, dim=None, keepdim=False):
+        return reduction.any_true(self, dim, keepdim)
+
+    def softmax(self, dim):
+        from ..nn import functional  # noqa: PLC0415
+
+        return functional.softmax(self, dim)
+
+    def log_softmax(self, dim):
+        from ..nn import functional  # noqa: PLC0415
+
+        return functional.log_softmax(self, dim)
+
+    # -- views ----------------------------------------------------------------------------------
+    def view(self, *shape):
+        return views.View.apply(self, _sizes(shape))
+
+    def reshape(self, *shape):
+        return views.reshape(self, _sizes(shape))
+
+    def view_as(self, other):
+        return views.View.apply(self, other.shape)
+
+    def reshape_as(self, other):
+        return views.reshape(self, other.shape)
+
+    def transpose(self, dim0, dim1):
+        return views.transpose(self, dim0, dim1)
+
+    def permute(self, *dims):
+        return views.Permute.apply(self, _sizes(dims))
+
+    @property
+    def T(self):  # noqa: N802
+        return views.Permute.apply(self, tuple(reversed(range(self.ndim))))
+
+    @property
+    def mT(self):  # noqa: N802
+        return views.transpose(self, -2, -1)
+
+    def t(self):
+        if self.ndim > 2:
+            raise ValueError(f"t() expects a tensor with at most 2 dimensions, got {self.ndim}; use transpose()")
+        return self.T
+
+    def expand(self, *shape):
+        return views.Expand.apply(self, _sizes(shape))
+
+    def expand_as(self, other):
+        return views.Expand.apply(self, other.shape)
+
+    def broadcast_to(self, shape):
+        return views.Expand.apply(self, tuple(shape))
+
+    def squeeze(self, dim=None):
+        return views.squeeze(self, dim)
+
+    def unsqueeze(self, dim):
+        return views.unsqueeze(self, dim)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return views.flatten(self, start_dim, end_dim)
+
+    def __getitem__(self, key):
+        return views.getitem(self, key)
+
+    def __setitem__(self, key, value):
+        views.setitem(self, key, value)
+
+    def __iter__(self):
+        if self.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    # -- copies and conversions -----------------------------------------------------------------
+    def contiguous(self):
+        return self if self.is_contiguous() else views.Copy.apply(self)
+
+    def clone(self):
+        return views.Copy.apply(self)
+
+    def to(self, *args, **kwargs):
+        return creation.to(self, *args, **kwargs)
+
+    def cpu(self):
+        return creation.to(self, "cpu")
+
+    def cuda(self, device=None):
+        return creation.to(self, "cuda" if device is None else device)
+
+    def float(self):
+        return views.to_dtype(self, "float32")
+
+    def double(self):
+        return views.to_dtype(self, "float64")
+
+    def half(self):
+        return views.to_dtype(self, "float16")
+
+    def long(self):
+        return views.to_dtype(self, "int64")
+
+    def int(self):
+        return views.to_dtype(self, "int32")
+
+    def bool(self):
+        return views.to_dtype(self, "bool")
+
+    def type_as(self, other):
+        return views.to_dtype(self, other.dtype)
+
+    def new_zeros(self, shape):
+        return creation.zeros(shape, dtype=self.dtype, device=self.device)
+
+    def new_ones(self, shape):
+        return creation.ones(shape, dtype=self.dtype, device=self.device)
+
+    def new_full(self, shape, fill_value):
+        return creation.full(shape, fill_value, dtype=self.dtype, device=self.device)
+
+    def new_empty(self, shape):
+        return creation.empty(shape, dtype=self.dtype, device=self.device)
+
+    def new_tensor(self, data):
+        return creation.tensor(data, dtype=self.dtype, device=self.device)
+
+    # -- joining, splitting, gathering ----------------------------------------------------------
+    def split(self, split_size_or_sections, dim=0):
+        return joining.split(self, split_size_or_sections, dim)
+
+    def chunk(self, chunks, dim=0):
+        return joining.chunk(self, chunks, dim)
+
+    def unbind(self, dim=0):
+        return joining.unbind(self, dim)
+
+    def gather(self, dim, index):
+        return joining.gather(self, dim, index)
+
+    def index_select(self, dim, index):
+        return joining.index_select(self, dim, index)
+
+    def tril(self, diagonal=0):
+        return joining.tril(self, diagonal)
+
+    def triu(self, diagonal=0):
+        return joining.triu(self, diagonal)
+
+    # -- in-place updates (optimizers, initialisers; refused on tensors in the graph) ----------
+    def add_(self, other, alpha=1):
+        return inplace.add_(self, other, alpha)
+
+    def sub_(self, other, alpha=1):
+        return inplace.add_(self, other, -alpha)
+
+    def mul_(self, other):
+        return inplace.mul_(self, other)
+
+    def div_(self, other):
+        return inplace.div_(self, other)
+
+    def copy_(self, src):
+        return inplace.copy_(self, src)
+
+    def zero_(self):
+        return inplace.fill_(self, 0)
+
+    def fill_(self, value):
+        return inplace.fill_(self, value)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        return inplace.clamp_(self, min, max)
+
+    def normal_(self, mean=0.0, std=1.0, generator=None):
+        return inplace.normal_(self, mean, std, generator)
+
+    def uniform_(self, a=0.0, b=1.0, generator=None):
+        return inplace.uniform_(self, a, b, generator)
+
+    def masked_fill_(self, mask, value):
+        return inplace.masked_fill_(self, mask, value)
+
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_

@@ -1,0 +1,286 @@
+"""The Tensor: storage + metadata + graph record + gradient slot.
+
+The book's C++ ``Tensor`` has four members with four sharing rules. In Python
+a name is a reference, so ``b = a`` already shares all four: one object is one
+logical tensor. A *view* is a new object sharing the storage, with its own
+metadata, its own graph record (the view op) and its own gradient slot.
+
+    member              here                   b = a     a view
+    node_ (storage)     _storage: Storage      shared    shared
+    meta_               _meta: TensorMeta      shared    its own
+    back_ (graph)       grad_fn: Op | None     shared    its own
+    grad_holder_        grad: Tensor | None    shared    its own
+
+Kernels never see a Tensor: they see ``_array``, a NumPy (or CuPy) view of the
+storage built once from the metadata.
+"""
+from __future__ import annotations
+
+import weakref
+
+from .. import dtypes
+from ..autograd.grad_mode import _state
+from ..errors import AutogradError, DTypeError, InPlaceError
+from .meta import TensorMeta, contiguous_strides, is_contiguous, normalize_dim, numel
+from .methods import TensorMethods
+from .storage import Storage
+
+
+class Tensor(TensorMethods):
+    # _array comes before _storage: on deallocation slots are cleared in this order, so the
+    # storage sees no lingering array of ours when it returns its block to the allocator.
+    __slots__ = ("_array", "_storage", "_meta", "grad_fn", "grad", "_requires_grad",
+                 "_retains_grad", "__weakref__")
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("make tensors with zero.tensor(data), zero.zeros(shape), zero.empty(shape) ...")
+
+    # -- construction (internal) ----------------------------------------------------------------
+    @classmethod
+    def _from_storage(cls, storage: Storage, meta: TensorMeta, requires_grad: bool = False) -> "Tensor":
+        t = object.__new__(cls)
+        t._array = meta.device.backend.array_view(storage.handle, meta)
+        t._storage = storage
+        t._meta = meta
+        t.grad_fn = None
+        t.grad = None
+        t._requires_grad = requires_grad
+        t._retains_grad = False
+        return t
+
+    @classmethod
+    def _empty(cls, shape: tuple, dtype, device) -> "Tensor":
+        """A new contiguous tensor with uninitialised memory from ``device``'s allocator."""
+        storage = Storage(numel(shape) * dtype.itemsize, device)
+        return cls._from_storage(storage, TensorMeta(shape, contiguous_strides(shape), 0, dtype, device))
+
+    def _view_as(self, shape: tuple, strides: tuple, offset: int) -> "Tensor":
+        """Another tensor on the same storage (no graph; view ops add that)."""
+        meta = self._meta
+        return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device))
+
+    def _alias(self) -> "Tensor":
+        """Same storage and metadata, no graph, no grad: what ops save for backward."""
+        t = object.__new__(Tensor)
+        t._array = self._array
+        t._storage = self._storage
+        t._meta = self._meta
+        t.grad_fn = None
+        t.grad = None
+        t._requires_grad = False
+        t._retains_grad = False
+        return t
+
+    # -- metadata -------------------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple:
+        return self._meta.shape
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return self._meta.shape
+        return self._meta.shape[normalize_dim(dim, len(self._meta.shape), "size")]
+
+    def stride(self, dim: int | None = None):
+        if dim is None:
+            return self._meta.strides
+        return self._meta.strides[normalize_dim(dim, len(self._meta.shape), "stride")]
+
+    @property
+    def dtype(self):
+        return self._meta.dtype
+
+    @property
+    def device(self):
+        return self._meta.device
+
+    @property
+    def ndim(self) -> int:
+        return len(self._meta.shape)
+
+    def dim(self) -> int:
+        return len(self._meta.shape)
+
+    def numel(self) -> int:
+        return numel(self._meta.shape)
+
+    def storage_offset(self) -> int:
+        return self._meta.offset
+
+    def element_size(self) -> int:
+        return self._meta.dtype.itemsize
+
+    @property
+    def itemsize(self) -> int:
+        return self._meta.dtype.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel() * self._meta.dtype.itemsize
+
+    def is_contiguous(self) -> bool:
+        return is_contiguous(self._meta.shape, self._meta.strides)
+
+    def is_floating_point(self) -> bool:
+        return self._meta.dtype.is_floating_point
+
+    @property
+    def is_cuda(self) -> bool:
+        return self._meta.device.type == "cuda"
+
+    def untyped_storage(self) -> Storage:
+        return self._storage
+
+    def data_ptr(self) -> int:
+        """Address of the first element: equal for tensors that start at the same place."""
+        return self._meta.device.backend.address_of(self._storage.handle) + self._meta.offset * self.itemsize
+
+    def __len__(self) -> int:
+        if not self._meta.shape:
+            raise TypeError("len() of a 0-d tensor")
+        return self._meta.shape[0]
+
+    # -- autograd state -------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        self.requires_grad_(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        if self.grad_fn is not None and not requires_grad:
+            raise AutogradError(f"requires_grad can only be switched off on leaf tensors; this one "
+                                f"comes from {self.grad_fn.name} (use .detach())")
+        if requires_grad and not self._meta.dtype.is_floating_point:
+            raise DTypeError(f"only floating-point tensors can require gradients, got {self.dtype}")
+        self._requires_grad = bool(requires_grad)
+        return self
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on this non-leaf after backward (leaves always keep it)."""
+        if not self._requires_grad:
+            raise AutogradError("retain_grad() on a tensor that does not require grad")
+        if self.grad_fn is not None and not self._retains_grad:
+            self.grad_fn.retained = weakref.ref(self)
+        self._retains_grad = True
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def backward(self, gradient: "Tensor | None" = None, retain_graph: bool = False) -> None:
+        """Back-propagate from this tensor into the ``.grad`` of the leaves it depends on."""
+        from ..autograd.engine import backward  # noqa: PLC0415
+
+        backward([self], None if gradient is None else [gradient], retain_graph=retain_graph)
+
+    def detach(self) -> "Tensor":
+        """Shares the storage, not the graph: a new leaf that does not require grad."""
+        return self._alias()
+
+    def detach_(self) -> "Tensor":
+        self.grad_fn = None
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        return self._alias()
+
+    @data.setter
+    def data(self, other: "Tensor") -> None:
+        """Point this tensor at ``other``'s storage and metadata (keeps its grad state)."""
+        self._array = other._array
+        self._storage = other._storage
+        self._meta = other._meta
+
+    def _check_inplace(self, op: str) -> None:
+        """In-place writes are for optimizers and initialisers, not for the graph."""
+        if _state.enabled and self._requires_grad:
+            kind = "a leaf tensor" if self.grad_fn is None else "a tensor in the graph"
+            raise InPlaceError(f"{op}: in-place update of {kind} that requires grad; wrap it in "
+                               "`with zero.no_grad():` (as optimizers do) or work on a clone()")
+
+    def _bump_version(self) -> None:
+        self._storage.version += 1
+
+    # -- conversion -----------------------------------------------------------------------------
+    def numpy(self):
+        """A NumPy array sharing memory with this CPU tensor (no copy)."""
+        if self._requires_grad:
+            raise AutogradError("numpy() of a tensor that requires grad; use tensor.detach().numpy()")
+        if self._meta.device.type != "cpu":
+            raise AutogradError(f"numpy() of a tensor on {self.device}; use tensor.cpu().numpy()")
+        return self._array
+
+    def _host_array(self):
+        """The values as a NumPy array (a copy from the device when not on the CPU)."""
+        return self._meta.device.backend.to_numpy(self._array)
+
+    def tolist(self):
+        return self._host_array().tolist()
+
+    def item(self):
+        n = self.numel()
+        if n != 1:
+            raise ValueError(f"item(): a tensor with {n} elements cannot be converted to a Python scalar")
+        return self._host_array().reshape(()).item()
+
+    def __array__(self, dtype=None, copy=None):
+        array = self._host_array()
+        return array if dtype is None else array.astype(dtype)
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._meta.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be used as an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise ValueError(f"the truth value of a tensor with {self.numel()} elements is ambiguous; "
+                             "use .any() or .all()")
+        return bool(self.item())
+
+    __hash__ = object.__hash__
+
+    def __repr__(self) -> str:
+        import numpy as np  # noqa: PLC0415
+
+        values = np.array2string(self._host_array(), separator=", ", precision=4, threshold=200,
+                                 edgeitems=3, prefix="tensor(")
+        extras = []
+        if self._meta.device.type != "cpu":
+            extras.append(f"device='{self.device}'")
+        if self._meta.dtype not in (dtypes.float32, dtypes.int64, dtypes.bool_):
+            extras.append(f"dtype={self.dtype}")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self._requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([values] + extras) + ")"
+
+    def __reduce__(self):
+        """Pickling copies the values to NumPy (for multiprocessing and deepcopy)."""
+        from .creation import _rebuild  # noqa: PLC0415
+
+        return (_rebuild, (self._host_array().copy(), str(self.device), self._requires_grad))
+
+    def __deepcopy__(self, memo):
+        result = self.detach().clone()
+        result._requires_grad = self._requires_grad
+        if self.grad is not None:
+            result.grad = self.grad.clone()
+        memo[id(self)] = result
+        return result
