@@ -22,6 +22,7 @@ from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, t
 from .ops.matmul import matmul
 from .ops.reduction import argmax, argmin
 from . import autograd, cpu, errors, profiler  # noqa: F401
+from . import nn, optim  # noqa: F401,E402
 
 __version__ = "0.1.0"
 

@@ -134,7 +134,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     else:
         _nested_shape(data)  # clear errors for ragged input before NumPy sees it
         array = np.array(_unwrap_tensors(data))
-        if array.dtype.kind == "f" and not _has_numpy_floats(data):
+        if array.dtype.kind == "f" and dtype is None and not _has_numpy_floats(data):
             array = array.astype(dtypes.get_default_dtype().numpy)
         elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _has_numpy_floats(data):
             array = array.astype(np.int64)
@@ -285,8 +285,8 @@ def transfer_array(x: Tensor, device: Device):
     return device.backend.from_numpy(x._meta.device.backend.to_numpy(x._array))
 
 
-def to(t: Tensor, *args, device=None, dtype=None, copy: bool = False, non_blocking: bool = False) -> Tensor:
-    """``t.to(device)``, ``t.to(dtype)``, ``t.to(device, dtype)``, ``t.to(other_tensor)``."""
+def parse_to_args(*args, device=None, dtype=None, copy: bool = False, non_blocking: bool = False):
+    """The (device, dtype) named by ``to``'s arguments: a device, a dtype, both, or a tensor."""
     for arg in args:
         if isinstance(arg, Tensor):
             device, dtype = arg.device, arg.dtype
@@ -294,9 +294,15 @@ def to(t: Tensor, *args, device=None, dtype=None, copy: bool = False, non_blocki
             device = arg
         else:
             dtype = arg
+    return (None if device is None else to_device(device)), (None if dtype is None else dtypes.to_dtype(dtype))
+
+
+def to(t: Tensor, *args, copy: bool = False, **kwargs) -> Tensor:
+    """``t.to(device)``, ``t.to(dtype)``, ``t.to(device, dtype)``, ``t.to(other_tensor)``."""
+    device, dtype = parse_to_args(*args, **kwargs)
     result = t
-    if device is not None and to_device(device) is not t._meta.device:
-        result = ToDevice.apply(result, to_device(device))
+    if device is not None and device is not t._meta.device:
+        result = ToDevice.apply(result, device)
     if dtype is not None:
         from ..ops.views import to_dtype  # noqa: PLC0415
 

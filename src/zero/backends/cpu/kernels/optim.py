@@ -1,0 +1,60 @@
+"""Optimizer updates, one fused pass per parameter.
+
+Written as chains of tensor ops, an AdamW step would make several temporaries
+the size of the parameter and read memory five or six times; one Numba loop
+reads p, g, m, v once and writes p, m, v once.
+
+    adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size)
+        all arrays 1-D, contiguous, same length; updates param, exp_avg, exp_avg_sq in place
+    sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
+        momentum_buffer may be None when momentum == 0
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit, prange
+
+
+def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size) -> None:
+    """The book's AdamW: m = β1 m + (1-β1) g, v = β2 v + (1-β2) g²,
+    p -= step_size * m / √(v + eps) + lr * weight_decay * p,
+    with step_size = lr * √(1 - β2^t) / (1 - β1^t) (bias correction folded in)."""
+    _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size)
+
+
+def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
+    """PyTorch's SGD: g += wd p; buf = g (first step) or μ buf + (1-τ) g;
+    d = g + μ buf (nesterov) or buf; p -= lr d."""
+    if momentum_buffer is None:
+        momentum_buffer = np.empty(0, dtype=param.dtype)
+    _sgd_loop(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
+
+
+@njit
+def _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size):
+    decay = lr * weight_decay
+    for i in prange(param.size):
+        g = grad[i]
+        m = beta1 * exp_avg[i] + (1.0 - beta1) * g
+        v = beta2 * exp_avg_sq[i] + (1.0 - beta2) * g * g
+        exp_avg[i] = m
+        exp_avg_sq[i] = v
+        p = param[i]
+        param[i] = p - step_size * m / math.sqrt(v + eps) - decay * p
+
+
+@njit
+def _sgd_loop(param, grad, buf, lr, momentum, dampening, weight_decay, nesterov, first_step):
+    for i in prange(param.size):
+        g = grad[i] + weight_decay * param[i]
+        if momentum != 0.0:
+            if first_step:
+                b = g
+            else:
+                b = momentum * buf[i] + (1.0 - dampening) * g
+            buf[i] = b
+            g = g + momentum * b if nesterov else b
+        param[i] = param[i] - lr * g

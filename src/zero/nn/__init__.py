@@ -1,0 +1,11 @@
+"""Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops."""
+from . import functional, init, utils  # noqa: F401
+from .container import ModuleDict, ModuleList, Sequential
+from .layers import (GELU, CrossEntropyLoss, Dropout, Embedding, Flatten, Identity, LayerNorm, Linear, MSELoss,
+                     ReLU, Sigmoid, SiLU, Softmax, Tanh)
+from .module import Module, eval_mode
+from .parameter import Parameter
+
+__all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "ModuleDict", "Linear", "Embedding",
+           "LayerNorm", "Dropout", "Identity", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "Flatten",
+           "CrossEntropyLoss", "MSELoss", "functional", "init", "utils"]

@@ -1,0 +1,54 @@
+"""Parameter: a tensor the model trains (the book's ``Parameter``).
+
+It requires grad from the start, which makes "this is trainable" a property of
+its type. ``Module`` recognises parameters on attribute assignment.
+"""
+from __future__ import annotations
+
+from ..tensor.tensor import Tensor
+
+
+class Parameter(Tensor):
+    __slots__ = ()
+
+    def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
+        if data is None:
+            from ..tensor.creation import empty  # noqa: PLC0415
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Parameter wraps a zero.Tensor, got {type(data).__name__}")
+        p = object.__new__(cls)
+        p._array = data._array
+        p._storage = data._storage
+        p._meta = data._meta
+        p.grad_fn = None
+        p.grad = None
+        p._requires_grad = False
+        p._retains_grad = False
+        if requires_grad:
+            p.requires_grad_(True)
+        return p
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True):
+        pass  # everything happens in __new__ (Tensor.__init__ refuses direct construction)
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + super().__repr__()
+
+    def __deepcopy__(self, memo):
+        result = Parameter(self.detach().clone(), self._requires_grad)
+        if self.grad is not None:
+            result.grad = self.grad.clone()
+        memo[id(self)] = result
+        return result
+
+    def __reduce__(self):
+        from ..tensor.creation import _rebuild  # noqa: PLC0415
+
+        return (_rebuild_parameter, (_rebuild(self._host_array().copy(), str(self.device), False),
+                                     self._requires_grad))
+
+
+def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
+    return Parameter(data, requires_grad)

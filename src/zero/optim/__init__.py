@@ -1,0 +1,7 @@
+"""Optimizers and learning-rate schedules."""
+from . import lr_scheduler  # noqa: F401
+from .adamw import AdamW
+from .optimizer import Optimizer
+from .sgd import SGD
+
+__all__ = ["Optimizer", "SGD", "AdamW", "lr_scheduler"]
