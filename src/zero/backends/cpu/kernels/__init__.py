@@ -12,4 +12,6 @@ NumPy would run as several passes over memory are compiled with Numba
 from .elementwise import *  # noqa: F401,F403
 from .indexing import *  # noqa: F401,F403
 from .linalg import *  # noqa: F401,F403
+from .optim import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
+from .nn import *  # noqa: F401,F403

@@ -1,0 +1,353 @@
+"""Neural-network kernels: softmax, cross-entropy, NLL, layer norm, dropout.
+
+The contract (every device's kernels module offers these names and signatures).
+Arrays are C-contiguous; "rows" is the product of all leading dimensions, the op
+having moved the reduced dimension last. Outputs are written, never returned.
+Float arrays share the input's dtype (float32 or float64); sums are accumulated in
+float64. ``weight``/``bias`` (and the matching gradients) may be ``None``.
+
+    softmax_forward(x, out)                         x, out: (rows, C)
+        out = exp(x - max) / sum(exp(x - max)) per row; a row that is all -inf
+        (fully masked) gives zeros, as attention wants (PyTorch gives NaN there).
+    softmax_backward(grad, out, grad_in)            (rows, C) each
+        grad_in = out * (grad - sum(grad * out))
+    log_softmax_forward(x, out)                     (rows, C)
+        out = x - max - log(sum(exp(x - max)))
+    log_softmax_backward(grad, out, grad_in)        (rows, C) each
+        grad_in = grad - exp(out) * sum(grad)
+
+    cross_entropy_forward(logits, target, weight, ignore_index, label_smoothing, loss, logsumexp)
+        logits (N, C); target (N,) int64/int32 in [0, C) or == ignore_index; weight (C,)
+        or None; loss (N,) per-row loss, 0 where ignored; logsumexp (N,) saved for backward.
+        loss = (1 - s) * w[t] * (lse - x[t]) + s / C * sum_c w[c] * (lse - x[c])
+    cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index,
+                           label_smoothing, grad_logits)
+        grad_loss (N,) per-row upstream gradient; grad_logits (N, C), 0 on ignored rows.
+    nll_loss_forward(log_probs, target, weight, ignore_index, loss)
+        log_probs (N, C); loss (N,) = -w[t] * log_probs[t], 0 where ignored.
+    nll_loss_backward(grad_loss, target, weight, ignore_index, grad_input)
+        grad_input (N, C): -w[t] * grad_loss at the target, 0 elsewhere.
+
+    layer_norm_forward(x, weight, bias, eps, out, mean, rstd)
+        x, out (rows, D); weight, bias (D,) or None; mean, rstd (rows,):
+        out = (x - mean) * rstd * weight + bias,  rstd = 1 / sqrt(var + eps) (biased var).
+    layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias)
+        grad, x, grad_x (rows, D); grad_weight, grad_bias (D,) or None (not wanted).
+
+    dropout_forward(x, p, seed, out)                x, out: (n,) flat
+        out[i] = x[i] / (1 - p) if uniform(seed, i) >= p else 0   (p == 1: all zeros)
+    dropout_backward(grad, p, seed, grad_in)        the same mask applied to grad.
+
+The dropout mask is a counter-based random number: ``uniform(seed, i)`` is the i-th
+output of SplitMix64 started at ``seed`` (a 63-bit integer drawn from a Generator),
+with the top 53 bits scaled to [0, 1):
+
+    z = seed + (i + 1) * 0x9E3779B97F4A7C15                  (mod 2**64)
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+    z =  z ^ (z >> 31)
+    uniform = (z >> 11) * 2**-53
+
+Every element's number depends only on (seed, i), so any thread can compute any
+element, and backward regenerates the mask from the seed instead of storing it.
+A device backend that follows this recipe draws the same mask bit for bit.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._jit import njit, prange
+
+__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
+           "cross_entropy_forward", "cross_entropy_backward", "nll_loss_forward", "nll_loss_backward",
+           "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+
+
+def _rows_out(out):
+    if not out.flags.c_contiguous:
+        raise ValueError("kernel output must be contiguous")
+    return out
+
+
+def _int64(target):
+    """Targets as int64, so the loops compile once per float dtype, not per index dtype."""
+    return np.ascontiguousarray(target, dtype=np.int64)
+
+
+def _weight_or_ones(weight, classes: int, dtype):
+    return np.ones(classes, dtype) if weight is None else np.ascontiguousarray(weight)
+
+
+# -- softmax and log-softmax ----------------------------------------------------------------
+
+
+def softmax_forward(x, out) -> None:
+    _softmax_rows(np.ascontiguousarray(x), _rows_out(out), False)
+
+
+def log_softmax_forward(x, out) -> None:
+    _softmax_rows(np.ascontiguousarray(x), _rows_out(out), True)
+
+
+def softmax_backward(grad, out, grad_in) -> None:
+    _softmax_backward_rows(np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in), False)
+
+
+def log_softmax_backward(grad, out, grad_in) -> None:
+    _softmax_backward_rows(np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in), True)
+
+
+@njit
+def _softmax_rows(x, out, log):
+    rows, classes = x.shape
+    for r in prange(rows):
+        peak = -np.inf
+        for c in range(classes):
+            v = x[r, c]
+            if v > peak or v != v:  # a NaN anywhere makes the whole row NaN
+                peak = v
+        if peak == -np.inf and not log:  # fully masked row: zeros, not 0/0
+            for c in range(classes):
+                out[r, c] = 0.0
+            continue
+        total = 0.0
+        for c in range(classes):
+            total += math.exp(x[r, c] - peak)
+        if log:
+            shift = peak + math.log(total)
+            for c in range(classes):
+                out[r, c] = x[r, c] - shift
+        else:
+            inverse = 1.0 / total
+            for c in range(classes):
+                out[r, c] = math.exp(x[r, c] - peak) * inverse
+
+
+@njit
+def _softmax_backward_rows(grad, out, grad_in, log):
+    rows, classes = grad.shape
+    for r in prange(rows):
+        total = 0.0
+        if log:  # d log_softmax: grad - softmax * sum(grad)
+            for c in range(classes):
+                total += grad[r, c]
+            for c in range(classes):
+                grad_in[r, c] = grad[r, c] - math.exp(out[r, c]) * total
+        else:  # d softmax: out * (grad - <grad, out>)
+            for c in range(classes):
+                total += grad[r, c] * out[r, c]
+            for c in range(classes):
+                grad_in[r, c] = out[r, c] * (grad[r, c] - total)
+
+
+# -- cross-entropy (log-softmax and NLL in one pass) -----------------------------------------
+
+
+def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoothing: float,
+                          loss, logsumexp) -> None:
+    logits = np.ascontiguousarray(logits)
+    weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
+    _cross_entropy_rows(logits, _int64(target), weight, int(ignore_index), float(label_smoothing),
+                        _rows_out(loss), _rows_out(logsumexp))
+
+
+def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index: int,
+                           label_smoothing: float, grad_logits) -> None:
+    logits = np.ascontiguousarray(logits)
+    weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
+    _cross_entropy_backward_rows(np.ascontiguousarray(grad_loss, dtype=logits.dtype), logits, _int64(target),
+                                 weight, np.ascontiguousarray(logsumexp), int(ignore_index),
+                                 float(label_smoothing), _rows_out(grad_logits))
+
+
+@njit
+def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, lse):
+    rows, classes = logits.shape
+    for r in prange(rows):
+        peak = -np.inf
+        for c in range(classes):
+            v = logits[r, c]
+            if v > peak or v != v:
+                peak = v
+        total = 0.0
+        for c in range(classes):
+            total += math.exp(logits[r, c] - peak)
+        row_lse = peak + math.log(total)
+        lse[r] = row_lse
+        t = target[r]
+        if t == ignore_index:
+            loss[r] = 0.0
+            continue
+        value = (1.0 - smoothing) * weight[t] * (row_lse - logits[r, t])
+        if smoothing > 0.0:
+            smooth = 0.0
+            for c in range(classes):
+                smooth += weight[c] * (row_lse - logits[r, c])
+            value += smoothing / classes * smooth
+        loss[r] = value
+
+
+@njit
+def _cross_entropy_backward_rows(grad_loss, logits, target, weight, lse, ignore_index, smoothing, grad_logits):
+    rows, classes = logits.shape
+    weight_total = 0.0
+    for c in range(classes):
+        weight_total += weight[c]
+    for r in prange(rows):
+        t = target[r]
+        if t == ignore_index:
+            for c in range(classes):
+                grad_logits[r, c] = 0.0
+            continue
+        g = grad_loss[r]
+        hit = (1.0 - smoothing) * weight[t]
+        # d loss / d x_c = p_c * (hit + s/C * W) - hit * [c == t] - s/C * w_c
+        scale = g * (hit + smoothing / classes * weight_total)
+        spread = g * smoothing / classes
+        row_lse = lse[r]
+        for c in range(classes):
+            grad_logits[r, c] = scale * math.exp(logits[r, c] - row_lse) - spread * weight[c]
+        grad_logits[r, t] -= g * hit
+
+
+# -- NLL on log-probabilities (a gather: NumPy does it in one pass) ---------------------------
+
+
+def _picked(target, weight, ignore_index: int, dtype):
+    """(valid rows, target with ignored rows pointing at class 0, per-row weight)."""
+    target = np.asarray(target)
+    valid = target != ignore_index
+    safe = np.where(valid, target, 0)
+    row_weight = np.ones(target.shape, dtype) if weight is None else np.asarray(weight)[safe]
+    return valid, safe, row_weight
+
+
+def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
+    valid, safe, row_weight = _picked(target, weight, ignore_index, log_probs.dtype)
+    picked = np.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
+    np.copyto(loss, np.where(valid, -row_weight * picked, 0), casting="unsafe")
+
+
+def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
+    valid, safe, row_weight = _picked(target, weight, ignore_index, grad_input.dtype)
+    grad_input.fill(0)
+    grad_input[np.arange(safe.shape[0]), safe] = np.where(valid, -row_weight * grad_loss, 0)
+
+
+# -- layer norm -----------------------------------------------------------------------------
+
+
+def layer_norm_forward(x, weight, bias, eps: float, out, mean, rstd) -> None:
+    x = np.ascontiguousarray(x)
+    empty = np.empty(0, x.dtype)
+    _layer_norm_rows(x, empty if weight is None else np.ascontiguousarray(weight),
+                     empty if bias is None else np.ascontiguousarray(bias), weight is not None,
+                     bias is not None, float(eps), _rows_out(out), _rows_out(mean), _rows_out(rstd))
+
+
+# Row chunks of the backward: each accumulates its own partial weight/bias gradient, and the
+# partials are summed at the end. A fixed count (not the thread count) keeps results
+# identical from run to run and machine to machine.
+LAYER_NORM_CHUNKS = 32
+
+
+def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias) -> None:
+    x = np.ascontiguousarray(x)
+    rows, width = x.shape
+    want_params = grad_weight is not None or grad_bias is not None
+    chunks = max(1, min(rows, LAYER_NORM_CHUNKS))
+    partial_weight = np.zeros((chunks, width) if want_params else (chunks, 0))
+    partial_bias = np.zeros_like(partial_weight)
+    _layer_norm_backward_rows(np.ascontiguousarray(grad), x,
+                              np.empty(0, x.dtype) if weight is None else np.ascontiguousarray(weight),
+                              weight is not None, np.ascontiguousarray(mean), np.ascontiguousarray(rstd),
+                              _rows_out(grad_x), partial_weight, partial_bias, want_params)
+    if grad_weight is not None:
+        np.copyto(grad_weight, partial_weight.sum(axis=0), casting="unsafe")
+    if grad_bias is not None:
+        np.copyto(grad_bias, partial_bias.sum(axis=0), casting="unsafe")
+
+
+@njit
+def _layer_norm_rows(x, weight, bias, has_weight, has_bias, eps, out, mean, rstd):
+    rows, width = x.shape
+    for r in prange(rows):
+        total = 0.0
+        for j in range(width):
+            total += x[r, j]
+        mu = total / width
+        squares = 0.0  # two passes: the variance of (x - mean) loses no digits to cancellation
+        for j in range(width):
+            d = x[r, j] - mu
+            squares += d * d
+        inverse = 1.0 / math.sqrt(squares / width + eps)
+        mean[r] = mu
+        rstd[r] = inverse
+        for j in range(width):
+            y = (x[r, j] - mu) * inverse
+            if has_weight:
+                y *= weight[j]
+            if has_bias:
+                y += bias[j]
+            out[r, j] = y
+
+
+@njit
+def _layer_norm_backward_rows(grad, x, weight, has_weight, mean, rstd, grad_x, partial_weight,
+                              partial_bias, want_params):
+    rows, width = x.shape
+    chunks = partial_weight.shape[0]
+    for k in prange(chunks):
+        for r in range(k * rows // chunks, (k + 1) * rows // chunks):
+            mu = np.float64(mean[r])
+            inverse = np.float64(rstd[r])
+            mean_g = 0.0    # mean over the row of g = grad * weight
+            mean_gx = 0.0   # mean over the row of g * xhat
+            for j in range(width):
+                xhat = (x[r, j] - mu) * inverse
+                g = grad[r, j] * weight[j] if has_weight else np.float64(grad[r, j])
+                mean_g += g
+                mean_gx += g * xhat
+                if want_params:
+                    partial_weight[k, j] += grad[r, j] * xhat
+                    partial_bias[k, j] += grad[r, j]
+            mean_g /= width
+            mean_gx /= width
+            # grad_x = rstd * (g - mean(g) - xhat * mean(g * xhat))
+            for j in range(width):
+                xhat = (x[r, j] - mu) * inverse
+                g = grad[r, j] * weight[j] if has_weight else np.float64(grad[r, j])
+                grad_x[r, j] = inverse * (g - mean_g - xhat * mean_gx)
+
+
+# -- dropout --------------------------------------------------------------------------------
+
+
+def dropout_forward(x, p: float, seed: int, out) -> None:
+    out_flat = _rows_out(out).reshape(-1)
+    _dropout_loop(np.ascontiguousarray(x).reshape(-1), float(p), np.uint64(seed), out_flat)
+
+
+def dropout_backward(grad, p: float, seed: int, grad_in) -> None:
+    dropout_forward(grad, p, seed, grad_in)  # the same mask, regenerated from the seed
+
+
+SPLITMIX_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+SPLITMIX_M1 = np.uint64(0xBF58476D1CE4E5B9)
+SPLITMIX_M2 = np.uint64(0x94D049BB133111EB)
+TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
+
+
+@njit
+def _dropout_loop(x, p, seed, out):
+    scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
+    for i in prange(x.size):
+        # uint64 throughout: mixing signed and unsigned integers would make Numba use floats
+        z = seed + np.uint64(i + 1) * SPLITMIX_GAMMA
+        z = (z ^ (z >> np.uint64(30))) * SPLITMIX_M1
+        z = (z ^ (z >> np.uint64(27))) * SPLITMIX_M2
+        z = z ^ (z >> np.uint64(31))
+        uniform = np.float64(z >> np.uint64(11)) * TWO_POW_MINUS_53
+        out[i] = x[i] * scale if uniform >= p else 0.0

@@ -1,0 +1,88 @@
+"""Softmax and log-softmax over any dimension.
+
+The kernels work on contiguous rows ``(rows, C)``: the op moves ``dim`` last,
+makes the result contiguous (a copy only when ``dim`` is not already last or
+the input is not contiguous), runs one pass per row, and moves the dim back:
+
+    x: (A, C, B), dim=1  ->  (A, B, C)  ->  rows (A*B, C)  ->  kernel  ->  (A, C, B)
+
+Forward saves its output, in the row layout, since both backward rules are
+written in terms of it:
+
+    softmax:      dx = y * (dy - sum(dy * y))
+    log_softmax:  dx = dy - exp(y) * sum(dy)
+
+A row that is entirely -inf (a fully masked attention row) gives zeros from
+softmax, as PyTorch's attention does (its plain softmax gives NaN there), and
+NaN from log_softmax, as in PyTorch.
+"""
+from __future__ import annotations
+
+from ..autograd.op import Op
+from ..errors import DTypeError, describe
+from ..tensor.meta import normalize_dim
+from ..tensor.tensor import Tensor
+
+
+def rows_last(x: Tensor, dim: int):
+    """``x`` with ``dim`` moved last, as a contiguous (rows, C) tensor (no graph), and the
+    moved shape. ``x`` must already be detached."""
+    moved = x.transpose(dim, -1) if dim != x.ndim - 1 else x
+    shape = moved.shape
+    classes = shape[-1] if shape else 1
+    return moved.contiguous().reshape(-1, classes), shape
+
+
+def rows_back(rows: Tensor, moved_shape: tuple, dim: int, ndim: int) -> Tensor:
+    """Inverse of ``rows_last``: (rows, C) back to the original layout (a view when dim is
+    not last, since transposing is its own inverse)."""
+    moved = rows.reshape(moved_shape)
+    return moved.transpose(dim, -1) if dim != ndim - 1 else moved
+
+
+class Softmax(Op):
+    """softmax(x, dim): exp(x) / sum(exp(x)) along ``dim``, stable (the row max is subtracted)."""
+
+    forward_kernel, backward_kernel = "softmax_forward", "softmax_backward"
+
+    def forward(self, x: Tensor, dim: int):
+        name = self.forward_kernel.replace("_forward", "")
+        if not isinstance(x, Tensor):
+            raise TypeError(f"{name}: expected a tensor, got {type(x).__name__}")
+        if not x.dtype.is_floating_point:
+            raise DTypeError(f"{name}: needs a floating-point input, got {describe(x)}; "
+                             "convert it with .float() first")
+        ndim = x.ndim
+        dim = normalize_dim(dim, ndim, name)
+        x = x.detach()
+        rows, moved_shape = rows_last(x, dim)                     # (rows, C)
+        out_rows = Tensor._empty(rows.shape, x.dtype, x.device)   # (rows, C)
+        getattr(x.device.kernels, self.forward_kernel)(rows._array, out_rows._array)
+        self.save_for_backward(out_rows)
+        self.dim, self.ndim, self.moved_shape = dim, ndim, moved_shape
+        return rows_back(out_rows, moved_shape, dim, ndim).contiguous()
+
+    def backward(self, grad):
+        (out_rows,) = self.saved_tensors
+        grad_rows, _ = rows_last(grad, self.dim)                  # (rows, C)
+        grad_in = Tensor._empty(out_rows.shape, out_rows.dtype, out_rows.device)
+        getattr(grad.device.kernels, self.backward_kernel)(grad_rows._array, out_rows._array, grad_in._array)
+        return rows_back(grad_in, self.moved_shape, self.dim, self.ndim), None
+
+
+class LogSoftmax(Softmax):
+    """log_softmax(x, dim) = x - logsumexp(x, dim), in one pass per row."""
+
+    forward_kernel, backward_kernel = "log_softmax_forward", "log_softmax_backward"
+
+
+def softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    return Softmax.apply(x, dim)
+
+
+def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    return LogSoftmax.apply(x, dim)

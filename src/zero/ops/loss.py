@@ -1,0 +1,214 @@
+"""Losses: cross-entropy (log-softmax + NLL fused in one op), NLL and mean squared error.
+
+Shapes follow PyTorch. Classes are dimension 1 of the input (dimension 0 of a
+1-D input); the target holds one class index per remaining position:
+
+    input (N, C)             target (N,)             loss "none": (N,)
+    input (C,)               target ()               loss "none": ()
+    input (N, C, d1, ...)    target (N, d1, ...)     loss "none": (N, d1, ...)
+
+The op moves the class dimension last and works on rows (rows, C), one row per
+target. Per-row loss of cross-entropy, with class weights w (all 1 without
+``weight``), label smoothing s and C classes:
+
+    (1 - s) * w[t] * (logsumexp(x) - x[t]) + s / C * sum_c w[c] * (logsumexp(x) - x[c])
+
+Rows whose target equals ``ignore_index`` contribute 0; "mean" divides the sum by
+the number of the other rows (by the sum of their w[t] when weighted). Forward
+keeps only each row's logsumexp for backward, not the [N, C] probabilities;
+backward recomputes them: d loss / d x_c = p_c * ((1 - s) * w[t] + s/C * sum(w))
+- (1 - s) * w[t] * [c == t] - s/C * w[c], times the row's upstream gradient.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
+from ..tensor.tensor import Tensor
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_reduction(op: str, reduction: str) -> None:
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
+
+
+def _classes_last(x: Tensor) -> tuple:
+    """(N, C, d1, ..., dk) -> the permutation to (N, d1, ..., dk, C) and its inverse."""
+    order = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return order, tuple(sorted(range(x.ndim), key=order.__getitem__))
+
+
+class ClassLoss(Op):
+    """Shared shape rule, checks and reduction of the losses over class-index targets."""
+
+    name_in_errors = ""
+
+    def prepare(self, x: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
+        """Check the operands; return (rows (R, C), target rows (R,), weight or None), all
+        contiguous and without graph, and remember how to undo the layout in backward."""
+        op = self.name_in_errors
+        check_reduction(op, reduction)
+        if not isinstance(x, Tensor) or not isinstance(target, Tensor):
+            raise TypeError(f"{op}: input and target must be tensors, got {type(x).__name__} and "
+                            f"{type(target).__name__}")
+        if not x.dtype.is_floating_point:
+            raise DTypeError(f"{op}: input must be floating point, got {describe(x)}")
+        if target.dtype not in (dtypes.int64, dtypes.int32):
+            raise DTypeError(f"{op}: target must hold class indices as an int64 or int32 tensor, got "
+                             f"{describe(target)} (input {describe(x)}); class-probability targets are "
+                             "not supported, convert indices with .long()")
+        if x.ndim == 0:
+            raise ShapeError(f"{op}: input must have a class dimension, got {describe(x)}")
+        expected = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
+        if target.shape != expected:
+            raise ShapeError(f"{op}: target {describe(target)} does not match input {describe(x)}: "
+                             f"expected a target of shape {list(expected)} (the input's shape without "
+                             "its class dimension 1)")
+        classes = x.shape[0] if x.ndim == 1 else x.shape[1]
+        if weight is not None:
+            if not isinstance(weight, Tensor) or weight.shape != (classes,) or weight.dtype is not x.dtype:
+                got = describe(weight) if isinstance(weight, Tensor) else type(weight).__name__
+                raise ShapeError(f"{op}: weight must be a {x.dtype.name}[{classes}] tensor (one per class "
+                                 f"of input {describe(x)}), got {got}")
+            weight = weight.detach().contiguous()
+        x, target = x.detach(), target.detach()
+        self.in_shape, self.target_shape = x.shape, target.shape
+        self.order = self.inverse = None
+        if x.ndim == 1:
+            rows = x.reshape(1, classes)
+        elif x.ndim == 2:
+            rows = x.contiguous()
+        else:
+            self.order, self.inverse = _classes_last(x)
+            rows = x.permute(self.order).contiguous().reshape(-1, classes)   # (N*d1*..., C)
+        target_rows = target.reshape(-1).contiguous()                  # (N*d1*...,)
+        _check_targets(op, target_rows, classes, ignore_index)
+        self.reduction, self.ignore_index = reduction, ignore_index
+        return rows, target_rows, weight
+
+    def reduce(self, loss_rows: Tensor, target_rows: Tensor, weight) -> tuple:
+        """Per-row losses -> the requested reduction, and the divisor of "mean" (or None)."""
+        if self.reduction == "none":
+            return loss_rows.reshape(self.target_shape), None
+        total = loss_rows.sum()
+        if self.reduction == "sum":
+            return total, None
+        kept = target_rows != self.ignore_index
+        if weight is None:
+            divisor = kept.sum().to(loss_rows.dtype)
+        else:
+            safe = target_rows.masked_fill(kept.logical_not(), 0)
+            divisor = (weight.index_select(0, safe) * kept).sum()
+        return total / divisor, divisor   # all rows ignored: 0 / 0 = nan, as in PyTorch
+
+    def row_gradients(self, grad: Tensor, divisor, rows: int) -> Tensor:
+        """The upstream gradient of each row's loss, contiguous (rows,)."""
+        if self.reduction == "none":
+            return grad.reshape(-1).contiguous()
+        if self.reduction == "mean":
+            grad = grad / divisor
+        return grad.reshape(1).expand(rows).contiguous()
+
+    def restore(self, grad_rows: Tensor) -> Tensor:
+        """(rows, C) -> the input's layout (a permuted view for K-dimensional inputs)."""
+        if self.inverse is None:
+            return grad_rows.reshape(self.in_shape)
+        moved = tuple(self.in_shape[d] for d in self.order)   # (N, d1, ..., C)
+        return grad_rows.reshape(moved).permute(self.inverse)
+
+
+def _check_targets(op: str, target: Tensor, classes: int, ignore_index: int) -> None:
+    if not target.numel():
+        return
+    bad = ((target < 0).logical_or(target >= classes)).logical_and(target != ignore_index)
+    if bad.any().item():
+        value = int(target[bad][0].item())
+        raise ZeroIndexError(f"{op}: target {value} is out of bounds for {classes} classes (expected "
+                             f"values in [0, {classes - 1}] or ignore_index={ignore_index})")
+
+
+class CrossEntropy(ClassLoss):
+    """cross_entropy(logits, target): log-softmax and negative log-likelihood in one op."""
+
+    name_in_errors = "cross_entropy"
+
+    def forward(self, x, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
+                label_smoothing: float = 0.0):
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
+        rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
+        count = rows.shape[0]
+        loss_rows = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
+        logsumexp = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
+        rows.device.kernels.cross_entropy_forward(
+            rows._array, target_rows._array, None if weight is None else weight._array, ignore_index,
+            float(label_smoothing), loss_rows._array, logsumexp._array)
+        out, divisor = self.reduce(loss_rows, target_rows, weight)
+        self.save_for_backward(rows, target_rows, logsumexp, weight, divisor)
+        self.label_smoothing = float(label_smoothing)
+        return out
+
+    def backward(self, grad):
+        rows, target_rows, logsumexp, weight, divisor = self.saved_tensors
+        grad_rows = Tensor._empty(rows.shape, rows.dtype, rows.device)   # (R, C)
+        grad.device.kernels.cross_entropy_backward(
+            self.row_gradients(grad, divisor, rows.shape[0])._array, rows._array, target_rows._array,
+            None if weight is None else weight._array, logsumexp._array, self.ignore_index,
+            self.label_smoothing, grad_rows._array)
+        return self.restore(grad_rows), None, None, None, None, None
+
+
+class NLLLoss(ClassLoss):
+    """nll_loss(log_probs, target): -log_probs[target] per row (weighted), then reduced."""
+
+    name_in_errors = "nll_loss"
+
+    def forward(self, x, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+        rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
+        loss_rows = Tensor._empty((rows.shape[0],), rows.dtype, rows.device)  # (R,)
+        rows.device.kernels.nll_loss_forward(rows._array, target_rows._array,
+                                             None if weight is None else weight._array, ignore_index,
+                                             loss_rows._array)
+        out, divisor = self.reduce(loss_rows, target_rows, weight)
+        self.save_for_backward(target_rows, weight, divisor)
+        self.rows_shape, self.dtype = rows.shape, rows.dtype
+        return out
+
+    def backward(self, grad):
+        target_rows, weight, divisor = self.saved_tensors
+        grad_rows = Tensor._empty(self.rows_shape, self.dtype, grad.device)  # (R, C)
+        grad.device.kernels.nll_loss_backward(
+            self.row_gradients(grad, divisor, self.rows_shape[0])._array, target_rows._array,
+            None if weight is None else weight._array, self.ignore_index, grad_rows._array)
+        return self.restore(grad_rows), None, None, None, None
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,  # noqa: A002
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
+
+
+def nll_loss(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,  # noqa: A002
+             reduction: str = "mean") -> Tensor:
+    return NLLLoss.apply(input, target, weight, ignore_index, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+    """mean((input - target) ** 2), a composition of elementwise ops and a reduction.
+    Shapes broadcast, with a warning when they differ (as in PyTorch)."""
+    check_reduction("mse_loss", reduction)
+    if not isinstance(input, Tensor) or not isinstance(target, Tensor):
+        raise TypeError(f"mse_loss: input and target must be tensors, got {type(input).__name__} and "
+                        f"{type(target).__name__}")
+    if input.shape != target.shape:
+        warnings.warn(f"mse_loss: target {describe(target)} and input {describe(input)} have different "
+                      "shapes and will be broadcast; this is rarely what is meant", stacklevel=2)
+    difference = input - target
+    squared = difference * difference
+    if reduction == "none":
+        return squared
+    return squared.sum() if reduction == "sum" else squared.mean()

@@ -1,0 +1,87 @@
+"""Layer normalisation as one op (the book's ``OpLayerNorm``).
+
+Over the last ``len(normalized_shape)`` dimensions, flattened to rows (rows, D):
+
+    mean = sum(x) / D            rstd = 1 / sqrt(sum((x - mean)^2) / D + eps)
+    xhat = (x - mean) * rstd     y = xhat * weight + bias
+
+Forward saves the input and two numbers per row (mean and rstd), not the
+normalised activations. Backward, one pass per row with g = dy * weight:
+
+    dx      = rstd * (g - mean(g) - xhat * mean(g * xhat))
+    dweight = sum over rows of dy * xhat
+    dbias   = sum over rows of dy
+"""
+from __future__ import annotations
+
+from ..autograd.op import Op
+from ..errors import DTypeError, ShapeError, describe
+from ..tensor.meta import numel
+from ..tensor.tensor import Tensor
+
+
+def normalized_shape_of(normalized_shape) -> tuple:
+    if isinstance(normalized_shape, int):
+        return (normalized_shape,)
+    return tuple(int(s) for s in normalized_shape)
+
+
+class LayerNorm(Op):
+    def forward(self, x: Tensor, weight, bias, normalized_shape, eps: float = 1e-5):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"layer_norm: expected a tensor, got {type(x).__name__}")
+        if not x.dtype.is_floating_point:
+            raise DTypeError(f"layer_norm: needs a floating-point input, got {describe(x)}")
+        shape = normalized_shape_of(normalized_shape)
+        if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape):] != shape:
+            raise ShapeError(f"layer_norm: normalized_shape {list(shape)} must be the last "
+                             f"dimension(s) of the input, got {describe(x)}")
+        for name, param in (("weight", weight), ("bias", bias)):
+            if param is None:
+                continue
+            if not isinstance(param, Tensor) or param.shape != shape:
+                got = describe(param) if isinstance(param, Tensor) else type(param).__name__
+                raise ShapeError(f"layer_norm: {name} must have shape {list(shape)} (normalized_shape), "
+                                 f"got {got}")
+            if param.dtype is not x.dtype:
+                raise DTypeError(f"layer_norm: {name} {describe(param)} must have the input's dtype "
+                                 f"({describe(x)})")
+        width = numel(shape)
+        x = x.detach()
+        rows = x.contiguous().reshape(-1, width)                    # (R, D)
+        weight = None if weight is None else weight.detach().contiguous().reshape(width)
+        bias = None if bias is None else bias.detach().contiguous().reshape(width)
+        out = Tensor._empty(rows.shape, x.dtype, x.device)          # (R, D)
+        mean = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
+        rstd = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
+        if rows.numel():
+            x.device.kernels.layer_norm_forward(rows._array, None if weight is None else weight._array,
+                                                None if bias is None else bias._array, float(eps),
+                                                out._array, mean._array, rstd._array)
+        self.save_for_backward(rows, weight, mean, rstd)
+        self.in_shape, self.param_shape = x.shape, shape
+        return out.reshape(x.shape)
+
+    def backward(self, grad):
+        rows, weight, mean, rstd = self.saved_tensors
+        need_x, need_weight, need_bias = self.needs_input_grad[:3]
+        grad_rows = grad.contiguous().reshape(rows.shape)                       # (R, D)
+        grad_x = Tensor._empty(rows.shape, rows.dtype, rows.device)             # (R, D)
+        grad_weight = Tensor._empty((rows.shape[1],), rows.dtype, rows.device) if need_weight else None
+        grad_bias = Tensor._empty((rows.shape[1],), rows.dtype, rows.device) if need_bias else None
+        if rows.numel():
+            grad.device.kernels.layer_norm_backward(
+                grad_rows._array, rows._array, None if weight is None else weight._array, mean._array,
+                rstd._array, grad_x._array, None if grad_weight is None else grad_weight._array,
+                None if grad_bias is None else grad_bias._array)
+        else:
+            for t in (grad_weight, grad_bias):
+                if t is not None:
+                    t.device.kernels.fill(t._array, 0)
+        return (grad_x.reshape(self.in_shape) if need_x else None,
+                None if grad_weight is None else grad_weight.reshape(self.param_shape),
+                None if grad_bias is None else grad_bias.reshape(self.param_shape), None, None)
+
+
+def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+    return LayerNorm.apply(x, weight, bias, normalized_shape, eps)
