@@ -23,6 +23,8 @@ from .ops.matmul import matmul
 from .ops.reduction import argmax, argmin
 from . import autograd, cpu, errors, profiler  # noqa: F401
 from . import nn, optim  # noqa: F401,E402
+from . import data  # noqa: F401,E402
+from .serialization import load, save  # noqa: E402
 
 __version__ = "0.1.0"
 

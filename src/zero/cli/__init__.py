@@ -1,0 +1,1 @@
+"""The command-line jobs: ``zero mnist`` and ``zero gpt prepare|train|sample``."""

@@ -1,0 +1,54 @@
+"""What the jobs share: devices, progress bars, metrics files, RNG snapshots."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from .. import random as zero_random
+from ..device import Device
+
+
+def resolve_device(name: str) -> Device:
+    device = Device(name)
+    device.backend  # noqa: B018  (raises a clear DeviceError when CUDA is not usable)
+    return device
+
+
+def progress(iterable, total: int, description: str):
+    """A tqdm bar when stdout is a terminal, the plain iterable otherwise."""
+    if not sys.stdout.isatty():
+        return iterable
+    from tqdm import tqdm  # noqa: PLC0415
+
+    return tqdm(iterable, total=total, desc=description, leave=False, dynamic_ncols=True)
+
+
+class MetricsFile:
+    """One JSON object per line, flushed as written so a crash loses nothing."""
+
+    def __init__(self, path: str | None, append: bool = False):
+        self.file = None
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.file = open(path, "a" if append else "w", encoding="utf-8")
+
+    def write(self, record: dict) -> None:
+        if self.file is not None:
+            self.file.write(json.dumps(record) + "\n")
+            self.file.flush()
+            os.fsync(self.file.fileno())
+
+    def close(self) -> None:
+        if self.file is not None:
+            self.file.close()
+
+
+def rng_state() -> dict:
+    return {"zero": zero_random.get_rng_state()}
+
+
+def restore_rng_state(state: dict) -> None:
+    zero_random.set_rng_state(state["zero"])
+
