@@ -1,16 +1,49 @@
-"""How CPU loops are compiled: Numba, in parallel over rows, cached on disk.
+"""How CPU loops are compiled: Numba, cached on disk, parallel only when it pays.
 
-``parallel=True`` spreads ``prange`` loops over the cores; ``cache=True`` keeps
-the machine code next to the source, so a second process loads it in
-milliseconds instead of compiling for about a second. The fastmath flags allow
-reassociation (vectorised sums) but not "no infinities", so masked -inf
-scores stay correct.
+``njit`` compiles a loop twice, lazily: with ``parallel=True`` (``prange``
+spreads rows over the cores) and serially (``prange`` is then ``range``). A
+call picks the parallel version only when its largest array has at least
+``PARALLEL_MIN_ELEMENTS`` elements: waking the thread pool costs tens of
+microseconds, far more than a [64, 10] cross-entropy, and on a busy machine
+those threads fight BLAS's own for the cores.
+
+``cache=True`` keeps the machine code next to the source, so a second process
+loads a kernel in milliseconds instead of compiling it for about a second. The
+fastmath flags allow reassociation (vectorised sums) but not "no infinities",
+so masked -inf scores stay correct.
 """
 from __future__ import annotations
+
+import functools
+import os
+import types
 
 import numba
 
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
-njit = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)
-njit_serial = numba.njit(cache=True, fastmath=FASTMATH)
+PARALLEL_MIN_ELEMENTS = int(os.environ.get("ZERO_PARALLEL_MIN_ELEMENTS", 1 << 16))
 prange = numba.prange
+njit_serial = numba.njit(cache=True, fastmath=FASTMATH)
+
+
+def _twin(fn, suffix: str):
+    """A copy of ``fn`` under another qualified name, so Numba caches the two
+    compilations of one source function in separate files."""
+    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + suffix, fn.__defaults__, fn.__closure__)
+    twin.__qualname__ = fn.__qualname__ + suffix
+    twin.__module__ = fn.__module__
+    return twin
+
+
+def njit(fn):
+    """Compile ``fn`` for parallel and for serial execution; choose per call by size."""
+    parallel = numba.njit(parallel=True, cache=True, fastmath=FASTMATH)(fn)
+    serial = numba.njit(cache=True, fastmath=FASTMATH)(_twin(fn, "__serial"))
+
+    @functools.wraps(fn)
+    def dispatch(*args):
+        largest = max((a.size for a in args if hasattr(a, "size")), default=0)
+        return (parallel if largest >= PARALLEL_MIN_ELEMENTS else serial)(*args)
+
+    dispatch.parallel, dispatch.serial = parallel, serial
+    return dispatch
