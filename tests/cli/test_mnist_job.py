@@ -47,15 +47,28 @@ def test_trains_and_writes_metrics(tiny_mnist, tmp_path, capsys):
     assert records[-1]["test_acc"] > 0.9  # the two classes are easy
 
 
-def test_resume_equals_uninterrupted_run(tiny_mnist, tmp_path):
-    common = ("--data", tiny_mnist, "--batch-size", 32, "--hidden", 16, "--seed", 5)
+def test_resume_equals_uninterrupted_run(tiny_mnist, tmp_path, monkeypatch):
+    common = ("--data", tiny_mnist, "--batch-size", 32, "--hidden", 16, "--seed", 5, "--epochs", 2)
     straight = tmp_path / "straight.safetensors"
-    assert _run(*common, "--epochs", 2, "--save", straight) == 0
+    assert _run(*common, "--save", straight) == 0
 
+    # The same run, interrupted (Ctrl-C) right after its first checkpoint ...
+    import zero.cli.mnist as job
+
+    real_save = job.save
+
+    def save_then_interrupt(obj, path):
+        real_save(obj, path)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(job, "save", save_then_interrupt)
     first = tmp_path / "first.safetensors"
-    assert _run(*common, "--epochs", 1, "--save", first) == 0
+    assert _run(*common, "--save", first) == 130
+    monkeypatch.setattr(job, "save", real_save)
+    assert zero.load(first)["epoch"] == 1
+    # ... and resumed from it.
     resumed = tmp_path / "resumed.safetensors"
-    assert _run(*common, "--epochs", 2, "--resume", first, "--save", resumed) == 0
+    assert _run(*common, "--resume", first, "--save", resumed) == 0
 
     a, b = zero.load(straight), zero.load(resumed)
     assert a["epoch"] == b["epoch"] == 2
