@@ -97,7 +97,11 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None
                 input_grads = node.backward(grad)
                 profiler.record(type(node).__name__, "backward", time.perf_counter() - start, grad.device)
             del grad
-            for edge, g in zip(node.next_edges, input_grads):
+            # Emptied as it is read, so a gradient reaches a leaf with no reference left here
+            # but the local ``g``: then the leaf can adopt it (see _sole_owner).
+            input_grads = list(input_grads)
+            for i, edge in zip(range(len(input_grads)), node.next_edges):
+                g, input_grads[i] = input_grads[i], None
                 if edge is None or g is None:
                     continue
                 if isinstance(edge, Op):
@@ -159,7 +163,7 @@ def _deliver_to_leaf(leaf, g, capture) -> None:
             capture[key] = g if capture[key] is None else capture[key] + g
         return
     if leaf.grad is None:
-        leaf.grad = g.detach() if _sole_owner(g) else g.contiguous().clone()
+        leaf.grad = g.detach() if _sole_owner(g) else g.clone()  # clone() is contiguous
     else:
         leaf.grad.add_(g)
 
@@ -167,8 +171,9 @@ def _deliver_to_leaf(leaf, g, capture) -> None:
 def _sole_owner(g) -> bool:
     """True when ``g`` is contiguous, not a view of anything, and referenced only by the
     engine's locals, so a leaf may keep it as its ``.grad`` without a copy."""
-    # References here: the caller's local, this frame's argument, getrefcount's argument, and
-    # the (node, grads) tuple being iterated when it is still alive. The storage is referenced
+    # References here: the engine loop's local ``g``, the caller's argument, this frame's
+    # argument and getrefcount's argument; any other holder (the same gradient sent to a
+    # second input, a caller's ``gradient=``) makes one more. The storage is referenced
     # once per tensor object using it (plus getrefcount's argument).
     return (g.is_contiguous() and g.grad_fn is None and sys.getrefcount(g._storage) <= 2
             and sys.getrefcount(g) <= _EXCLUSIVE_REFS)

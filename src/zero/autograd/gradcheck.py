@@ -66,7 +66,8 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
         bad = ~(np.abs(got - numeric) <= atol + rtol * np.abs(numeric))  # NaN counts as a mismatch
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])
-            message = (f"gradcheck: gradient of input {inputs.index(x) if x in inputs else n} "
+            position = next(i for i, t in enumerate(inputs) if t is x)  # `is`: == on tensors is elementwise
+            message = (f"gradcheck: gradient of input {position} "
                        f"({x.dtype.name}{list(x.shape)}) differs at index {list(where)}: analytic "
                        f"{got[where]:.6g}, numeric {numeric[where]:.6g} ({int(bad.sum())} of "
                        f"{bad.size} elements differ)")

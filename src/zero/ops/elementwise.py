@@ -77,6 +77,12 @@ class Add(BinaryOp):
 class Sub(BinaryOp):
     kernel = "sub"
 
+    def forward(self, a, b):
+        if _dtype_of(a) is dtypes.bool_ and _dtype_of(b) is dtypes.bool_:
+            raise DTypeError(f"sub: subtraction of two bool tensors ({describe(a)} - {describe(b)}) is not "
+                             "defined; use logical_xor() (the ^ operator)")
+        return super().forward(a, b)
+
     def backward(self, grad):
         return self._reduce(grad, -grad if self.needs_input_grad[1] else None)
 
@@ -158,7 +164,8 @@ class Maximum(BinaryOp):
 
     def forward(self, a, b):
         out = super().forward(a, b)
-        self.save_for_backward(a, b, out)
+        self.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
+        self.a_scalar, self.b_scalar = a, b  # used when that side is a Python number
         return out
 
     def backward(self, grad):
@@ -173,6 +180,8 @@ def _pick_gradient(op, grad):
     """maximum/minimum: the gradient goes to the operand that was picked; ties split it
     in half between both (as PyTorch does)."""
     a, b, out = op.saved_tensors
+    a = a if a is not None else op.a_scalar
+    b = b if b is not None else op.b_scalar
     share_a = (a == out).to(grad.dtype) - (a == b).to(grad.dtype) * 0.5
     share_b = (b == out).to(grad.dtype) - (a == b).to(grad.dtype) * 0.5
     return op._reduce(grad * share_a, grad * share_b)

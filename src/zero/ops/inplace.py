@@ -22,6 +22,9 @@ def _operand(target: Tensor, other, op: str):
         if other.dtype.category > target.dtype.category:
             raise DTypeError(f"{op}: result of dtype {other.dtype} cannot be written into {describe(target)}")
         return other._array
+    if isinstance(other, (bool, int, float)) and dtypes.scalar_dtype(other).category > target.dtype.category:
+        raise DTypeError(f"{op}: result of a Python {type(other).__name__} ({other!r}) cannot be written "
+                         f"into {describe(target)}")
     return other
 
 

@@ -64,8 +64,8 @@ def matmul(a: Tensor, b: Tensor) -> Tensor:
     if right_vector:
         b = b.unsqueeze(-1)
     out = MatMul.apply(a, b)
+    if left_vector:  # (..., 1, N) -> (..., N); first, so that 1-D @ 1-D works: (1, 1) -> (1,) -> ()
+        out = out.squeeze(-2)
     if right_vector:
         out = out.squeeze(-1)
-    if left_vector:
-        out = out.squeeze(-2)
     return out

@@ -80,7 +80,8 @@ class Var(Op):
     def backward(self, grad):
         (x,) = self.saved_tensors
         centred = x - x.mean(self.dims, keepdim=True)
-        return (_expand_back(grad, self.kept_shape, x.shape) * centred * (2.0 / self.divisor), None, None, None)
+        scale = 2.0 / self.divisor if self.divisor else float("nan")  # too few elements: nan, as in PyTorch
+        return (_expand_back(grad, self.kept_shape, x.shape) * centred * scale, None, None, None)
 
 
 def std(x: Tensor, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.op import Op
-from ..errors import DTypeError, ShapeError, ViewError, ZeroIndexError, describe
+from ..errors import DeviceError, DTypeError, ShapeError, ViewError, ZeroIndexError, describe
 from ..tensor.meta import contiguous_strides, infer_shape, normalize_dim, numel, view_strides
 from ..tensor.tensor import Tensor
 from .broadcast import sum_to_shape
@@ -278,7 +278,7 @@ def _advanced_key(x: Tensor, key: tuple) -> tuple:
             item = make_tensor(item, device=x.device)
         if isinstance(item, Tensor):
             if item.device is not x.device:
-                raise ZeroIndexError(f"index tensor on {item.device} for a tensor on {x.device}")
+                raise DeviceError(f"index: index tensor {describe(item)} for a tensor {describe(x)}")
             if item.dtype.is_floating_point:
                 raise DTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
             converted.append(item._array)
@@ -301,7 +301,7 @@ def setitem(x: Tensor, key, value) -> None:
     kernels = x._meta.device.kernels
     value_array = value._array if isinstance(value, Tensor) else value
     if isinstance(value, Tensor) and value.device is not x.device:
-        raise ZeroIndexError(f"setitem: value on {value.device} for a tensor on {x.device}")
+        raise DeviceError(f"setitem: value {describe(value)} for a tensor {describe(x)}")
     if all(_is_basic(k) for k in key):
         meta = x._meta
         target = x._view_as(*basic_index_geometry(meta.shape, meta.strides, meta.offset, key))

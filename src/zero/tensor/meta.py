@@ -113,7 +113,7 @@ def normalize_dims(dims, ndim: int, op: str) -> tuple:
     result = sorted({normalize_dim(d, ndim, op) for d in dims})
     if len(result) != len(tuple(dims)):
         raise ShapeError(f"{op}: dim {tuple(dims)} names a dimension twice")
-    return tuple(result)
+    return tuple(result) if ndim else ()  # a scalar accepts dim 0 or -1 but has no axis to reduce
 
 
 def infer_shape(shape, count: int, op: str) -> tuple:

@@ -41,7 +41,7 @@ class Storage:
         return self.block.handle
 
     def __del__(self):
-        allocator = self._allocator
+        allocator = getattr(self, "_allocator", None)  # unset when __init__ failed (no such device)
         if allocator is not None:
             try:
                 allocator.release(self.block)

@@ -2,6 +2,9 @@
 input without those axes."""
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 
 # -- reductions -------------------------------------------------------------------------------
@@ -12,7 +15,12 @@ def sum(x, axes: tuple, out) -> None:  # noqa: A001
 
 
 def var(x, axes: tuple, correction: int, out) -> None:
-    with np.errstate(all="ignore"):  # fewer elements than the correction: nan, as in PyTorch
+    if math.prod(x.shape[a] for a in axes) > correction:
+        np.var(x, axis=axes, ddof=correction, out=out)
+        return
+    # Fewer elements than the correction: nan or inf, as in PyTorch, and no NumPy warning.
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         np.var(x, axis=axes, ddof=correction, out=out)
 
 
@@ -33,6 +41,8 @@ def any(x, axes: tuple, out) -> None:  # noqa: A001
 
 
 def logsumexp(x, axes: tuple, out) -> None:
+    if x.ndim == 0:  # NumPy reduces a 0-d array to a scalar, which peak[...] = 0 cannot write
+        x = x.reshape(1)
     peak = np.amax(x, axis=axes, keepdims=True)
     peak[~np.isfinite(peak)] = 0  # rows of -inf give -inf, not nan
     with np.errstate(all="ignore"):
