@@ -24,7 +24,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args) or 0
+        return args.handler(args) or 0
     except ZeroError as e:  # our own errors already say what is wrong: no traceback
         print(f"zero {args.job}: error: {e}", file=sys.stderr)
         return 2

@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--save", metavar="PATH", help="checkpoint written at the end of each epoch")
     parser.add_argument("--resume", metavar="PATH", help="continue from a checkpoint written by --save")
     parser.add_argument("--metrics", metavar="FILE", help="append one JSON object per epoch")
-    parser.set_defaults(run=run)
+    parser.set_defaults(handler=run)
 
 
 def run(args) -> int:

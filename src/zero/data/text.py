@@ -1,0 +1,155 @@
+"""Character-level text data for the GPT job (the book's ``prepare_stone.py``).
+
+The vocabulary is the sorted set of Unicode characters in the text; a
+character's id is its position. ``prepare`` writes, into one directory:
+
+    vocab.txt   one JSON string per line, line i = the character with id i, so a
+                newline, a tab, a space, CJK and emoji all round-trip exactly
+    train.bin   the first 90% of the ids, little-endian int32
+    val.bin     the last 10%
+    meta.json   where the text came from and the sizes
+
+``TokenData`` memory-maps a .bin file and draws training batches: B random
+offsets, each giving T ids as input and the same T shifted by one as target.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import DataError
+from ..serialization import atomic_write
+
+TOKEN_DTYPE = np.dtype("<i4")
+VOCAB_FILE, TRAIN_FILE, VAL_FILE, META_FILE = "vocab.txt", "train.bin", "val.bin", "meta.json"
+
+
+class CharTokenizer:
+    """Characters <-> ids over a fixed vocabulary."""
+
+    def __init__(self, chars):
+        self.chars = list(chars)
+        if len(set(self.chars)) != len(self.chars):
+            raise DataError("a vocabulary lists a character twice")
+        self.index = {c: i for i, c in enumerate(self.chars)}
+
+    @classmethod
+    def from_text(cls, text: str) -> "CharTokenizer":
+        return cls(sorted(set(text)))
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def encode(self, text: str) -> np.ndarray:
+        try:
+            return np.fromiter((self.index[c] for c in text), dtype=TOKEN_DTYPE, count=len(text))
+        except KeyError as e:
+            char = e.args[0]
+            raise DataError(f"the character {char!r} (U+{ord(char):04X}) at position {text.index(char)} of "
+                            f"the text is not in the vocabulary of {len(self)} characters") from None
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[int(i)] for i in ids)
+
+    # -- vocab.txt ------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        lines = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in self.chars)
+        with atomic_write(path) as f:
+            f.write(lines.encode("utf-8"))
+
+    @classmethod
+    def load(cls, path) -> "CharTokenizer":
+        path = Path(path)
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except FileNotFoundError:
+            raise DataError(f"{path}: no vocabulary file (run `zero gpt prepare TEXT --out DIR` first)") from None
+        chars = []
+        for number, line in enumerate(lines, start=1):
+            try:
+                char = json.loads(line)
+            except json.JSONDecodeError:
+                char = None
+            if not isinstance(char, str) or len(char) != 1:
+                raise DataError(f"{path}, line {number}: expected one character as a JSON string, got {line!r}")
+            chars.append(char)
+        if not chars:
+            raise DataError(f"{path}: the vocabulary is empty")
+        return cls(chars)
+
+
+def read_text(path) -> str:
+    """The file's text, or a DataError naming the file (and the byte offset of bad UTF-8)."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise DataError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, not a text file") from None
+    except OSError as e:
+        raise DataError(f"{path}: cannot be read ({e.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not valid UTF-8 at byte offset {e.start} "
+                        f"(bytes {raw[e.start:e.start + 4]!r}: {e.reason})") from None
+    if not text:
+        raise DataError(f"{path}: the file is empty")
+    return text
+
+
+def prepare_text(text: str, out_dir, source: str = "", split: float = 0.9) -> dict:
+    """Tokenise ``text`` by character and write vocab.txt, train.bin, val.bin, meta.json."""
+    if len(text) < 2:
+        raise DataError(f"{source or 'the text'}: needs at least 2 characters to split into train and val")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = CharTokenizer.from_text(text)
+    ids = tokenizer.encode(text)
+    cut = min(max(1, int(len(ids) * split)), len(ids) - 1)
+    tokenizer.save(out / VOCAB_FILE)
+    for name, part in ((TRAIN_FILE, ids[:cut]), (VAL_FILE, ids[cut:])):
+        with atomic_write(out / name) as f:
+            f.write(part.astype(TOKEN_DTYPE).tobytes())
+    meta = {"source": str(source), "characters": len(ids), "vocab_size": len(tokenizer),
+            "train_tokens": int(cut), "val_tokens": int(len(ids) - cut)}
+    with atomic_write(out / META_FILE) as f:
+        f.write((json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
+    return meta
+
+
+def prepare_file(text_path, out_dir) -> dict:
+    return prepare_text(read_text(text_path), out_dir, source=str(text_path))
+
+
+class TokenData:
+    """The ids of one split, memory-mapped, and random (input, target) windows from them."""
+
+    def __init__(self, path, vocab_size: int | None = None):
+        path = Path(path)
+        if not path.is_file():
+            raise DataError(f"{path}: no such token file (run `zero gpt prepare TEXT --out DIR` first)")
+        size = path.stat().st_size
+        if size % TOKEN_DTYPE.itemsize:
+            raise DataError(f"{path}: {size} bytes is not a whole number of int32 tokens (truncated?)")
+        self.path = path
+        self.ids = np.memmap(path, dtype=TOKEN_DTYPE, mode="r") if size else np.zeros(0, TOKEN_DTYPE)
+        if vocab_size is not None and len(self.ids):
+            low, high = int(self.ids.min()), int(self.ids.max())
+            if low < 0 or high >= vocab_size:
+                raise DataError(f"{path}: token ids span [{low}, {high}], outside a vocabulary of {vocab_size}")
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def batch(self, batch_size: int, block_size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+        """(inputs, targets), each [batch_size, block_size] int64; targets are inputs shifted by one."""
+        if len(self.ids) <= block_size:
+            raise DataError(f"{self.path}: {len(self.ids)} tokens cannot fill a window of block size "
+                            f"{block_size} plus one target; use a smaller --block-size or more text")
+        starts = rng.integers(0, len(self.ids) - block_size, size=batch_size)
+        windows = np.stack([self.ids[s:s + block_size + 1] for s in starts]).astype(np.int64)
+        return windows[:, :-1], windows[:, 1:]
