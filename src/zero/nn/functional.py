@@ -9,16 +9,16 @@ in ``zero.ops``:
     losses          cross_entropy, nll_loss, mse_loss     ops.loss
     normalisation   layer_norm                            ops.normalization
     regularisation  dropout                               ops.dropout
-    attention       scaled_dot_product_attention          ops.attention
-    layers          linear, embedding, one_hot            compositions
+    attention       scaled_dot_product_attention          ops.fused (causal) / ops.attention
+    fused layers    linear, ffn, linear_cross_entropy     ops.fused
+    lookups         embedding, one_hot                    ops.joining / compositions
 """
 from __future__ import annotations
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
-from ..ops import elementwise, joining
+from ..ops import attention, elementwise, fused, joining
 from ..ops.activation import log_softmax, softmax
-from ..ops.attention import scaled_dot_product_attention
 from ..ops.dropout import dropout
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
@@ -26,8 +26,8 @@ from ..tensor.creation import arange
 from ..tensor.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
-           "mse_loss", "layer_norm", "dropout", "scaled_dot_product_attention", "linear", "embedding",
-           "one_hot"]
+           "mse_loss", "layer_norm", "dropout", "scaled_dot_product_attention", "linear", "ffn",
+           "linear_cross_entropy", "embedding", "one_hot"]
 
 
 # -- activations (elementwise ops) ----------------------------------------------------------
@@ -54,11 +54,12 @@ def tanh(input: Tensor) -> Tensor:  # noqa: A002
     return elementwise.Tanh.apply(input)
 
 
-# -- layers as compositions -----------------------------------------------------------------
+# -- layers ---------------------------------------------------------------------------------
 
 
 def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:  # noqa: A002
-    """input @ weightᵀ + bias:  (*, in) x (out, in) -> (*, out)."""
+    """input @ weightᵀ + bias:  (*, in) x (out, in) -> (*, out), one fused op (one GEMM, the
+    bias added in place). A 1-D weight (in,) gives (*,)."""
     if not isinstance(weight, Tensor) or weight.ndim not in (1, 2):
         got = describe(weight) if isinstance(weight, Tensor) else type(weight).__name__
         raise ShapeError(f"linear: weight must be a tensor [out_features, in_features], got {got}")
@@ -66,8 +67,49 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:  # noqa: A002
         got = describe(input) if isinstance(input, Tensor) else type(input).__name__
         raise ShapeError(f"linear: input {got} must end in in_features={weight.shape[-1]} to match "
                          f"weight {describe(weight)}")
-    out = input @ weight.mT if weight.ndim == 2 else input @ weight   # (*, out)
-    return out if bias is None else out + bias
+    if weight.ndim == 1:
+        out = input @ weight                                            # (*,)
+        return out if bias is None else out + bias
+    return fused.linear(input, weight, bias)                            # (*, out)
+
+
+def ffn(input: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none") -> Tensor:  # noqa: A002
+    """gelu(input @ w1ᵀ + b1) @ w2ᵀ + b2 as one op: (*, C) -> (*, C2) with w1 (H, C),
+    w2 (C2, H). Backward recomputes the (*, H) hidden layer instead of keeping it."""
+    return fused.ffn(input, w1, b1, w2, b2, approximate=approximate)
+
+
+def linear_cross_entropy(input: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,  # noqa: A002
+                         reduction: str = "mean", chunk_size=None) -> Tensor:
+    """cross_entropy(input @ weightᵀ, target) as one op that never keeps the logits:
+    input (*, C), weight (V, C) (e.g. a tied embedding), target (*) int. Works on
+    ``chunk_size`` rows at a time (default: a chunk of logits takes about 8 MiB)."""
+    return fused.linear_cross_entropy(input, weight, target, ignore_index=ignore_index, reduction=reduction,
+                                      chunk_size=chunk_size)
+
+
+# -- attention --------------------------------------------------------------------------------
+
+
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale=None,
+                                 generator=None) -> Tensor:
+    """softmax(query @ keyᵀ * scale + mask) @ value, PyTorch's semantics: query (..., L, E),
+    key (..., S, E), value (..., S, Ev) -> (..., L, Ev).
+
+    Causal self-attention without a mask or dropout (L == S, the same leading dimensions)
+    runs as the fused flash-style op, which keeps no (..., L, S) tensor for backward; every
+    other case runs as the composition of basic ops in ``ops.attention``."""
+    if (is_causal and attn_mask is None and dropout_p == 0.0
+            and all(isinstance(t, Tensor) and t.ndim >= 2 for t in (query, key, value))
+            and query.shape[-2] == key.shape[-2]
+            and query.shape[:-2] == key.shape[:-2] == value.shape[:-2]):
+        return fused.flash_attention(query, key, value, scale=scale, is_causal=True)
+    return attention.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p,
+                                                  is_causal=is_causal, scale=scale, generator=generator)
+
+
+# -- lookups ----------------------------------------------------------------------------------
 
 
 def embedding(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002

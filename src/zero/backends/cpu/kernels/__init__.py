@@ -15,3 +15,4 @@ from .linalg import *  # noqa: F401,F403
 from .optim import *  # noqa: F401,F403
 from .reduction import *  # noqa: F401,F403
 from .nn import *  # noqa: F401,F403
+from .fused import *  # noqa: F401,F403

@@ -1,0 +1,164 @@
+"""Flash-style attention on the CPU: blocks of rows, batched BLAS products over G = B*H.
+
+Forward walks blocks of BLOCK query rows. A block's scores against every key it may see
+(causal: keys up to the block's last row; the rest are skipped) are one batched GEMM
+into scratch (g, BLOCK, S); one Numba pass turns them into probabilities and writes the
+rows' log-sum-exp; one more GEMM writes the block of the output. All keys of a row are
+in the block at once, so no running rescaling is needed.
+
+Backward walks blocks of BLOCK key columns, with every query row that sees them
+(causal: rows from the block's first key on), and recomputes what forward dropped:
+
+    delta = rowsum(dO * O)                          (G, L)   once
+    S  = Q Kⱼᵀ,  dP = dO Vⱼᵀ                        (g, rows, BLOCK)  two GEMMs
+    P  = exp(scale * S - lse),  dS = P * (dP - delta) * scale        one Numba pass
+    dVⱼ = Pᵀ dO,  dKⱼ = dSᵀ Q                        written directly (the block owns them)
+    dQ += dS Kⱼ                                     the first block writes, later ones add
+
+Both take the G = B*H (batch, head) pairs g at a time, so that a block of scores stays
+within SCRATCH_BYTES (in cache) whatever B and H: scratch is three such arrays at most,
+and delta (G, L). Nothing (G, L, S) is ever allocated.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._fused_support import Workspace, fast_exp, shaped
+from ._jit import njit_serial
+
+__all__ = ["flash_attention_forward", "flash_attention_backward"]
+
+BLOCK = 128                 # query rows (forward) or key columns (backward) per block
+SCRATCH_BYTES = 2 << 20     # at most this much per scratch array: (batch, head) pairs per pass
+
+
+def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+    """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
+    with Workspace() as workspace:
+        _forward(q, k, v, float(scale), bool(causal), out, lse, workspace)
+
+
+def _groups_per_pass(block: int, length: int, itemsize: int) -> int:
+    """How many of the G (batch, head) pairs one pass takes: a (groups, block, length)
+    scratch array then stays within SCRATCH_BYTES (cache-sized, and bounded whatever G)."""
+    return max(1, SCRATCH_BYTES // (block * length * itemsize))
+
+
+def _forward(q, k, v, scale, causal, out, lse, workspace) -> None:
+    groups, length, source = q.shape[0], q.shape[1], k.shape[1]
+    if source == 0 or length == 0:
+        out.fill(0)
+        lse.fill(-np.inf)
+        return
+    block = min(BLOCK, length)
+    step = min(groups, _groups_per_pass(block, source, q.dtype.itemsize))
+    scratch = workspace.empty(step * block * source, q.dtype)
+    keys_t = k.transpose(0, 2, 1)                                        # (G, E, S) view
+    for g0 in range(0, groups, step):
+        g1 = min(g0 + step, groups)
+        for i0 in range(0, length, block):
+            i1 = min(i0 + block, length)
+            seen = min(i1, source) if causal else source     # row i sees keys j <= i (top-left)
+            scores = shaped(scratch, g1 - g0, i1 - i0, seen)                 # (g, R, n)
+            np.matmul(q[g0:g1, i0:i1], keys_t[g0:g1, :, :seen], out=scores)
+            _probabilities(scores, scale, i0, causal, lse[g0:g1])
+            np.matmul(scores, v[g0:g1, :seen], out=out[g0:g1, i0:i1])
+
+
+def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
+                             grad_v) -> None:
+    """grad_q, grad_k, grad_v (any may be None) from grad_out (G, L, Ev) and forward's out, lse."""
+    with Workspace() as workspace:
+        _backward(grad_out, q, k, v, out, lse, float(scale), bool(causal), grad_q, grad_k, grad_v,
+                  workspace)
+
+
+def _backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v, workspace) -> None:
+    groups, length, source = q.shape[0], q.shape[1], k.shape[1]
+    if source == 0 or length == 0:
+        for grad in (grad_q, grad_k, grad_v):
+            if grad is not None:
+                grad.fill(0)
+        return
+    block = min(BLOCK, source)
+    step = min(groups, _groups_per_pass(block, length, q.dtype.itemsize))
+    delta = shaped(workspace.empty(groups * length, q.dtype), groups, length)       # (G, L)
+    np.einsum("gld,gld->gl", grad_out, out, out=delta)
+    probs_flat = workspace.empty(step * length * block, q.dtype)
+    grad_scores_flat = workspace.empty(step * length * block, q.dtype)
+    partial_flat = (workspace.empty(step * length * q.shape[2], q.dtype)
+                    if grad_q is not None and source > block else None)
+    for g0 in range(0, groups, step):
+        g1 = min(g0 + step, groups)
+        for j0 in range(0, source, block):
+            j1 = min(j0 + block, source)
+            first_row = j0 if causal else 0         # query rows that see any of keys j0..j1-1
+            if first_row >= length:                 # (causal, S > L): keys no query sees
+                for grad in (grad_k, grad_v):
+                    if grad is not None:
+                        grad[g0:g1, j0:j1] = 0
+                continue
+            rows = length - first_row
+            q_rows, grad_out_rows = q[g0:g1, first_row:], grad_out[g0:g1, first_row:]  # (g, R, E|Ev)
+            probs = shaped(probs_flat, g1 - g0, rows, j1 - j0)                        # (g, R, n)
+            grad_scores = shaped(grad_scores_flat, g1 - g0, rows, j1 - j0)            # (g, R, n)
+            np.matmul(q_rows, k[g0:g1, j0:j1].transpose(0, 2, 1), out=probs)
+            np.matmul(grad_out_rows, v[g0:g1, j0:j1].transpose(0, 2, 1), out=grad_scores)
+            _probabilities_backward(probs, grad_scores, lse[g0:g1], delta[g0:g1], scale, first_row, j0, causal)
+            if grad_v is not None:
+                np.matmul(probs.transpose(0, 2, 1), grad_out_rows, out=grad_v[g0:g1, j0:j1])
+            if grad_k is not None:
+                np.matmul(grad_scores.transpose(0, 2, 1), q_rows, out=grad_k[g0:g1, j0:j1])
+            if grad_q is not None:
+                if j0 == 0:                          # the first block covers every query row
+                    np.matmul(grad_scores, k[g0:g1, j0:j1], out=grad_q[g0:g1])
+                else:
+                    partial = shaped(partial_flat, g1 - g0, rows, grad_q.shape[2])    # (g, R, E)
+                    np.matmul(grad_scores, k[g0:g1, j0:j1], out=partial)
+                    grad_q[g0:g1, first_row:] += partial
+
+
+@njit_serial
+def _probabilities(scores, scale, row0, causal, lse):
+    """In place: scores (G, R, n) of query rows row0.. -> softmax(scale * scores) over the
+    keys each row sees (0 beyond them); lse[g, row0 + r] = logsumexp(scale * scores)."""
+    groups, rows, seen = scores.shape
+    for index in range(groups * rows):
+        g, r = index // rows, index % rows
+        limit = min(row0 + r + 1, seen) if causal else seen
+        peak = -np.inf
+        for j in range(limit):
+            peak = max(peak, scale * scores[g, r, j])
+        total = 0.0
+        for j in range(limit):
+            p = fast_exp(scale * scores[g, r, j] - peak)
+            scores[g, r, j] = p
+            total += p
+        inverse = 1.0 / total
+        for j in range(limit):
+            scores[g, r, j] *= inverse
+        for j in range(limit, seen):
+            scores[g, r, j] = 0.0
+        lse[g, row0 + r] = peak + math.log(total)
+
+
+@njit_serial
+def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, causal):
+    """In place, for query rows row0.. and key columns col0..:
+    scores -> P = exp(scale * scores - lse) (0 where masked),
+    grad_probs (dO Vᵀ) -> dS * scale = P * (grad_probs - delta) * scale."""
+    groups, rows, width = scores.shape
+    for index in range(groups * rows):
+        g, r = index // rows, index % rows
+        limit = min(row0 + r + 1 - col0, width) if causal else width
+        shift = np.float64(lse[g, row0 + r])
+        d = np.float64(delta[g, row0 + r])
+        for j in range(limit):
+            p = fast_exp(scale * scores[g, r, j] - shift)
+            scores[g, r, j] = p
+            grad_probs[g, r, j] = p * (grad_probs[g, r, j] - d) * scale
+        for j in range(max(limit, 0), width):
+            scores[g, r, j] = 0.0
+            grad_probs[g, r, j] = 0.0

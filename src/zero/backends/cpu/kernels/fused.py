@@ -1,0 +1,64 @@
+"""Fused kernels (the book's OpLinearBias, OpFFN, OpLinearCrossEntropy, OpFlashAttention).
+
+The contract: every device's kernels module offers these names and signatures (a CUDA
+backend implements them with cuBLAS and Triton). Float arrays share one dtype (float32
+or float64); "N" is the number of rows after the op flattened the leading dimensions.
+Inputs may be strided where noted, outputs are C-contiguous and written, never returned;
+a gradient output passed as ``None`` is not wanted and not computed.
+
+    linear_forward(x, weight, bias, out)
+        x (N, IN); weight (OUT, IN), any strides; bias (OUT,) or None; out (N, OUT)
+        out = x @ weightᵀ + bias
+    linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias)
+        grad_out (N, OUT); grad_x (N, IN) = grad_out @ weight;
+        grad_weight (OUT, IN) = grad_outᵀ @ x; grad_bias (OUT,) = column sums of grad_out.
+        x may be None when grad_weight is; weight may be None when grad_x is.
+
+    ffn_forward(x, w1, b1, w2, b2, approximate, out)
+        x (N, C); w1 (H, C); b1 (H,) or None; w2 (C2, H); b2 (C2,) or None; out (N, C2)
+        out = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2, approximate "none" (erf) or "tanh".
+        The hidden (N, H) activation exists only during the call.
+    ffn_backward(grad_out, x, w1, b1, w2, approximate, grad_x, grad_w1, grad_b1, grad_w2, grad_b2)
+        grad_out (N, C2); recomputes the hidden activation from x; each gradient has its
+        input's shape.
+
+    linear_cross_entropy_forward(x, weight, target, ignore_index, chunk_size, loss, lse)
+        x (N, C); weight (V, C), any strides; target (N,) int64/int32, each in [0, V) or
+        ignore_index; loss (N,) = lse - logits[target], 0 on ignored rows; lse (N,) the
+        logsumexp of each row of logits = x @ weightᵀ. Works chunk_size rows at a time:
+        never more than (chunk_size, V) logits exist.
+    linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index, chunk_size,
+                                  grad_x, grad_weight)
+        grad_loss (N,) the upstream gradient of each row's loss; lse from forward.
+        d logits = grad_loss * (softmax(logits) - onehot(target)), 0 on ignored rows,
+        recomputed chunk by chunk; grad_x (N, C) = d logits @ weight;
+        grad_weight (V, C) = d logitsᵀ @ x.
+
+    flash_attention_forward(q, k, v, scale, causal, out, lse)
+        q (G, L, E); k (G, S, E); v (G, S, Ev); out (G, L, Ev); lse (G, L); G = B * H.
+        scores = scale * q @ kᵀ; with causal, query i sees keys j <= i (top-left aligned,
+        as PyTorch's is_causal); out = softmax(scores) @ v; lse = logsumexp of each row of
+        the (masked) scores. Never allocates (G, L, S).
+    flash_attention_backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v)
+        grad_out, out (G, L, Ev); lse (G, L) from forward; grad_q, grad_k, grad_v shaped as
+        q, k, v. Recomputes the probabilities block by block.
+
+Softmax statistics are accumulated in float64. On the CPU: every product is one BLAS call
+(batched over G for attention) on transposed views, the row-wise work is Numba, and the
+temporaries come from the caching allocator (``_fused_support``).
+
+The Numba passes here are serial on purpose. Each sits between two multi-threaded GEMMs,
+and OpenBLAS's threads keep spinning for a while after a call: a parallel Numba region
+started then fights them for the cores. Measured on 2 cores (attention block, 48 heads):
+the softmax pass took 66 ms in parallel against 6 ms serially, and the GEMM after it
+28 ms against 2.6 ms, as Numba's OpenMP threads spun in turn.
+"""
+from __future__ import annotations
+
+from ._fused_attention import flash_attention_backward, flash_attention_forward
+from ._fused_cross_entropy import linear_cross_entropy_backward, linear_cross_entropy_forward
+from ._fused_linear import ffn_backward, ffn_forward, linear_backward, linear_forward
+
+__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward",
+           "linear_cross_entropy_forward", "linear_cross_entropy_backward",
+           "flash_attention_forward", "flash_attention_backward"]

@@ -1,0 +1,42 @@
+"""Argument checks shared by the fused ops: messages name the op and the operands."""
+from __future__ import annotations
+
+from ...errors import DTypeError, ShapeError, describe
+from ...tensor.tensor import Tensor
+
+
+def shown(x) -> str:
+    """How a message shows an argument: a tensor's dtype, shape and device, else its type."""
+    return describe(x) if isinstance(x, Tensor) else type(x).__name__
+
+
+def check_floats(op: str, **operands) -> None:
+    """Each operand (None allowed, for optional ones) is a floating-point tensor, all of one
+    dtype, the first one's."""
+    first = None
+    for name, t in operands.items():
+        if t is None:
+            continue
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{op}: {name} must be a tensor, got {type(t).__name__}")
+        if not t.dtype.is_floating_point:
+            raise DTypeError(f"{op}: {name} must be floating point, got {describe(t)}")
+        if first is None:
+            first = (name, t)
+        elif t.dtype is not first[1].dtype:
+            raise DTypeError(f"{op}: {name} {describe(t)} must have the dtype of {first[0]} "
+                             f"({describe(first[1])}); convert one with .to(dtype)")
+
+
+def check_shape(op: str, name: str, t, shape: tuple, meaning: str) -> None:
+    if t is not None and t.shape != shape:
+        raise ShapeError(f"{op}: {name} must have shape {list(shape)} ({meaning}), got {describe(t)}")
+
+
+def rows_of(x: Tensor, width: int) -> Tensor:
+    """(*, width) -> a contiguous (N, width) tensor without graph (a view when possible)."""
+    return x.detach().contiguous().reshape(-1, width)
+
+
+def array_or_none(t):
+    return None if t is None else t._array

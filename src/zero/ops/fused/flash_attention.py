@@ -1,0 +1,81 @@
+"""Scaled dot-product attention as one flash-style op (the book's ``OpFlashAttention``).
+
+    q (..., L, E)   k (..., S, E)   v (..., S, Ev)   ->   out (..., L, Ev)
+    out = softmax(scale * q @ kᵀ  [+ causal mask: query i sees keys j <= i]) @ v
+
+The leading dimensions (batch, heads) must be equal in q, k and v; they are flattened
+to G. Across forward and backward the op keeps only q, k, v, the output and one number
+per query row, the log-sum-exp of its scores (G, L): never the (G, L, S) scores or
+probabilities. The composition of basic ops keeps the probabilities (G·L·S elements:
+for the book's GPT, B=64, H=6, T=256, 100 MB per layer in float32) and a scaled copy of
+q. Backward recomputes the probabilities block by block from q, k and lse (the
+flash-attention backward):
+
+    D  = rowsum(dO * O)                P  = exp(scale * q kᵀ - lse)
+    dV = Pᵀ dO      dP = dO vᵀ         dS = P * (dP - D)
+    dQ = scale * dS k                  dK = scale * dSᵀ q
+
+Work: backward adds one GEMM (q kᵀ again) to the composition's six, but with is_causal
+the products skip the blocks of keys above the diagonal (at T = 256 and blocks of 128,
+a quarter of them), so the fused op computes a little less in all.
+"""
+from __future__ import annotations
+
+import math
+
+from ...autograd.op import Op
+from ...errors import ShapeError, describe
+from ...tensor.meta import numel
+from ...tensor.tensor import Tensor
+from ._checks import check_floats
+
+
+def _check(q, k, v) -> None:
+    op = "flash_attention"
+    check_floats(op, query=q, key=k, value=v)
+    for name, t in (("query", q), ("key", k), ("value", v)):
+        if t.ndim < 2:
+            raise ShapeError(f"{op}: {name} needs at least 2 dimensions (..., length, features), got "
+                             f"{describe(t)}")
+    if not q.shape[:-2] == k.shape[:-2] == v.shape[:-2]:
+        raise ShapeError(f"{op}: query {describe(q)}, key {describe(k)} and value {describe(v)} must "
+                         "have the same leading (batch, head) dimensions")
+    if q.shape[-1] != k.shape[-1]:
+        raise ShapeError(f"{op}: query {describe(q)} and key {describe(k)} must have the same feature "
+                         "size E (last dimension)")
+    if k.shape[-2] != v.shape[-2]:
+        raise ShapeError(f"{op}: key {describe(k)} and value {describe(v)} must have the same length S")
+
+
+class FlashAttention(Op):
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, scale=None, causal: bool = True):
+        _check(q, k, v)
+        batch, length, source = q.shape[:-2], q.shape[-2], k.shape[-2]
+        groups = numel(batch)
+        if scale is None:
+            scale = 1.0 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
+        qg, kg, vg = (t.detach().contiguous().reshape(groups, t.shape[-2], t.shape[-1])
+                      for t in (q, k, v))                                   # (G, L|S, E|Ev)
+        out = Tensor._empty((groups, length, v.shape[-1]), q.dtype, q.device)   # (G, L, Ev)
+        lse = Tensor._empty((groups, length), q.dtype, q.device)                # (G, L)
+        q.device.kernels.flash_attention_forward(qg._array, kg._array, vg._array, float(scale), bool(causal),
+                                                 out._array, lse._array)
+        self.save_for_backward(qg, kg, vg, out, lse)
+        self.scale, self.causal = float(scale), bool(causal)
+        self.shapes = (q.shape, k.shape, v.shape)
+        return out.reshape(batch + (length, v.shape[-1]))
+
+    def backward(self, grad):
+        qg, kg, vg, out, lse = self.saved_tensors
+        grad_out = grad.contiguous().reshape(out.shape)                      # (G, L, Ev)
+        grads = [Tensor._empty(t.shape, t.dtype, t.device) if need else None
+                 for t, need in zip((qg, kg, vg), self.needs_input_grad)]
+        grad.device.kernels.flash_attention_backward(
+            grad_out._array, qg._array, kg._array, vg._array, out._array, lse._array, self.scale,
+            self.causal, *(None if g is None else g._array for g in grads))
+        return tuple(None if g is None else g.reshape(shape) for g, shape in zip(grads, self.shapes))
+
+
+def flash_attention(q: Tensor, k: Tensor, v: Tensor, scale=None, is_causal: bool = True) -> Tensor:
+    """softmax(scale · q kᵀ [causal]) v without keeping the (…, L, S) scores (see the module)."""
+    return FlashAttention.apply(q, k, v, scale=scale, causal=is_causal)

@@ -1,0 +1,86 @@
+"""Output projection and cross-entropy as one op (the book's ``OpLinearCrossEntropy``).
+
+    x (*, C)   weight (V, C) (GPT: the tied token embedding)   target (*) int
+    logits = x @ weightᵀ  (*, V)        loss = cross_entropy(logits, target)
+
+The (N, V) logits are never kept: forward computes them chunk_size rows at a time and
+keeps only each row's logsumexp (N,); backward recomputes each chunk's logits from x
+and the weight, turns them into d logits = g * (softmax - onehot(target)) in place and
+multiplies them out at once. Peak memory for the logits is one chunk (chunk_size, V),
+whatever N; the price is one more GEMM of N·V·C (4 instead of 3) per step.
+
+Reductions as in ``cross_entropy``: "mean" over the rows whose target is not
+ignore_index (nan when there are none), "sum", or "none" (the target's shape, 0 on
+ignored rows).
+"""
+from __future__ import annotations
+
+from ... import dtypes
+from ...errors import DTypeError, ShapeError, describe
+from ...tensor.tensor import Tensor
+from ..loss import ClassLoss, _check_targets, check_reduction
+from ._checks import array_or_none, check_floats, rows_of, shown
+
+CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB
+MIN_CHUNK_ROWS = 16
+
+
+def default_chunk_size(vocab: int, itemsize: int) -> int:
+    """Rows per chunk so that a chunk's (rows, vocab) logits take about CHUNK_BYTES."""
+    return max(MIN_CHUNK_ROWS, CHUNK_BYTES // max(1, vocab * itemsize))
+
+
+class LinearCrossEntropy(ClassLoss):
+    name_in_errors = "linear_cross_entropy"
+
+    def forward(self, x: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,
+                reduction: str = "mean", chunk_size=None):
+        op = self.name_in_errors
+        check_reduction(op, reduction)
+        check_floats(op, input=x, weight=weight)
+        if not isinstance(target, Tensor) or target.dtype not in (dtypes.int64, dtypes.int32):
+            raise DTypeError(f"{op}: target must be an int64 or int32 tensor of class indices, got "
+                             f"{shown(target)}")
+        if weight.ndim != 2 or x.ndim == 0 or x.shape[-1] != weight.shape[1]:
+            raise ShapeError(f"{op}: input {describe(x)} must end in the embedding size of weight "
+                             f"{describe(weight)} ([vocab, embedding])")
+        if target.shape != x.shape[:-1]:
+            raise ShapeError(f"{op}: target {describe(target)} must have the input's shape without its "
+                             f"last dimension, {list(x.shape[:-1])} (input {describe(x)})")
+        if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
+            raise ValueError(f"{op}: chunk_size must be a positive int or None, got {chunk_size!r}")
+        vocab = weight.shape[0]
+        rows = rows_of(x, weight.shape[1])                                  # (N, C)
+        weight = weight.detach()
+        target_rows = target.detach().reshape(-1).contiguous()              # (N,)
+        _check_targets(op, target_rows, vocab, ignore_index)
+        self.chunk_size = chunk_size or default_chunk_size(vocab, x.dtype.itemsize)
+        self.reduction, self.ignore_index = reduction, int(ignore_index)
+        self.in_shape, self.target_shape = x.shape, target.shape
+        loss_rows = Tensor._empty((rows.shape[0],), x.dtype, x.device)       # (N,)
+        lse_rows = Tensor._empty((rows.shape[0],), x.dtype, x.device)        # (N,)
+        x.device.kernels.linear_cross_entropy_forward(rows._array, weight._array, target_rows._array,
+                                                      self.ignore_index, self.chunk_size, loss_rows._array,
+                                                      lse_rows._array)
+        out, divisor = self.reduce(loss_rows, target_rows, None)
+        self.save_for_backward(rows, weight, target_rows, lse_rows, divisor)
+        return out
+
+    def backward(self, grad):
+        rows, weight, target_rows, lse_rows, divisor = self.saved_tensors
+        need_x, need_weight = self.needs_input_grad[:2]
+        dtype, device = grad.dtype, grad.device
+        grad_x = Tensor._empty(rows.shape, dtype, device) if need_x else None
+        grad_weight = Tensor._empty(weight.shape, dtype, device) if need_weight else None
+        grad_rows = self.row_gradients(grad, divisor, rows.shape[0])          # (N,)
+        device.kernels.linear_cross_entropy_backward(
+            grad_rows._array, rows._array, weight._array, target_rows._array, lse_rows._array,
+            self.ignore_index, self.chunk_size, array_or_none(grad_x), array_or_none(grad_weight))
+        return (grad_x.reshape(self.in_shape) if need_x else None, grad_weight, None)
+
+
+def linear_cross_entropy(x: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,
+                         reduction: str = "mean", chunk_size=None) -> Tensor:
+    """cross_entropy(x @ weightᵀ, target) without keeping the (N, V) logits."""
+    return LinearCrossEntropy.apply(x, weight, target, ignore_index=ignore_index, reduction=reduction,
+                                    chunk_size=chunk_size)
