@@ -52,3 +52,15 @@ def rng_state() -> dict:
 def restore_rng_state(state: dict) -> None:
     zero_random.set_rng_state(state["zero"])
 
+
+
+def peak_memory(device: Device) -> int:
+    """Peak bytes held by tensors on the device since start-up (the allocator's statistics)."""
+    return device.backend.allocator.memory_stats()["peak_bytes"]
+
+
+def trim_device_pool(device: Device) -> None:
+    """Return cached device blocks before and after sampling (the book's TrimFreePool): the
+    training-sized blocks would not be reused by a batch of one. The CPU keeps its cache."""
+    if device.type == "cuda":
+        device.backend.allocator.empty_cache()

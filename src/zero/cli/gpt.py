@@ -1,6 +1,125 @@
-"""Character-level GPT: prepare a text, train, sample. (Coming with the GPT issue.)"""
+"""Character-level GPT (the book's StoneGPT): prepare a text, train, sample.
+
+  zero gpt prepare TEXT_FILE --out DIR     vocab.txt, train.bin, val.bin (90/10)
+  zero gpt train [--data DIR] [--out RUN]  the book's loop; checkpoints into RUN
+  zero gpt sample --run RUN [--prompt T]   continue a prompt from the checkpoint
+
+Without --data, `train` uses the text of Python's documentation topics
+(pydoc_data.topics, in every Python installation), prepared into the cache.
+"""
 from __future__ import annotations
 
+import argparse
+import os
+from pathlib import Path
 
-def add_arguments(parser) -> None:
-    parser.set_defaults(run=lambda args: print("zero gpt: not implemented yet") or 1)
+from ..data.text import VAL_FILE, CharTokenizer, prepare_file, prepare_text
+from ..errors import DataError
+from ..models.gpt import GPT, GPTConfig
+from ..random import Generator, manual_seed
+from ..serialization import load
+from ..tensor.creation import tensor
+from .common import resolve_device
+from .gpt_train import CHECKPOINT, train
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    prepare = commands.add_parser("prepare", help="turn a UTF-8 text into character-level training data")
+    prepare.add_argument("text", metavar="TEXT_FILE")
+    prepare.add_argument("--out", required=True, metavar="DIR")
+    prepare.set_defaults(handler=run_prepare)
+
+    t = commands.add_parser("train", help="train a GPT on prepared data",
+                            formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    t.add_argument("--data", metavar="DIR", help="prepared data (default: Python's documentation topics)")
+    t.add_argument("--out", default="runs/gpt", metavar="RUN_DIR", help="where checkpoints go")
+    t.add_argument("--device", default="cpu", help="cpu or cuda")
+    t.add_argument("--steps", type=int, default=30, help="optimizer steps (the book's CPU smoke run is 30)")
+    t.add_argument("--batch-size", type=int, default=64)
+    t.add_argument("--block-size", type=int, default=256)
+    t.add_argument("--n-layer", type=int, default=6)
+    t.add_argument("--n-head", type=int, default=6)
+    t.add_argument("--n-embd", type=int, default=384)
+    t.add_argument("--dropout", type=float, default=0.2)
+    t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    t.add_argument("--min-lr", type=float, default=1e-4)
+    t.add_argument("--warmup", type=int, default=100, help="linear warm-up steps")
+    t.add_argument("--weight-decay", type=float, default=0.1)
+    t.add_argument("--grad-clip", type=float, default=1.0, help="global gradient norm limit (0: off)")
+    t.add_argument("--eval-interval", type=int, default=500, help="steps between validation and checkpoint")
+    t.add_argument("--eval-iters", type=int, default=20, help="batches per loss estimate")
+    t.add_argument("--log-interval", type=int, default=10)
+    t.add_argument("--sample-tokens", type=int, default=200, help="length of the sample at each evaluation")
+    t.add_argument("--seed", type=int, default=1337)
+    t.add_argument("--resume", action="store_true", help="continue from RUN_DIR's checkpoint")
+    t.add_argument("--metrics", metavar="FILE", help="one JSON object per logged step")
+    t.set_defaults(handler=run_train)
+
+    s = commands.add_parser("sample", help="generate text from a trained run")
+    s.add_argument("--run", required=True, metavar="RUN_DIR")
+    s.add_argument("--prompt", default="", help="text to continue (default: a newline, if in the vocabulary)")
+    s.add_argument("--tokens", type=int, default=500)
+    s.add_argument("--temperature", type=float, default=0.8)
+    s.add_argument("--top-k", type=int, default=None)
+    s.add_argument("--seed", type=int, default=0)
+    s.add_argument("--device", default="cpu")
+    s.add_argument("--no-cache", action="store_true", help="recompute the window each token (slower)")
+    s.set_defaults(handler=run_sample)
+
+
+def run_prepare(args) -> int:
+    meta = prepare_file(args.text, args.out)
+    print(f"prepared {args.text}: {meta['characters']:,} characters, vocabulary of {meta['vocab_size']:,}, "
+          f"{meta['train_tokens']:,} train and {meta['val_tokens']:,} val tokens in {args.out}")
+    return 0
+
+
+def default_corpus_dir() -> Path:
+    base = Path(os.environ["ZERO_DATA"]) if os.environ.get("ZERO_DATA") else Path.home() / ".cache" / "zero"
+    return base / "gpt" / "pydoc-topics"
+
+
+def prepare_default_corpus() -> Path:
+    """Python's documentation topics, prepared once into the cache."""
+    import pydoc_data.topics  # noqa: PLC0415
+
+    directory = default_corpus_dir()
+    if not (directory / VAL_FILE).is_file():
+        topics = pydoc_data.topics.topics
+        text = "\n\n".join(topics[name] for name in sorted(topics))
+        prepare_text(text, directory, source="pydoc_data.topics")
+    return directory
+
+
+def run_train(args) -> int:
+    if args.data is None:
+        args.data = str(prepare_default_corpus())
+        print(f"data: no --data given; using Python's documentation topics (pydoc_data.topics), "
+              f"prepared in {args.data}")
+    return train(args)
+
+
+def run_sample(args) -> int:
+    device = resolve_device(args.device)
+    path = Path(args.run) / CHECKPOINT
+    if not path.is_file():
+        raise DataError(f"{args.run}: no checkpoint {CHECKPOINT} (train with `zero gpt train --out {args.run}`)")
+    checkpoint = load(path)
+    tokenizer = CharTokenizer(checkpoint["vocab"])
+    model = GPT(GPTConfig(**checkpoint["config"]["model"]))
+    model.load_state_dict(checkpoint["model"])
+    model.to(device)
+    prompt = args.prompt or ("\n" if "\n" in tokenizer.index else tokenizer.chars[0])
+    for position, char in enumerate(prompt):
+        if char not in tokenizer.index:
+            raise DataError(f"--prompt: the character {char!r} (U+{ord(char):04X}) at position {position} is not "
+                            f"in the vocabulary of {len(tokenizer)} characters this model was trained on")
+    ids = tokenizer.encode(prompt)
+    manual_seed(args.seed)
+    out = model.generate(tensor(ids[None, :].astype("int64"), device=device), args.tokens,
+                         temperature=args.temperature, top_k=args.top_k, generator=Generator(seed=args.seed),
+                         use_cache=not args.no_cache)
+    print(tokenizer.decode(out[0].tolist()))
+    return 0

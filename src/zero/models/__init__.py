@@ -1,4 +1,5 @@
 """Models built only from zero.nn and zero.nn.functional."""
+from .gpt import GPT, GPTConfig
 from .mlp import MLP
 
-__all__ = ["MLP"]
+__all__ = ["GPT", "GPTConfig", "MLP"]
