@@ -18,14 +18,7 @@ class Parameter(Tensor):
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter wraps a zero.Tensor, got {type(data).__name__}")
-        p = object.__new__(cls)
-        p._array = data._array
-        p._storage = data._storage
-        p._meta = data._meta
-        p.grad_fn = None
-        p.grad = None
-        p._requires_grad = False
-        p._retains_grad = False
+        p = data._alias(cls)
         if requires_grad:
             p.requires_grad_(True)
         return p

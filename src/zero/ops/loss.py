@@ -155,8 +155,11 @@ class CrossEntropy(ClassLoss):
     def backward(self, grad):
         rows, target_rows, logsumexp, weight, divisor = self.saved_tensors
         grad_rows = Tensor._empty(rows.shape, rows.dtype, rows.device)   # (R, C)
+        # Held in a local: a temporary tensor dying while the kernel still reads its array would
+        # look to the allocator like memory exported to NumPy, and its block would not be reused.
+        row_grads = self.row_gradients(grad, divisor, rows.shape[0])     # (R,)
         grad.device.kernels.cross_entropy_backward(
-            self.row_gradients(grad, divisor, rows.shape[0])._array, rows._array, target_rows._array,
+            row_grads._array, rows._array, target_rows._array,
             None if weight is None else weight._array, logsumexp._array, self.ignore_index,
             self.label_smoothing, grad_rows._array)
         return self.restore(grad_rows), None, None, None, None, None
@@ -181,8 +184,9 @@ class NLLLoss(ClassLoss):
     def backward(self, grad):
         target_rows, weight, divisor = self.saved_tensors
         grad_rows = Tensor._empty(self.rows_shape, self.dtype, grad.device)  # (R, C)
+        row_grads = self.row_gradients(grad, divisor, self.rows_shape[0])    # (R,), held (see above)
         grad.device.kernels.nll_loss_backward(
-            self.row_gradients(grad, divisor, self.rows_shape[0])._array, target_rows._array,
+            row_grads._array, target_rows._array,
             None if weight is None else weight._array, self.ignore_index, grad_rows._array)
         return self.restore(grad_rows), None, None, None, None
 

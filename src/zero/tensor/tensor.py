@@ -59,9 +59,10 @@ class Tensor(TensorMethods):
         meta = self._meta
         return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device))
 
-    def _alias(self) -> "Tensor":
-        """Same storage and metadata, no graph, no grad: what ops save for backward."""
-        t = object.__new__(Tensor)
+    def _alias(self, cls: type | None = None) -> "Tensor":
+        """Same storage and metadata, no graph, no grad: what ops save for backward (and,
+        with ``cls=Parameter``, what a Parameter wraps)."""
+        t = object.__new__(cls or Tensor)
         t._array = self._array
         t._storage = self._storage
         t._meta = self._meta
