@@ -21,7 +21,7 @@ from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, s
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
 from .ops.reduction import argmax, argmin
-from . import autograd, cpu, errors, profiler  # noqa: F401
+from . import autograd, cpu, cuda, errors, profiler  # noqa: F401
 from . import nn, optim  # noqa: F401,E402
 from . import data  # noqa: F401,E402
 from .serialization import load, save  # noqa: E402

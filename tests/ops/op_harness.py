@@ -16,13 +16,21 @@ the checked function, into a tensor of the requested shape:
 
 The forward is compared with ``numpy_fn`` (evaluated in float64 on the same values)
 in float32 and float64; the backward with ``zero.autograd.gradcheck`` in float64.
+
+``ZERO_TEST_DEVICE=cuda`` (scripts/gpu-check.sh on a GPU machine) makes every tensor on
+that device instead: the forward is compared with NumPy as above, and the float64
+gradients with the CPU's analytic ones (which the CPU run checks with gradcheck).
 """
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
 import zero
 from zero.autograd import gradcheck
+
+DEVICE = os.environ.get("ZERO_TEST_DEVICE", "cpu")
 
 FLOAT_DTYPES = (zero.float32, zero.float64)
 TOLERANCE = {zero.float32: dict(rtol=2e-5, atol=2e-5), zero.float64: dict(rtol=1e-9, atol=1e-10)}
@@ -194,7 +202,7 @@ def check_op(zero_fn, numpy_fn, shapes, *, low=-2.0, high=2.0, grad=True, layout
             cast = [v.astype(dtype.numpy) if lay is not None else v for lay, v in zip(case_layouts, leaves)]
             expected = _to_numpy_outputs(numpy_fn(*[np.asarray(v, dtype=np.float64) if lay is not None else v
                                                     for lay, v in zip(case_layouts, numpy_inputs(cast))]))
-            tensors = [zero.tensor(v) if isinstance(v, np.ndarray) else v for v in cast]
+            tensors = [zero.tensor(v, device=DEVICE) if isinstance(v, np.ndarray) else v for v in cast]
             got = _zero_outputs(zero_function(*tensors))
             assert len(got) == len(expected), f"[{name}, {dtype}] {len(got)} outputs, expected {len(expected)}"
             tolerance = dict(TOLERANCE[dtype])
@@ -206,19 +214,35 @@ def check_op(zero_fn, numpy_fn, shapes, *, low=-2.0, high=2.0, grad=True, layout
                 want_dtype = out_dtype if out_dtype is not None else _expected_dtype(e, dtype)
                 assert g.dtype is want_dtype, f"{context} dtype {g.dtype}, expected {want_dtype}"
                 if e.dtype.kind in "biu":
-                    np.testing.assert_array_equal(g.numpy(), e, err_msg=context)
+                    np.testing.assert_array_equal(g.cpu().numpy(), e, err_msg=context)
                 else:
-                    np.testing.assert_allclose(g.numpy().astype(np.float64), e, err_msg=context, **tolerance)
+                    np.testing.assert_allclose(g.cpu().numpy().astype(np.float64), e, err_msg=context, **tolerance)
             checked += 1
 
-        leaves64 = [zero.tensor(v, dtype=zero.float64, requires_grad=True) if lay is not None
-                    else (zero.tensor(v) if isinstance(v, np.ndarray) else v)
+        leaves64 = [zero.tensor(v, dtype=zero.float64, requires_grad=True, device=DEVICE) if lay is not None
+                    else (zero.tensor(v, device=DEVICE) if isinstance(v, np.ndarray) else v)
                     for lay, v in zip(case_layouts, leaves)]
-        if grad:
+        if grad and DEVICE == "cpu":
             gradcheck(zero_function, leaves64, atol=grad_atol, rtol=grad_rtol)
+        elif grad:
+            _check_grads_match_cpu(zero_function, leaves64, f"[{name}]")
         else:
             for out in _zero_outputs(zero_function(*leaves64)):
                 assert not out.requires_grad and out.grad_fn is None, \
                     f"[{name}] a non-differentiable op recorded a graph"
     assert checked, "no layout applied: the harness checked nothing"
     return checked
+
+
+def _check_grads_match_cpu(fn, leaves, context: str) -> None:
+    """On another device: the float64 gradients equal the CPU's for the same cotangents."""
+    copies = [t.detach().cpu().requires_grad_(t.requires_grad) if isinstance(t, zero.Tensor) else t for t in leaves]
+    grads = []
+    for inputs in (leaves, copies):
+        outputs = [o for o in _zero_outputs(fn(*inputs)) if o.requires_grad]
+        rng = np.random.default_rng(1)
+        total = sum((o * zero.tensor(rng.standard_normal(o.shape), device=o.device)).sum() for o in outputs)
+        total.backward()
+        grads.append([t.grad.cpu().numpy() for t in inputs if isinstance(t, zero.Tensor) and t.requires_grad])
+    for k, (got, want) in enumerate(zip(*grads)):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9, err_msg=f"{context} gradient of input {k}")

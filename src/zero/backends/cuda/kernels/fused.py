@@ -1,0 +1,197 @@
+"""Fused kernels on the GPU: linear, GELU FFN, linear + cross-entropy, flash attention.
+
+The contract is the CPU one (``zero.backends.cpu.kernels.fused``, whose docstring lists
+every signature and shape). The products are cuBLAS GEMMs (``linalg.matmul``, reading
+transposed weights as transpose flags); what lies between them is Triton:
+
+    linear           GEMM, then the bias added in place
+    ffn              GEMM -> Triton bias+GELU in place -> GEMM; backward recomputes the
+                     hidden layer and applies GELU' with the bias in one Triton pass
+    linear + CE      per chunk of rows: GEMM into a (chunk, V) scratch, then the Triton
+                     cross-entropy row kernel; backward turns the recomputed logits into
+                     d logits in place and accumulates grad_weight with GEMMs (beta = 1)
+    attention        Triton flash-attention kernels (``triton_kernels.attention``)
+
+Scratch comes from the caching allocator (CuPy allocates through it) and goes back to
+its bucket when the call returns. Under ``TRITON_INTERPRET=1`` these functions also run
+on NumPy arrays (NumPy doing the GEMMs), which is how CI checks them against the CPU.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..triton_kernels.attention import (attention_backward_kv_kernel, attention_backward_q_kernel,
+                                        attention_delta_kernel, attention_forward_kernel)
+from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
+from ._arrays import array_module, contiguous, output
+from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
+from .linalg import fast_matmul, matmul
+from .nn import cross_entropy_backward, cross_entropy_forward
+
+__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward",
+           "linear_cross_entropy_forward", "linear_cross_entropy_backward",
+           "flash_attention_forward", "flash_attention_backward"]
+
+
+# -- linear ---------------------------------------------------------------------------------
+
+
+def linear_forward(x, weight, bias, out) -> None:
+    matmul(x, weight.T, out)                                              # (N, OUT)
+    if bias is not None:
+        out += bias
+
+
+def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None:
+    xp = array_module(grad_out)
+    if grad_x is not None:
+        matmul(grad_out, weight, grad_x)                                  # (N, IN)
+    if grad_weight is not None:
+        matmul(grad_out.T, x, grad_weight)                                # (OUT, IN)
+    if grad_bias is not None:
+        xp.sum(grad_out, axis=0, out=grad_bias)
+
+
+# -- GELU feed-forward --------------------------------------------------------------------
+
+
+def _bias_gelu(h, bias, out, tanh: bool) -> None:
+    """out = gelu(h + bias) over (N, H) rows (out may be h)."""
+    launch(gelu_forward_kernel, elementwise_grid(h.size), h, h if bias is None else contiguous(bias), out, h.size,
+           h.shape[1], HAS_BIAS=bias is not None, TANH=tanh, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+
+
+def _bias_gelu_backward(grad, h, bias, out, tanh: bool) -> None:
+    """out = grad * gelu'(h + bias) (out may be grad or h)."""
+    launch(gelu_backward_kernel, elementwise_grid(h.size), grad, h, h if bias is None else contiguous(bias), out,
+           h.size, h.shape[1], HAS_BIAS=bias is not None, TANH=tanh, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+
+
+def ffn_forward(x, w1, b1, w2, b2, approximate: str, out) -> None:
+    xp = array_module(x)
+    h = xp.empty((x.shape[0], w1.shape[0]), x.dtype)                      # (N, H), freed on return
+    matmul(x, w1.T, h)
+    _bias_gelu(h, b1, h, approximate == "tanh")                           # h <- gelu(h + b1)
+    linear_forward(h, w2, b2, out)
+
+
+def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, grad_b1, grad_w2, grad_b2) -> None:
+    xp = array_module(x)
+    tanh = approximate == "tanh"
+    rows, hidden = x.shape[0], w1.shape[0]
+    h = xp.empty((rows, hidden), x.dtype)                                 # x @ w1ᵀ, bias not added
+    matmul(x, w1.T, h)
+    buffer = xp.empty((rows, hidden), x.dtype)                            # gelu(h + b1), then d gelu
+    if grad_w2 is not None:
+        _bias_gelu(h, b1, buffer, tanh)
+        matmul(grad_out.T, buffer, grad_w2)                               # (C2, H)
+    if grad_b2 is not None:
+        xp.sum(grad_out, axis=0, out=grad_b2)
+    if grad_x is None and grad_w1 is None and grad_b1 is None:
+        return
+    matmul(grad_out, w2, buffer)                                          # d gelu (N, H)
+    _bias_gelu_backward(buffer, h, b1, h, tanh)                           # h <- d pre-activation
+    linear_backward(h, x, w1, grad_x, grad_w1, grad_b1)
+
+
+# -- linear + cross-entropy -----------------------------------------------------------------
+
+
+def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
+    xp = array_module(x)
+    rows, vocab = x.shape[0], weight.shape[0]
+    chunk = max(1, min(int(chunk_size), rows))
+    scratch = xp.empty((chunk, vocab), x.dtype)                           # (R, V)
+    for r0 in range(0, rows, chunk):
+        r1 = min(r0 + chunk, rows)
+        logits = scratch[:r1 - r0]
+        matmul(x[r0:r1], weight.T, logits)
+        cross_entropy_forward(logits, target[r0:r1], None, ignore_index, 0.0, loss[r0:r1], lse[r0:r1])
+
+
+def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
+                                  grad_x, grad_weight) -> None:
+    xp = array_module(x)
+    rows, vocab = x.shape[0], weight.shape[0]
+    if rows == 0:
+        if grad_weight is not None:
+            grad_weight.fill(0)
+        return
+    chunk = max(1, min(int(chunk_size), rows))
+    scratch = xp.empty((chunk, vocab), x.dtype)                           # (R, V)
+    for r0 in range(0, rows, chunk):
+        r1 = min(r0 + chunk, rows)
+        logits = scratch[:r1 - r0]
+        matmul(x[r0:r1], weight.T, logits)
+        # in place: logits -> d logits = g * (softmax - onehot(target)), 0 on ignored rows
+        cross_entropy_backward(grad_loss[r0:r1], logits, target[r0:r1], None, lse[r0:r1], ignore_index, 0.0,
+                               logits)
+        if grad_x is not None:
+            matmul(logits, weight, grad_x[r0:r1])                         # (R, C)
+        if grad_weight is not None:
+            matmul(logits.T, x[r0:r1], grad_weight, accumulate=r0 > 0)    # (V, C) += d logitsᵀ x
+
+
+# -- flash attention --------------------------------------------------------------------------
+
+MAX_GROUPS_PER_LAUNCH = 65535  # the grid's second dimension
+
+
+def _attention_config(q, v):
+    """Tile sizes and dot precision for head sizes E (queries, keys) and Ev (values)."""
+    block_e = max(16, next_power_of_2(q.shape[2]))
+    block_ev = max(16, next_power_of_2(v.shape[2]))
+    tile = 64 if max(block_e, block_ev) <= 64 else 32
+    precision = "tf32" if q.dtype == np.float32 and fast_matmul() else "ieee"
+    return dict(PRECISION=precision, BLOCK_M=tile, BLOCK_N=tile, BLOCK_E=block_e, BLOCK_EV=block_ev,
+                num_warps=4, num_stages=2)
+
+
+def _group_slices(groups: int):
+    for g0 in range(0, groups, MAX_GROUPS_PER_LAUNCH):
+        yield slice(g0, min(g0 + MAX_GROUPS_PER_LAUNCH, groups))
+
+
+def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+    groups, length, width = q.shape
+    source, value_width = k.shape[1], v.shape[2]
+    if source == 0 or length == 0:
+        out.fill(0)
+        lse.fill(-np.inf)
+        return
+    q, k, v = contiguous(q), contiguous(k), contiguous(v)
+    config = _attention_config(q, v)
+    for part in _group_slices(groups):
+        launch(attention_forward_kernel, (cdiv(length, config["BLOCK_M"]), part.stop - part.start),
+               q[part], k[part], v[part], output(out)[part], output(lse)[part], length, source, width, value_width,
+               float(scale), CAUSAL=bool(causal), **config)
+
+
+def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
+                             grad_v) -> None:
+    xp = array_module(q)
+    groups, length, width = q.shape
+    source, value_width = k.shape[1], v.shape[2]
+    if source == 0 or length == 0:
+        for grad in (grad_q, grad_k, grad_v):
+            if grad is not None:
+                grad.fill(0)
+        return
+    q, k, v, grad_out, out = (contiguous(t) for t in (q, k, v, grad_out, out))
+    config = _attention_config(q, v)
+    delta = xp.empty((groups, length), q.dtype)                           # rowsum(dO * O)
+    launch(attention_delta_kernel, (cdiv(groups * length, 64),), grad_out, out, delta, groups * length,
+           value_width, BLOCK_M=64, BLOCK_EV=config["BLOCK_EV"], num_warps=4)
+    common = (length, source, width, value_width, float(scale))
+    if grad_k is not None or grad_v is not None:
+        grad_k = output(grad_k) if grad_k is not None else xp.empty(k.shape, k.dtype)
+        grad_v = output(grad_v) if grad_v is not None else xp.empty(v.shape, v.dtype)
+        for part in _group_slices(groups):
+            launch(attention_backward_kv_kernel, (cdiv(source, config["BLOCK_N"]), part.stop - part.start),
+                   q[part], k[part], v[part], grad_out[part], lse[part], delta[part], grad_k[part], grad_v[part],
+                   *common, CAUSAL=bool(causal), **config)
+    if grad_q is not None:
+        for part in _group_slices(groups):
+            launch(attention_backward_q_kernel, (cdiv(length, config["BLOCK_M"]), part.stop - part.start),
+                   q[part], k[part], v[part], grad_out[part], lse[part], delta[part], output(grad_q)[part],
+                   *common, CAUSAL=bool(causal), **config)

@@ -1,0 +1,215 @@
+"""Neural-network kernels on the GPU: softmax, cross-entropy, NLL, layer norm, dropout.
+
+The contract is the CPU one (``zero.backends.cpu.kernels.nn``, whose docstring
+lists every signature): C-contiguous (rows, C) arrays, outputs written in place,
+``weight``/``bias`` optional. Softmax, log-softmax, cross-entropy, layer norm and
+dropout launch the Triton kernels in ``triton_kernels``; NLL (a gather) is CuPy.
+Dropout draws the CPU's SplitMix64 numbers, so a seed gives the same mask on
+both devices, bit for bit.
+
+Every function here also runs on NumPy arrays under ``TRITON_INTERPRET=1`` (the
+interpreter tests), except the NLL pair and the wide-row layer-norm fallback,
+which are CuPy (or NumPy) array code.
+"""
+from __future__ import annotations
+
+import math
+
+from ..triton_kernels.elementwise import dropout_kernel
+from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
+from ..triton_kernels.softmax import (cross_entropy_backward_kernel, cross_entropy_forward_kernel,
+                                      softmax_backward_kernel, softmax_forward_kernel)
+from ._arrays import array_module, contiguous, flat, output
+from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2, row_block, warps_for
+
+__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
+           "cross_entropy_forward", "cross_entropy_backward", "nll_loss_forward", "nll_loss_backward",
+           "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+
+
+# -- softmax and log-softmax ----------------------------------------------------------------
+
+
+def _softmax(x, out, log: bool) -> None:
+    x = contiguous(x)
+    rows, width = x.shape
+    if rows == 0 or width == 0:
+        return
+    block = row_block(width)
+    launch(softmax_forward_kernel, (rows,), x, output(out), width, LOG=log, BLOCK=block,
+           num_warps=warps_for(block))
+
+
+def _softmax_backward(grad, out, grad_in, log: bool) -> None:
+    rows, width = grad.shape
+    if rows == 0 or width == 0:
+        return
+    block = row_block(width)
+    launch(softmax_backward_kernel, (rows,), contiguous(grad), contiguous(out), output(grad_in), width,
+           LOG=log, BLOCK=block, num_warps=warps_for(block))
+
+
+def softmax_forward(x, out) -> None:
+    _softmax(x, out, False)
+
+
+def log_softmax_forward(x, out) -> None:
+    _softmax(x, out, True)
+
+
+def softmax_backward(grad, out, grad_in) -> None:
+    _softmax_backward(grad, out, grad_in, False)
+
+
+def log_softmax_backward(grad, out, grad_in) -> None:
+    _softmax_backward(grad, out, grad_in, True)
+
+
+# -- cross-entropy ------------------------------------------------------------------------------
+
+
+def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoothing: float,
+                          loss, logsumexp) -> None:
+    logits = contiguous(logits)
+    rows, classes = logits.shape
+    if rows == 0:
+        return
+    block = row_block(classes)
+    launch(cross_entropy_forward_kernel, (rows,), logits, contiguous(target),
+           logits if weight is None else contiguous(weight), output(loss), output(logsumexp), classes,
+           int(ignore_index), float(label_smoothing), HAS_WEIGHT=weight is not None,
+           SMOOTH=label_smoothing > 0.0, BLOCK=block, num_warps=warps_for(block))
+
+
+def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index: int,
+                           label_smoothing: float, grad_logits) -> None:
+    logits = contiguous(logits)
+    rows, classes = logits.shape
+    if rows == 0:
+        return
+    if grad_loss.ndim != 1:
+        grad_loss = contiguous(grad_loss).reshape(-1)
+    stride = grad_loss.strides[0] // grad_loss.itemsize  # 0 for one gradient broadcast to every row
+    block = row_block(classes)
+    launch(cross_entropy_backward_kernel, (rows,), grad_loss, stride, logits, contiguous(target),
+           logits if weight is None else contiguous(weight), contiguous(logsumexp), output(grad_logits),
+           classes, int(ignore_index), float(label_smoothing), HAS_WEIGHT=weight is not None,
+           SMOOTH=label_smoothing > 0.0, BLOCK=block, num_warps=warps_for(block))
+
+
+# -- NLL on log-probabilities (a gather) -----------------------------------------------------
+
+
+def _picked(xp, target, weight, ignore_index: int, dtype):
+    """(valid rows, target with ignored rows pointing at class 0, per-row weight)."""
+    valid = target != ignore_index
+    safe = xp.where(valid, target, 0)
+    row_weight = xp.ones(target.shape, dtype) if weight is None else weight[safe]
+    return valid, safe, row_weight
+
+
+def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
+    xp = array_module(log_probs)
+    valid, safe, row_weight = _picked(xp, target, weight, ignore_index, log_probs.dtype)
+    picked = xp.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
+    xp.copyto(loss, xp.where(valid, -row_weight * picked, 0), casting="unsafe")
+
+
+def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
+    xp = array_module(grad_input)
+    valid, safe, row_weight = _picked(xp, target, weight, ignore_index, grad_input.dtype)
+    grad_input.fill(0)
+    grad_input[xp.arange(safe.shape[0]), safe] = xp.where(valid, -row_weight * grad_loss, 0)
+
+
+# -- layer norm -----------------------------------------------------------------------------
+
+# Widest row a program holds in registers; wider rows take the CuPy composition below.
+LAYER_NORM_MAX_BLOCK = 16384
+# Rows per program in the backward: each program writes one row of partial weight/bias
+# gradients, summed afterwards; a fixed count gives the same sums on every GPU.
+LAYER_NORM_ROWS_PER_PROGRAM = 32
+
+
+def layer_norm_forward(x, weight, bias, eps: float, out, mean, rstd) -> None:
+    x = contiguous(x)
+    rows, width = x.shape
+    if rows == 0:
+        return
+    block = max(16, next_power_of_2(width))
+    if block > LAYER_NORM_MAX_BLOCK:
+        _layer_norm_forward_wide(x, weight, bias, eps, out, mean, rstd)
+        return
+    launch(layer_norm_forward_kernel, (rows,), x, x if weight is None else contiguous(weight),
+           x if bias is None else contiguous(bias), output(out), output(mean), output(rstd), width, float(eps),
+           HAS_WEIGHT=weight is not None, HAS_BIAS=bias is not None, BLOCK=block, num_warps=warps_for(block))
+
+
+def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias) -> None:
+    x = contiguous(x)
+    rows, width = x.shape
+    xp = array_module(x)
+    want_params = grad_weight is not None or grad_bias is not None
+    block = max(16, next_power_of_2(width))
+    if block > LAYER_NORM_MAX_BLOCK:
+        _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias)
+        return
+    programs = max(1, cdiv(rows, LAYER_NORM_ROWS_PER_PROGRAM))
+    partial_weight = xp.empty((programs, width) if want_params else (1, 1), x.dtype)
+    partial_bias = xp.empty_like(partial_weight)
+    if rows:
+        launch(layer_norm_backward_kernel, (programs,), contiguous(grad), x,
+               x if weight is None else contiguous(weight), contiguous(mean), contiguous(rstd), output(grad_x),
+               partial_weight, partial_bias, rows, width, LAYER_NORM_ROWS_PER_PROGRAM,
+               HAS_WEIGHT=weight is not None, WANT_PARAMS=want_params, BLOCK=block, num_warps=warps_for(block))
+    else:
+        partial_weight.fill(0)
+        partial_bias.fill(0)
+    if grad_weight is not None:
+        xp.sum(partial_weight, axis=0, out=grad_weight)
+    if grad_bias is not None:
+        xp.sum(partial_bias, axis=0, out=grad_bias)
+
+
+def _layer_norm_forward_wide(x, weight, bias, eps, out, mean, rstd) -> None:
+    """Rows wider than a program's registers: the same formulas as whole-array operations."""
+    xp = array_module(x)
+    mu = x.mean(axis=1, keepdims=True)
+    centred = x - mu
+    inverse = 1.0 / xp.sqrt((centred * centred).mean(axis=1, keepdims=True) + eps)
+    y = centred * inverse
+    if weight is not None:
+        y *= weight
+    if bias is not None:
+        y += bias
+    xp.copyto(out, y, casting="unsafe")
+    xp.copyto(mean, mu[:, 0], casting="unsafe")
+    xp.copyto(rstd, inverse[:, 0], casting="unsafe")
+
+
+def _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias) -> None:
+    xhat = (x - mean[:, None]) * rstd[:, None]
+    g = grad * weight if weight is not None else grad
+    mean_g = g.mean(axis=1, keepdims=True)
+    mean_gx = (g * xhat).mean(axis=1, keepdims=True)
+    xp = array_module(x)
+    xp.copyto(grad_x, rstd[:, None] * (g - mean_g - xhat * mean_gx), casting="unsafe")
+    if grad_weight is not None:
+        xp.copyto(grad_weight, (grad * xhat).sum(axis=0), casting="unsafe")
+    if grad_bias is not None:
+        xp.copyto(grad_bias, grad.sum(axis=0), casting="unsafe")
+
+
+# -- dropout --------------------------------------------------------------------------------
+
+
+def dropout_forward(x, p: float, seed: int, out) -> None:
+    x = flat(x)
+    threshold = math.ceil(float(p) * 2.0 ** 53)  # uniform >= p  <=>  (z >> 11) >= threshold
+    scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
+    launch(dropout_kernel, elementwise_grid(x.size), x, output(out).reshape(-1), x.size, threshold, int(seed),
+           scale, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+
+
+def dropout_backward(grad, p: float, seed: int, grad_in) -> None:
+    dropout_forward(grad, p, seed, grad_in)  # the same mask, regenerated from the seed

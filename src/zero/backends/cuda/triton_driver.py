@@ -1,0 +1,69 @@
+"""Triton's CUDA driver, told about the device and stream by CuPy instead of PyTorch.
+
+Triton 3.6 asks PyTorch which device is current, which stream to launch on and
+what the device's compute capability is (its default ``CudaDriver`` imports
+torch for that). Zero's arrays are CuPy's, and a Triton kernel must run on the
+stream CuPy's kernels and cuBLAS calls use, so that the stream orders them and
+the caching allocator may reuse a block as soon as it is released. This driver
+keeps Triton's compiler, module loader and launcher and answers those three
+questions from CuPy; Zero then never imports PyTorch.
+
+If Triton's internals differ from what this expects (another Triton version),
+``install`` leaves Triton's own driver in place: that one works too wherever
+PyTorch with CUDA is installed.
+"""
+from __future__ import annotations
+
+import warnings
+
+from .runtime import cupy
+
+_installed = False
+
+
+def install() -> bool:
+    """Make CuPy's device and current stream Triton's; returns whether it took."""
+    global _installed
+    if _installed:
+        return True
+    try:
+        from triton.backends.nvidia.driver import CudaDriver, CudaLauncher, CudaUtils  # noqa: PLC0415
+        from triton.runtime import driver  # noqa: PLC0415
+    except ImportError as e:  # Triton missing: the kernels module reports it when used
+        warnings.warn(f"Triton's CUDA driver could not be imported ({e})", RuntimeWarning, stacklevel=2)
+        return False
+
+    cp = cupy()
+
+    class CupyCudaDriver(CudaDriver):
+        """CudaDriver without its PyTorch lookups (its ``__init__`` imports torch)."""
+
+        def __init__(self):  # deliberately not calling super().__init__()
+            self.utils = CudaUtils()
+            self.launcher_cls = CudaLauncher
+
+        @staticmethod
+        def is_active():
+            return True
+
+        def get_current_device(self):
+            return cp.cuda.runtime.getDevice()
+
+        def set_current_device(self, device):
+            cp.cuda.runtime.setDevice(device)
+
+        def get_current_stream(self, device=None):
+            return cp.cuda.get_current_stream().ptr
+
+        def get_device_capability(self, device=None):
+            properties = cp.cuda.runtime.getDeviceProperties(self.get_current_device() if device is None else device)
+            return properties["major"], properties["minor"]
+
+    try:
+        driver.set_active(CupyCudaDriver())
+    except Exception as e:  # noqa: BLE001  (keep Triton's default driver)
+        warnings.warn(f"could not point Triton at CuPy's stream ({e}); Triton will use its own driver",
+                      RuntimeWarning, stacklevel=2)
+        return False
+    _installed = True
+    return True

@@ -1,0 +1,174 @@
+"""Flash-style attention: forward and backward without the (L, S) score matrix.
+
+Arrays are contiguous (G, L, E) queries, (G, S, E) keys, (G, S, Ev) values, G = batch *
+heads; a program works on one group ``g = program_id(1)``. Causal masking is top-left
+aligned (query i sees keys j <= i). Scores are ``scale * q kᵀ`` in the inputs' float type; ``PRECISION`` is tl.dot's input precision ("ieee", or "tf32" under
+ZERO_FAST_MATMUL=1).
+
+Forward (one program per BLOCK_M query rows): walk the key blocks the rows may see,
+keeping per row the running maximum m, the running sum l of exp(s - m) and the
+unnormalised output; rescale them by exp(m_old - m_new) whenever the maximum grows.
+At the end out = acc / l and lse = m + log l (kept for backward).
+
+Backward recomputes P = exp(s - lse) block by block (delta = rowsum(dO * O) first):
+
+    dV_j = Σ_i P_ijᵀ dO_i      dS = P * (dO vᵀ - delta) * scale
+    dK_j = Σ_i dS_ijᵀ q_i      dQ_i = Σ_j dS_ij k_j
+
+one kernel per key block for dK, dV and one per query block for dQ: every output block
+has one owner, so there are no atomics and results are the same run to run.
+"""
+import triton
+import triton.language as tl
+
+NEG_INF = tl.constexpr(float("-inf"))
+
+
+@triton.jit
+def _tile(ptr, first, count, width, BLOCK: tl.constexpr, BLOCK_E: tl.constexpr):
+    """Rows first..first+BLOCK of a (count, width) row-major matrix, zero-padded to BLOCK_E."""
+    rows = first + tl.arange(0, BLOCK)
+    columns = tl.arange(0, BLOCK_E)
+    mask = (rows[:, None] < count) & (columns[None, :] < width)
+    return tl.load(ptr + rows[:, None] * width + columns[None, :], mask=mask, other=0.0)
+
+
+@triton.jit
+def _visible(rows, columns, length, source, CAUSAL: tl.constexpr):
+    """Which (row, key) pairs of a tile are real and allowed."""
+    keep = (rows[:, None] < length) & (columns[None, :] < source)
+    if CAUSAL:
+        keep = keep & (columns[None, :] <= rows[:, None])
+    return keep
+
+
+@triton.jit
+def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr, length, source, width, value_width, scale: tl.float64,
+                             CAUSAL: tl.constexpr, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr,
+                             BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
+    first = tl.program_id(0) * BLOCK_M
+    g = tl.program_id(1).to(tl.int64)
+    scale = tl.cast(scale, q_ptr.dtype.element_ty)
+    q_ptr += g * length * width
+    k_ptr += g * source * width
+    v_ptr += g * source * value_width
+    q = _tile(q_ptr, first, length, width, BLOCK_M, BLOCK_E)                    # (M, E)
+    rows = first + tl.arange(0, BLOCK_M)
+    peak = tl.full([BLOCK_M], NEG_INF, dtype=q_ptr.dtype.element_ty)
+    total = tl.zeros([BLOCK_M], dtype=peak.dtype)
+    acc = tl.zeros([BLOCK_M, BLOCK_EV], dtype=peak.dtype)
+    end = source
+    if CAUSAL:
+        end = tl.minimum(source, first + BLOCK_M)
+    for start in range(0, end, BLOCK_N):
+        k = _tile(k_ptr, start, source, width, BLOCK_N, BLOCK_E)                # (N, E)
+        v = _tile(v_ptr, start, source, value_width, BLOCK_N, BLOCK_EV)         # (N, Ev)
+        scores = tl.dot(q, tl.trans(k), input_precision=PRECISION) * scale     # (M, N)
+        columns = start + tl.arange(0, BLOCK_N)
+        scores = tl.where(_visible(rows, columns, length, source, CAUSAL), scores, NEG_INF)
+        new_peak = tl.maximum(peak, tl.max(scores, axis=1))
+        shift = tl.where(new_peak == NEG_INF, 0.0, new_peak)
+        probs = tl.exp(scores - shift[:, None])
+        rescale = tl.exp(peak - shift)
+        total = total * rescale + tl.sum(probs, axis=1)
+        acc = acc * rescale[:, None] + tl.dot(probs.to(v.dtype), v, input_precision=PRECISION)
+        peak = new_peak
+    out = acc / tl.where(total == 0.0, 1.0, total)[:, None]
+    columns_v = tl.arange(0, BLOCK_EV)
+    tl.store(out_ptr + g * length * value_width + rows[:, None] * value_width + columns_v[None, :], out,
+             mask=(rows[:, None] < length) & (columns_v[None, :] < value_width))
+    tl.store(lse_ptr + g * length + rows, peak + tl.log(total), mask=rows < length)
+
+
+@triton.jit
+def attention_delta_kernel(grad_out_ptr, out_ptr, delta_ptr, rows_total, value_width,
+                           BLOCK_M: tl.constexpr, BLOCK_EV: tl.constexpr):
+    """delta = rowsum(dO * O) over all G * L rows."""
+    first = tl.program_id(0) * BLOCK_M
+    d_out = _tile(grad_out_ptr, first, rows_total, value_width, BLOCK_M, BLOCK_EV)
+    out = _tile(out_ptr, first, rows_total, value_width, BLOCK_M, BLOCK_EV)
+    rows = first + tl.arange(0, BLOCK_M)
+    tl.store(delta_ptr + rows, tl.sum(d_out * out, axis=1), mask=rows < rows_total)
+
+
+@triton.jit
+def _probabilities(q, k, lse, rows, columns, length, source, scale, CAUSAL: tl.constexpr,
+                   PRECISION: tl.constexpr):
+    """P = exp(scale * q kᵀ - lse) of a tile, 0 where a key is hidden or out of range."""
+    scores = tl.dot(q, tl.trans(k), input_precision=PRECISION) * scale
+    probs = tl.exp(scores - lse[:, None])
+    return tl.where(_visible(rows, columns, length, source, CAUSAL), probs, 0.0)
+
+
+@triton.jit
+def attention_backward_kv_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, delta_ptr, grad_k_ptr, grad_v_ptr,
+                                 length, source, width, value_width, scale: tl.float64, CAUSAL: tl.constexpr,
+                                 PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                 BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
+    """dK and dV of one block of BLOCK_N keys, over every query row that sees them."""
+    start = tl.program_id(0) * BLOCK_N
+    g = tl.program_id(1).to(tl.int64)
+    scale = tl.cast(scale, q_ptr.dtype.element_ty)
+    q_ptr += g * length * width
+    grad_out_ptr += g * length * value_width
+    lse_ptr += g * length
+    delta_ptr += g * length
+    k = _tile(k_ptr + g * source * width, start, source, width, BLOCK_N, BLOCK_E)             # (N, E)
+    v = _tile(v_ptr + g * source * value_width, start, source, value_width, BLOCK_N, BLOCK_EV)
+    columns = start + tl.arange(0, BLOCK_N)
+    acc_k = tl.zeros([BLOCK_N, BLOCK_E], dtype=k_ptr.dtype.element_ty)
+    acc_v = tl.zeros([BLOCK_N, BLOCK_EV], dtype=acc_k.dtype)
+    begin = 0
+    if CAUSAL:
+        begin = (start // BLOCK_M) * BLOCK_M  # query rows before the block's first key see none of it
+    for first in range(begin, length, BLOCK_M):
+        rows = first + tl.arange(0, BLOCK_M)
+        q = _tile(q_ptr, first, length, width, BLOCK_M, BLOCK_E)                              # (M, E)
+        d_out = _tile(grad_out_ptr, first, length, value_width, BLOCK_M, BLOCK_EV)           # (M, Ev)
+        lse = tl.load(lse_ptr + rows, mask=rows < length, other=0.0)
+        delta = tl.load(delta_ptr + rows, mask=rows < length, other=0.0)
+        probs = _probabilities(q, k, lse, rows, columns, length, source, scale, CAUSAL, PRECISION)  # (M, N)
+        acc_v += tl.dot(tl.trans(probs).to(d_out.dtype), d_out, input_precision=PRECISION)
+        d_probs = tl.dot(d_out, tl.trans(v), input_precision=PRECISION)                      # (M, N)
+        d_scores = probs * (d_probs - delta[:, None]) * scale
+        acc_k += tl.dot(tl.trans(d_scores).to(q.dtype), q, input_precision=PRECISION)
+    rows_k = start + tl.arange(0, BLOCK_N)
+    columns_e = tl.arange(0, BLOCK_E)
+    columns_v = tl.arange(0, BLOCK_EV)
+    tl.store(grad_k_ptr + g * source * width + rows_k[:, None] * width + columns_e[None, :], acc_k,
+             mask=(rows_k[:, None] < source) & (columns_e[None, :] < width))
+    tl.store(grad_v_ptr + g * source * value_width + rows_k[:, None] * value_width + columns_v[None, :], acc_v,
+             mask=(rows_k[:, None] < source) & (columns_v[None, :] < value_width))
+
+
+@triton.jit
+def attention_backward_q_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, delta_ptr, grad_q_ptr,
+                                length, source, width, value_width, scale: tl.float64, CAUSAL: tl.constexpr,
+                                PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                                BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
+    """dQ of one block of BLOCK_M query rows, over every key they see."""
+    first = tl.program_id(0) * BLOCK_M
+    g = tl.program_id(1).to(tl.int64)
+    scale = tl.cast(scale, q_ptr.dtype.element_ty)
+    k_ptr += g * source * width
+    v_ptr += g * source * value_width
+    rows = first + tl.arange(0, BLOCK_M)
+    q = _tile(q_ptr + g * length * width, first, length, width, BLOCK_M, BLOCK_E)
+    d_out = _tile(grad_out_ptr + g * length * value_width, first, length, value_width, BLOCK_M, BLOCK_EV)
+    lse = tl.load(lse_ptr + g * length + rows, mask=rows < length, other=0.0)
+    delta = tl.load(delta_ptr + g * length + rows, mask=rows < length, other=0.0)
+    acc = tl.zeros([BLOCK_M, BLOCK_E], dtype=q_ptr.dtype.element_ty)
+    end = source
+    if CAUSAL:
+        end = tl.minimum(source, first + BLOCK_M)
+    for start in range(0, end, BLOCK_N):
+        columns = start + tl.arange(0, BLOCK_N)
+        k = _tile(k_ptr, start, source, width, BLOCK_N, BLOCK_E)
+        v = _tile(v_ptr, start, source, value_width, BLOCK_N, BLOCK_EV)
+        probs = _probabilities(q, k, lse, rows, columns, length, source, scale, CAUSAL, PRECISION)
+        d_probs = tl.dot(d_out, tl.trans(v), input_precision=PRECISION)
+        d_scores = probs * (d_probs - delta[:, None]) * scale
+        acc += tl.dot(d_scores.to(k.dtype), k, input_precision=PRECISION)
+    columns_e = tl.arange(0, BLOCK_E)
+    tl.store(grad_q_ptr + g * length * width + rows[:, None] * width + columns_e[None, :], acc,
+             mask=(rows[:, None] < length) & (columns_e[None, :] < width))

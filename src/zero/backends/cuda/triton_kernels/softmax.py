@@ -1,0 +1,155 @@
+"""Softmax, log-softmax and cross-entropy (log-softmax + NLL in one pass): one program per row.
+
+A row is read in chunks of ``BLOCK`` columns, so any width works (a vocabulary of
+50k classes as well as 65). The statistics come from one pass with an *online*
+maximum: each lane keeps the largest value it has seen and the sum of
+``exp(x - largest)``, rescaling the sum when the largest grows; the lanes are
+combined at the end. A fully masked row (all -inf) has maximum -inf and sum 0.
+"""
+import triton
+import triton.language as tl
+
+NEG_INF = tl.constexpr(float("-inf"))
+
+
+@triton.jit
+def _row_max_and_sum(row_ptr, width, BLOCK: tl.constexpr):
+    """(max, sum of exp(x - max)) of one row; (-inf, 0) when every value is -inf."""
+    columns = tl.arange(0, BLOCK)
+    peak = tl.full([BLOCK], NEG_INF, dtype=row_ptr.dtype.element_ty)
+    total = tl.zeros([BLOCK], dtype=row_ptr.dtype.element_ty)
+    for start in range(0, width, BLOCK):
+        x = tl.load(row_ptr + start + columns, mask=start + columns < width, other=NEG_INF)
+        new_peak = tl.maximum(peak, x)
+        shift = tl.where(new_peak == NEG_INF, 0.0, new_peak)  # keeps -inf - -inf (nan) out
+        total = total * tl.exp(peak - shift) + tl.exp(x - shift)
+        peak = new_peak
+    row_peak = tl.max(peak, axis=0)
+    shift = tl.where(row_peak == NEG_INF, 0.0, row_peak)
+    return row_peak, tl.sum(total * tl.exp(peak - shift), axis=0)
+
+
+@triton.jit
+def softmax_forward_kernel(x_ptr, out_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+    """softmax: exp(x - max) / sum (zeros for a fully masked row); LOG: x - max - log(sum)."""
+    row = tl.program_id(0).to(tl.int64)
+    x_row = x_ptr + row * width
+    out_row = out_ptr + row * width
+    peak, total = _row_max_and_sum(x_row, width, BLOCK)
+    shift = peak + tl.log(total)
+    inverse = 1.0 / total
+    columns = tl.arange(0, BLOCK)
+    for start in range(0, width, BLOCK):
+        mask = start + columns < width
+        x = tl.load(x_row + start + columns, mask=mask, other=0.0)
+        if LOG:
+            y = x - shift
+        else:
+            y = tl.where(peak == NEG_INF, 0.0, tl.exp(x - peak) * inverse)
+        tl.store(out_row + start + columns, y, mask=mask)
+
+
+@triton.jit
+def softmax_backward_kernel(grad_ptr, out_ptr, grad_in_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+    """softmax: grad_in = out * (grad - sum(grad * out)); LOG: grad - exp(out) * sum(grad)."""
+    row = tl.program_id(0).to(tl.int64)
+    offset = row * width
+    columns = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=grad_in_ptr.dtype.element_ty)
+    for start in range(0, width, BLOCK):
+        mask = start + columns < width
+        grad = tl.load(grad_ptr + offset + start + columns, mask=mask, other=0.0)
+        if LOG:
+            acc += grad
+        else:
+            acc += grad * tl.load(out_ptr + offset + start + columns, mask=mask, other=0.0)
+    dot = tl.sum(acc, axis=0)
+    for start in range(0, width, BLOCK):
+        mask = start + columns < width
+        grad = tl.load(grad_ptr + offset + start + columns, mask=mask, other=0.0)
+        out = tl.load(out_ptr + offset + start + columns, mask=mask, other=0.0)
+        if LOG:
+            y = grad - tl.exp(out) * dot
+        else:
+            y = out * (grad - dot)
+        tl.store(grad_in_ptr + offset + start + columns, y, mask=mask)
+
+
+@triton.jit
+def _target_of(target_ptr, row, classes, ignore_index):
+    """(ignored?, the target clamped into the row so that no load leaves it)."""
+    target = tl.load(target_ptr + row)
+    ignored = target == ignore_index
+    safe = tl.where(ignored | (target < 0) | (target >= classes), 0, target)
+    return ignored, safe
+
+
+@triton.jit
+def cross_entropy_forward_kernel(logits_ptr, target_ptr, weight_ptr, loss_ptr, lse_ptr, classes, ignore_index,
+                                 smoothing: tl.float64, HAS_WEIGHT: tl.constexpr, SMOOTH: tl.constexpr,
+                                 BLOCK: tl.constexpr):
+    """loss = (1 - s) w[t] (lse - x[t]) + s / C * sum_c w[c] (lse - x[c]); 0 on ignored rows."""
+    row = tl.program_id(0).to(tl.int64)
+    x_row = logits_ptr + row * classes
+    peak, total = _row_max_and_sum(x_row, classes, BLOCK)
+    lse = peak + tl.log(total)
+    tl.store(lse_ptr + row, lse)
+    ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
+    picked = tl.load(x_row + safe)
+    if HAS_WEIGHT:
+        value = (1.0 - smoothing) * tl.load(weight_ptr + safe) * (lse - picked)
+    else:
+        value = (1.0 - smoothing) * (lse - picked)
+    if SMOOTH:
+        columns = tl.arange(0, BLOCK)
+        acc = tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty)
+        for start in range(0, classes, BLOCK):
+            mask = start + columns < classes
+            x = tl.load(x_row + start + columns, mask=mask, other=0.0)
+            term = tl.where(mask, lse - x, 0.0)
+            if HAS_WEIGHT:
+                term = term * tl.load(weight_ptr + start + columns, mask=mask, other=0.0)
+            acc += term
+        value += smoothing / classes * tl.sum(acc, axis=0)
+    tl.store(loss_ptr + row, tl.where(ignored, 0.0, value))
+
+
+@triton.jit
+def cross_entropy_backward_kernel(grad_loss_ptr, grad_loss_stride, logits_ptr, target_ptr, weight_ptr, lse_ptr,
+                                  grad_ptr, classes, ignore_index, smoothing: tl.float64,
+                                  HAS_WEIGHT: tl.constexpr, SMOOTH: tl.constexpr, BLOCK: tl.constexpr):
+    """d loss / d x_c = p_c (hit + s/C W) - s/C w_c - hit [c == t], hit = (1 - s) w[t],
+    W = sum of the weights; times the row's upstream gradient (``grad_loss_stride`` 0 reads
+    one number for every row, as a mean's backward gives)."""
+    row = tl.program_id(0).to(tl.int64)
+    x_row = logits_ptr + row * classes
+    ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
+    g = tl.load(grad_loss_ptr + row * grad_loss_stride)
+    columns = tl.arange(0, BLOCK)
+    if HAS_WEIGHT:
+        hit = (1.0 - smoothing) * tl.load(weight_ptr + safe)
+    else:
+        hit = 1.0 - smoothing
+    if HAS_WEIGHT:  # W, the sum of the weights (only smoothing needs it)
+        acc = tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty)
+        if SMOOTH:
+            for start in range(0, classes, BLOCK):
+                acc += tl.load(weight_ptr + start + columns, mask=start + columns < classes, other=0.0)
+        weight_total = tl.sum(acc, axis=0)
+    else:
+        weight_total = classes * 1.0
+    scale = g * (hit + smoothing / classes * weight_total)
+    spread = g * smoothing / classes
+    hit_grad = g * hit
+    lse = tl.load(lse_ptr + row)
+    for start in range(0, classes, BLOCK):
+        mask = start + columns < classes
+        x = tl.load(x_row + start + columns, mask=mask, other=0.0)
+        y = scale * tl.exp(x - lse)
+        if SMOOTH:
+            if HAS_WEIGHT:
+                y -= spread * tl.load(weight_ptr + start + columns, mask=mask, other=0.0)
+            else:
+                y -= spread
+        y = tl.where(start + columns == safe, y - hit_grad, y)
+        tl.store(grad_ptr + row * classes + start + columns, tl.where(ignored, 0.0, y), mask=mask)

@@ -1,0 +1,74 @@
+"""The CUDA device seen from user code: ``zero.cuda.is_available()``, memory statistics.
+
+    import zero
+    if zero.cuda.is_available():
+        x = zero.randn(1024, 1024, device="cuda")
+        y = (x @ x).sum()            # queued on the GPU; the host does not wait ...
+        print(y.item())              # ... until it reads a value
+        print(zero.cuda.memory_stats()["peak_bytes"])
+
+Nothing here needs CuPy or a GPU to import: on a machine without them
+``is_available()`` is False, ``device_count()`` 0, and the statistics are zeros.
+CUDA tensors use the book's caching allocator (``zero.backends.cuda.memory``):
+requests rounded up to 512 bytes, freed blocks kept in per-size buckets, and
+``trim_free_pool()`` (the book's ``TrimFreePool``) to give the cached blocks back to
+the device when the shapes change (from training to sampling, say).
+"""
+from __future__ import annotations
+
+from .backends.cuda import memory as _memory
+from .backends.cuda import runtime as _runtime
+from .errors import AutogradError, DeviceError
+
+__all__ = ["is_available", "device_count", "synchronize", "memory_stats", "trim_free_pool", "empty_cache",
+           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy"]
+
+
+def is_available() -> bool:
+    """Whether CuPy is installed and sees at least one GPU."""
+    return _runtime.is_available()
+
+
+def device_count() -> int:
+    return _runtime.device_count()
+
+
+def synchronize() -> None:
+    """Wait for every kernel queued on the GPU (for timing; values are read without it)."""
+    _runtime.synchronize()
+
+
+def memory_stats() -> dict:
+    """Bytes held by tensors and CuPy temporaries (``live_bytes``) and their high-water mark
+    (``peak_bytes``), bytes cached for reuse (``cached_bytes``), bytes taken from the device
+    (``reserved_bytes`` = live + cached), and the pool's ``hits`` and ``misses``."""
+    return _memory.allocator.memory_stats()
+
+
+def trim_free_pool() -> int:
+    """Return every cached block to the device (the book's ``TrimFreePool``); gives the
+    number of bytes returned. Blocks in use are untouched."""
+    return _memory.allocator.empty_cache()
+
+
+empty_cache = trim_free_pool  # PyTorch's name
+
+
+def reset_peak_memory_stats() -> None:
+    """Start the peak over from what is live now."""
+    _memory.allocator.reset_peak()
+
+
+def max_memory_allocated() -> int:
+    """The peak of ``live_bytes`` since start-up or the last reset (PyTorch's name)."""
+    return _memory.allocator.memory_stats()["peak_bytes"]
+
+
+def as_cupy(tensor):
+    """A CuPy array sharing ``tensor``'s device memory (PyTorch's ``__cuda_array_interface__``
+    use). While the array lives, the memory is not reused for another tensor."""
+    if tensor.device.type != "cuda":
+        raise DeviceError(f"as_cupy: the tensor is on {tensor.device}; move it with .to('cuda') first")
+    if tensor.requires_grad:
+        raise AutogradError("as_cupy() of a tensor that requires grad; use zero.cuda.as_cupy(tensor.detach())")
+    return tensor._array

@@ -1,0 +1,123 @@
+"""The fused CUDA kernels (linear, GELU FFN, linear + cross-entropy, flash attention)
+against the CPU kernels of the same names.
+
+Without a GPU the Triton parts run under the interpreter and NumPy does the GEMMs; on a
+GPU (ZERO_TEST_DEVICE=cuda) the same tests run Triton compiled and cuBLAS. Shapes are
+small and deliberately ragged: 70 query rows for 64-row tiles, head sizes 12 and 15 for
+16-wide tiles, chunks of 10 rows over 33, keys and queries of different lengths.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zero.backends.cpu.kernels as cpu
+import zero.backends.cuda.kernels as cuda
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+FLOATS = (np.float32, np.float64)
+TOLERANCE = {np.float32: dict(rtol=2e-4, atol=2e-5), np.float64: dict(rtol=1e-6, atol=1e-9)}
+
+
+def random(rng, shape, dtype, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def compare(arrays, dtype, name, inputs, outputs: dict, **kwargs):
+    """Run ``name`` on the CPU and the device; outputs maps a name to a shape, or to None for
+    an output that is not wanted (passed as None to both)."""
+    host = {k: None if shape is None else np.zeros(shape, dtype) for k, shape in outputs.items()}
+    device = {k: None if shape is None else arrays.put(np.zeros(shape, dtype)) for k, shape in outputs.items()}
+    getattr(cpu, name)(*inputs, *host.values(), **kwargs)
+    getattr(cuda, name)(*[arrays.put(a) for a in inputs], *device.values(), **kwargs)
+    for k, want in host.items():
+        if want is not None:
+            np.testing.assert_allclose(arrays.get(device[k]), want, err_msg=f"{name}: {k}", **TOLERANCE[dtype])
+    return host
+
+
+@pytest.fixture(params=FLOATS, ids=["float32", "float64"])
+def dtype(request):
+    return request.param
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_linear_forward_and_backward(arrays, dtype, with_bias):
+    rng = np.random.default_rng(1)
+    x, weight = random(rng, (33, 20), dtype), random(rng, (17, 20), dtype)
+    bias = random(rng, (17,), dtype) if with_bias else None
+    compare(arrays, dtype, "linear_forward", [x, weight, bias], {"out": (33, 17)})
+    grad = random(rng, (33, 17), dtype)
+    compare(arrays, dtype, "linear_backward", [grad, x, weight],
+            {"grad_x": (33, 20), "grad_weight": (17, 20), "grad_bias": (17,) if with_bias else None})
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_ffn_forward_and_backward(arrays, dtype, approximate, with_bias):
+    rng = np.random.default_rng(2)
+    rows, width, hidden = 33, 20, 50
+    x, w1, w2 = random(rng, (rows, width), dtype), random(rng, (hidden, width), dtype, 0.3), \
+        random(rng, (width, hidden), dtype, 0.3)
+    b1, b2 = (random(rng, (hidden,), dtype), random(rng, (width,), dtype)) if with_bias else (None, None)
+    compare(arrays, dtype, "ffn_forward", [x, w1, b1, w2, b2, approximate], {"out": (rows, width)})
+    grad = random(rng, (rows, width), dtype)
+    compare(arrays, dtype, "ffn_backward", [grad, x, w1, b1, w2, approximate],
+            {"grad_x": (rows, width), "grad_w1": (hidden, width), "grad_b1": (hidden,) if with_bias else None,
+             "grad_w2": (width, hidden), "grad_b2": (width,) if with_bias else None})
+
+
+def test_ffn_backward_with_only_second_layer_gradients(arrays):
+    rng = np.random.default_rng(3)
+    x, w1, w2 = random(rng, (9, 8), np.float32), random(rng, (16, 8), np.float32), random(rng, (8, 16), np.float32)
+    compare(arrays, np.float32, "ffn_backward", [random(rng, (9, 8), np.float32), x, w1, None, w2, "none"],
+            {"grad_x": None, "grad_w1": None, "grad_b1": None, "grad_w2": (8, 16), "grad_b2": None})
+
+
+@pytest.mark.parametrize("chunk", [10, 1000])
+def test_linear_cross_entropy_forward_and_backward(arrays, dtype, chunk):
+    rng = np.random.default_rng(4)
+    rows, width, vocab = 33, 20, 65
+    x, weight = random(rng, (rows, width), dtype), random(rng, (vocab, width), dtype)
+    target = rng.integers(0, vocab, rows)
+    target[[3, 20]] = -100
+    host = compare(arrays, dtype, "linear_cross_entropy_forward", [x, weight, target, -100, chunk],
+                   {"loss": (rows,), "lse": (rows,)})
+    assert host["loss"][3] == 0 and host["loss"][20] == 0
+    grad_loss = random(rng, (rows,), dtype)
+    compare(arrays, dtype, "linear_cross_entropy_backward", [grad_loss, x, weight, target, host["lse"], -100, chunk],
+            {"grad_x": (rows, width), "grad_weight": (vocab, width)})
+    compare(arrays, dtype, "linear_cross_entropy_backward", [grad_loss, x, weight, target, host["lse"], -100, chunk],
+            {"grad_x": None, "grad_weight": (vocab, width)})
+
+
+@pytest.mark.parametrize("causal", [True, False])
+@pytest.mark.parametrize("length,source,width,value_width", [(70, 70, 12, 15), (5, 9, 16, 16), (9, 5, 8, 8),
+                                                             (130, 64, 32, 32)])
+def test_flash_attention_forward_and_backward(arrays, dtype, causal, length, source, width, value_width):
+    rng = np.random.default_rng(length + source)
+    groups = 3
+    q, k = random(rng, (groups, length, width), dtype), random(rng, (groups, source, width), dtype)
+    v = random(rng, (groups, source, value_width), dtype)
+    scale = width ** -0.5
+    host = compare(arrays, dtype, "flash_attention_forward", [q, k, v, scale, causal],
+                   {"out": (groups, length, value_width), "lse": (groups, length)})
+    grad = random(rng, (groups, length, value_width), dtype)
+    compare(arrays, dtype, "flash_attention_backward", [grad, q, k, v, host["out"], host["lse"], scale, causal],
+            {"grad_q": q.shape, "grad_k": k.shape, "grad_v": v.shape})
+    compare(arrays, dtype, "flash_attention_backward", [grad, q, k, v, host["out"], host["lse"], scale, causal],
+            {"grad_q": None, "grad_k": None, "grad_v": v.shape})
+
+
+def test_flash_attention_matches_the_plain_formula(arrays):
+    """Independent of the CPU kernel: softmax(scale q kᵀ, causal) v in float64 NumPy."""
+    rng = np.random.default_rng(7)
+    q, k, v = (random(rng, (2, 67, 16), np.float64) for _ in range(3))
+    scores = 0.25 * q @ k.transpose(0, 2, 1)
+    scores[:, np.triu_indices(67, 1)[0], np.triu_indices(67, 1)[1]] = -np.inf
+    probs = np.exp(scores - scores.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    out, lse = arrays.put(np.zeros((2, 67, 16))), arrays.put(np.zeros((2, 67)))
+    cuda.flash_attention_forward(arrays.put(q), arrays.put(k), arrays.put(v), 0.25, True, out, lse)
+    np.testing.assert_allclose(arrays.get(out), probs @ v, rtol=1e-10, atol=1e-12)

@@ -1,0 +1,195 @@
+"""Every Triton-backed CUDA kernel against the CPU kernel of the same name.
+
+Without a GPU these run under TRITON_INTERPRET=1 on NumPy arrays (see conftest); on a GPU
+(ZERO_TEST_DEVICE=cuda) the same tests run the compiled kernels on CuPy arrays. Sizes
+include ones that are not multiples of the block sizes (1025 elements for 1024-element
+blocks, rows of 33 or 4100 columns for power-of-two tiles, 70 query rows for 64-row
+tiles), so the masks at the edges are exercised. Outputs are written into arrays
+padded with guard values, so a store past the end would show.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zero.backends.cpu.kernels as cpu
+import zero.backends.cuda.kernels as cuda
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf/nan on purpose (masked rows)
+
+FLOATS = (np.float32, np.float64)
+TOLERANCE = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-9, atol=1e-10)}
+GUARD = 12345.0
+
+
+def random(rng, shape, dtype, low=-2.0, high=2.0):
+    return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def guarded(shape, dtype):
+    """An output array with a guard element after it, set to GUARD (checked after the call)."""
+    n = int(np.prod(shape))
+    storage = np.full(n + 1, GUARD, dtype)
+    return storage, storage[:n].reshape(shape)
+
+
+class Case:
+    """Runs one kernel on the CPU and on the device with the same inputs and compares
+    the named outputs (their guard elements must be untouched on the device)."""
+
+    def __init__(self, arrays, dtype):
+        self.arrays = arrays
+        self.dtype = dtype
+
+    def run(self, name, inputs: list, outputs: dict, tolerance=None, **kwargs):
+        tolerance = tolerance or TOLERANCE[self.dtype]
+        host_out = {k: np.zeros(shape, dtype or self.dtype) for k, (shape, dtype) in outputs.items()}
+        getattr(cpu, name)(*inputs, *host_out.values(), **kwargs)
+        device_out, storages = {}, {}
+        for k, (shape, dtype) in outputs.items():
+            storage, view = guarded(shape, dtype or self.dtype)
+            storages[k] = self.arrays.put(storage)
+            n = int(np.prod(shape))
+            device_out[k] = storages[k][:n].reshape(shape)
+        device_inputs = [self.arrays.put(a) for a in inputs]
+        getattr(cuda, name)(*device_inputs, *device_out.values(), **kwargs)
+        results = {}
+        for k in outputs:
+            storage = self.arrays.get(storages[k])
+            assert storage[-1] == GUARD, f"{name}: wrote past the end of {k}"
+            got = storage[:-1].reshape(host_out[k].shape)
+            np.testing.assert_allclose(got, host_out[k], err_msg=f"{name}: {k}", **tolerance)
+            results[k] = got
+        return results, host_out
+
+
+@pytest.fixture(params=FLOATS, ids=["float32", "float64"])
+def case(request, arrays):
+    return Case(arrays, request.param)
+
+
+# -- elementwise ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 1000, 1025])
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_forward_and_backward(case, n, approximate):
+    rng = np.random.default_rng(n)
+    x = random(rng, (n,), case.dtype, -6, 6)
+    case.run("gelu", [x], {"out": ((n,), None)}, approximate=approximate)
+    grad = random(rng, (n,), case.dtype)
+    case.run("gelu_backward", [grad, x], {"out": ((n,), None)}, approximate=approximate)
+
+
+@pytest.mark.parametrize("p", [0.0, 0.2, 0.5, 1.0])
+@pytest.mark.parametrize("n", [1, 1025, 5000])
+def test_dropout_mask_is_bit_identical_to_the_cpu(case, p, n):
+    rng = np.random.default_rng(n)
+    x = random(rng, (n,), case.dtype, 0.5, 2.0)  # no zeros in the input: a zero output means dropped
+    seed = (1 << 62) + 987654321
+    got, want = case.run("dropout_forward", [x, p, seed], {"out": ((n,), None)})
+    assert np.array_equal(got["out"] == 0, want["out"] == 0), "the masks differ"
+    if 0 < p < 1 and n > 1000:
+        assert abs((want["out"] == 0).mean() - p) < 0.05
+    got, want = case.run("dropout_backward", [x, p, seed], {"grad_in": ((n,), None)})
+    assert np.array_equal(got["grad_in"] == 0, want["grad_in"] == 0)
+
+
+# -- softmax, cross-entropy, layer norm -------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (5, 33), (3, 4100)])
+@pytest.mark.parametrize("log", [False, True])
+def test_softmax_forward_and_backward(case, shape, log):
+    rng = np.random.default_rng(shape[1])
+    x = random(rng, shape, case.dtype, -5, 5)
+    if shape[1] > 3:
+        x[0, :3] = -np.inf  # masked positions
+    name = "log_softmax" if log else "softmax"
+    _, want = case.run(f"{name}_forward", [x], {"out": (shape, None)})
+    grad = random(rng, shape, case.dtype)
+    case.run(f"{name}_backward", [grad, want["out"]], {"grad_in": (shape, None)},
+             tolerance=dict(rtol=1e-4, atol=1e-4) if case.dtype == np.float32 else None)
+
+
+def test_softmax_of_a_fully_masked_row_is_zero(case):
+    x = np.full((2, 40), -np.inf, case.dtype)
+    x[1, 5] = 1.0
+    got, _ = case.run("softmax_forward", [x], {"out": ((2, 40), None)})
+    assert not got["out"][0].any() and got["out"][1, 5] == 1.0
+
+
+@pytest.mark.parametrize("classes", [1, 70, 4100])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("smoothing", [0.0, 0.1])
+def test_cross_entropy_forward_and_backward(case, classes, weighted, smoothing):
+    rng = np.random.default_rng(classes)
+    rows = 9
+    logits = random(rng, (rows, classes), case.dtype, -4, 4)
+    target = rng.integers(0, classes, rows)
+    target[2] = -100  # an ignored row
+    weight = random(rng, (classes,), case.dtype, 0.1, 2.0) if weighted else None
+    _, want = case.run("cross_entropy_forward", [logits, target, weight, -100, smoothing],
+                       {"loss": ((rows,), None), "logsumexp": ((rows,), None)})
+    for grad_loss in (random(rng, (rows,), case.dtype), np.broadcast_to(case.dtype(0.25), (rows,))):
+        case.run("cross_entropy_backward", [grad_loss, logits, target, weight, want["logsumexp"], -100, smoothing],
+                 {"grad_logits": ((rows, classes), None)})
+
+
+@pytest.mark.parametrize("shape", [(1, 7), (37, 100), (70, 384)])
+@pytest.mark.parametrize("affine", ["both", "weight", "none"])
+def test_layer_norm_forward_and_backward(case, shape, affine):
+    rng = np.random.default_rng(shape[0])
+    rows, width = shape
+    x = random(rng, shape, case.dtype) * 3 + 1
+    weight = random(rng, (width,), case.dtype) if affine != "none" else None
+    bias = random(rng, (width,), case.dtype) if affine == "both" else None
+    _, want = case.run("layer_norm_forward", [x, weight, bias, 1e-5],
+                       {"out": (shape, None), "mean": ((rows,), None), "rstd": ((rows,), None)})
+    grad = random(rng, shape, case.dtype)
+    inputs = [grad, x, weight, want["mean"], want["rstd"]]
+    outputs = {"grad_x": (shape, None)}
+    if affine != "none":
+        outputs.update(grad_weight=((width,), None), grad_bias=((width,), None))
+        case.run("layer_norm_backward", inputs, outputs)
+    else:
+        got = np.zeros(shape, case.dtype)
+        cpu.layer_norm_backward(*inputs, got, None, None)
+        device_grad = case.arrays.put(np.zeros(shape, case.dtype))
+        cuda.layer_norm_backward(*[case.arrays.put(a) for a in inputs], device_grad, None, None)
+        np.testing.assert_allclose(case.arrays.get(device_grad), got, **TOLERANCE[case.dtype])
+
+
+# -- optimizers ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n", [1, 1025])
+def test_adamw_step(case, n):
+    rng = np.random.default_rng(n)
+    param, grad, m = (random(rng, (n,), case.dtype) for _ in range(3))
+    v = random(rng, (n,), case.dtype, 0.0, 1.0)
+    host = [a.copy() for a in (param, grad, m, v)]
+    device = [case.arrays.put(a) for a in (param, grad, m, v)]
+    scalars = (1e-3, 0.9, 0.95, 1e-8, 0.1, 1e-3 * 0.7)
+    cpu.adamw_step(*host, *scalars)
+    cuda.adamw_step(*device, *scalars)
+    for name, want, got in zip(("param", "grad", "exp_avg", "exp_avg_sq"), host, device):
+        np.testing.assert_allclose(case.arrays.get(got), want, err_msg=name, **TOLERANCE[case.dtype])
+
+
+@pytest.mark.parametrize("momentum,nesterov,first_step", [(0.0, False, False), (0.9, False, True),
+                                                          (0.9, False, False), (0.9, True, False)])
+def test_sgd_step(case, momentum, nesterov, first_step):
+    rng = np.random.default_rng(3)
+    n = 1500
+    arrays = [random(rng, (n,), case.dtype) for _ in range(3)]
+    if momentum == 0.0:
+        arrays[2] = None
+    host = [None if a is None else a.copy() for a in arrays]
+    device = [case.arrays.put(a) for a in arrays]
+    scalars = (0.1, momentum, 0.1, 0.01, nesterov, first_step)
+    cpu.sgd_step(*host, *scalars)
+    cuda.sgd_step(*device, *scalars)
+    for want, got in zip(host, device):
+        if want is not None:
+            np.testing.assert_allclose(case.arrays.get(got), want, **TOLERANCE[case.dtype])
