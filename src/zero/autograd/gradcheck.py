@@ -43,7 +43,7 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
         raise GradcheckError("gradcheck: fn's outputs do not depend on the inputs that require grad")
     rng = np.random.default_rng(seed)
     cotangents = [rng.standard_normal(o.shape) for o in outputs]
-    analytic = backward(outputs, [from_numpy(v.astype(o.dtype.numpy)) for v, o in zip(cotangents, outputs)],
+    analytic = backward(outputs, [from_numpy(v.astype(o.dtype.numpy)).to(o.device) for v, o in zip(cotangents, outputs)],
                         inputs=checked)
 
     def projected() -> float:

@@ -21,7 +21,11 @@ from .memory import address_of, allocator
 from .runtime import cupy, initialise, synchronize, unavailable_reason
 
 __all__ = ["allocator", "kernels", "array_view", "address_of", "to_numpy", "from_numpy", "check_device",
-           "synchronize"]
+           "synchronize", "logits_chunk_bytes"]
+
+# Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
+# (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).
+logits_chunk_bytes = 256 << 20
 
 
 def check_device(device) -> None:

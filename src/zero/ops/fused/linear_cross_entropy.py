@@ -21,13 +21,16 @@ from ...tensor.tensor import Tensor
 from ..loss import ClassLoss, _check_targets, check_reduction
 from ._checks import array_or_none, check_floats, rows_of, shown
 
-CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB
+CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB (a device may ask for more)
 MIN_CHUNK_ROWS = 16
 
 
-def default_chunk_size(vocab: int, itemsize: int) -> int:
-    """Rows per chunk so that a chunk's (rows, vocab) logits take about CHUNK_BYTES."""
-    return max(MIN_CHUNK_ROWS, CHUNK_BYTES // max(1, vocab * itemsize))
+def default_chunk_size(vocab: int, itemsize: int, device=None) -> int:
+    """Rows per chunk so that a chunk's (rows, vocab) logits take about the device's
+    ``logits_chunk_bytes`` (CHUNK_BYTES on the CPU, where a chunk should stay in cache;
+    larger on a GPU, where larger products keep the device busy)."""
+    budget = getattr(device.backend, "logits_chunk_bytes", CHUNK_BYTES) if device is not None else CHUNK_BYTES
+    return max(MIN_CHUNK_ROWS, budget // max(1, vocab * itemsize))
 
 
 class LinearCrossEntropy(ClassLoss):
@@ -54,7 +57,7 @@ class LinearCrossEntropy(ClassLoss):
         weight = weight.detach()
         target_rows = target.detach().reshape(-1).contiguous()              # (N,)
         _check_targets(op, target_rows, vocab, ignore_index)
-        self.chunk_size = chunk_size or default_chunk_size(vocab, x.dtype.itemsize)
+        self.chunk_size = chunk_size or default_chunk_size(vocab, x.dtype.itemsize, x.device)
         self.reduction, self.ignore_index = reduction, int(ignore_index)
         self.in_shape, self.target_shape = x.shape, target.shape
         loss_rows = Tensor._empty((rows.shape[0],), x.dtype, x.device)       # (N,)
