@@ -19,7 +19,7 @@ import zero
 import zero.nn.functional as F
 from zero.autograd import gradcheck
 from zero.backends.cpu.kernels import _fused_attention
-from zero.backends.cpu.kernels._fused_support import fast_exp, fast_tanh
+from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh
 from zero.errors import DTypeError, ShapeError, ZeroIndexError
 from zero.ops import attention as composed_attention
 from zero.ops import fused

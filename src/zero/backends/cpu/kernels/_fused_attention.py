@@ -25,7 +25,8 @@ import math
 
 import numpy as np
 
-from ._fused_support import Workspace, fast_exp, shaped
+from ._fastmath import fast_exp
+from ._fused_support import Workspace, shaped
 from ._jit import njit_serial
 
 __all__ = ["flash_attention_forward", "flash_attention_backward"]

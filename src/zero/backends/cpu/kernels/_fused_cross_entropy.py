@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-from ._fused_support import Workspace, fast_exp, shaped
+from ._fastmath import fast_exp
+from ._fused_support import Workspace, shaped
 from ._jit import njit_serial
 
 __all__ = ["linear_cross_entropy_forward", "linear_cross_entropy_backward"]

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from ._fused_support import Workspace, column_sums, fast_tanh, normal_cdf_pdf, shaped
+from ._fastmath import fast_tanh, normal_cdf_pdf
+from ._fused_support import Workspace, column_sums, shaped
 from ._jit import njit_serial
 
 __all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward"]

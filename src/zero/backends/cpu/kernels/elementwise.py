@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ._fastmath import fast_exp, normal_cdf_pdf
 from ._jit import njit, prange
 
 # -- copies and fills -------------------------------------------------------------------------
@@ -203,22 +204,20 @@ def _flat_out(out):
 # -- the Numba loops behind the activations (1-D, contiguous) ------------------------------
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-INV_SQRT_2 = 1.0 / math.sqrt(2.0)
-INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 GELU_TANH_C = 0.044715
 
 
 @njit
 def _sigmoid_loop(x, out):
     for i in prange(x.size):
-        out[i] = 1.0 / (1.0 + math.exp(-x[i]))
+        out[i] = np.divide(1.0, 1.0 + fast_exp(-x[i]))
 
 
 @njit
 def _silu_loop(x, out):
     for i in prange(x.size):
         v = x[i]
-        out[i] = v / (1.0 + math.exp(-v))
+        out[i] = np.divide(v, 1.0 + fast_exp(-v))
 
 
 @njit
@@ -226,7 +225,7 @@ def _gelu_loop(x, out):
     """Exact GELU: x·Φ(x) = ½x(1 + erf(x/√2))."""
     for i in prange(x.size):
         v = x[i]
-        out[i] = 0.5 * v * (1.0 + math.erf(v * INV_SQRT_2))
+        out[i] = v * normal_cdf_pdf(v)[0]
 
 
 @njit
@@ -234,6 +233,5 @@ def _gelu_backward_loop(grad, x, out):
     """d/dx x·Φ(x) = Φ(x) + x·φ(x)."""
     for i in prange(x.size):
         v = x[i]
-        cdf = 0.5 * (1.0 + math.erf(v * INV_SQRT_2))
-        pdf = INV_SQRT_2PI * math.exp(-0.5 * v * v)
+        cdf, pdf = normal_cdf_pdf(v)
         out[i] = grad[i] * (cdf + v * pdf)

@@ -58,6 +58,7 @@ import math
 
 import numpy as np
 
+from ._fastmath import fast_exp
 from ._jit import njit, prange
 
 __all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
@@ -114,7 +115,7 @@ def _softmax_rows(x, out, log):
             continue
         total = 0.0
         for c in range(classes):
-            total += math.exp(x[r, c] - peak)
+            total += fast_exp(x[r, c] - peak)
         if log:
             shift = peak + math.log(total)
             for c in range(classes):
@@ -122,7 +123,7 @@ def _softmax_rows(x, out, log):
         else:
             inverse = 1.0 / total
             for c in range(classes):
-                out[r, c] = math.exp(x[r, c] - peak) * inverse
+                out[r, c] = fast_exp(x[r, c] - peak) * inverse
 
 
 @njit
@@ -134,7 +135,7 @@ def _softmax_backward_rows(grad, out, grad_in, log):
             for c in range(classes):
                 total += grad[r, c]
             for c in range(classes):
-                grad_in[r, c] = grad[r, c] - math.exp(out[r, c]) * total
+                grad_in[r, c] = grad[r, c] - fast_exp(out[r, c]) * total
         else:  # d softmax: out * (grad - <grad, out>)
             for c in range(classes):
                 total += grad[r, c] * out[r, c]
@@ -173,7 +174,7 @@ def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, l
                 peak = v
         total = 0.0
         for c in range(classes):
-            total += math.exp(logits[r, c] - peak)
+            total += fast_exp(logits[r, c] - peak)
         row_lse = peak + math.log(total)
         lse[r] = row_lse
         t = target[r]
@@ -208,7 +209,7 @@ def _cross_entropy_backward_rows(grad_loss, logits, target, weight, lse, ignore_
         spread = g * smoothing / classes
         row_lse = lse[r]
         for c in range(classes):
-            grad_logits[r, c] = scale * math.exp(logits[r, c] - row_lse) - spread * weight[c]
+            grad_logits[r, c] = scale * fast_exp(logits[r, c] - row_lse) - spread * weight[c]
         grad_logits[r, t] -= g * hit
 
 

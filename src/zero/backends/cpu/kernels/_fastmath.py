@@ -1,0 +1,90 @@
+"""Vectorisable exp, tanh and normal CDF for the CPU kernels' Numba loops.
+
+Exp. Numba has no vectorised ``exp`` without Intel's SVML, and a scalar libm call costs
+about 7 ns, more than the matrix products around it (a [256, 4000] logits chunk: 7 ms of
+exp against 3 ms of GEMM). ``fast_exp`` is plain arithmetic that LLVM vectorises: with
+n = round(x / ln 2) and r = x - n ln 2 (|r| <= ln 2 / 2, ln 2 split in two parts so n ln 2
+is exact), exp(x) = 2^n * exp(r), exp(r) by its Taylor series to r^13 (truncation error
+below 2e-16), and 2^n built from its exponent bits. Measured relative error below 2e-15
+for |x| < 30 and 3e-14 out to |x| = 708 (fastmath may fold the two parts of ln 2 back
+together); about 1 ns per element. Below -708 it gives 0, above 709.4 inf.
+(Divisions in these helpers are ``np.divide``: Python's ``/`` makes Numba check for a zero
+divisor, and that branch stops LLVM from vectorising the loop around it.)
+
+Normal CDF (for the exact GELU, x·Φ(x)). With z = |x|/√2 and t = 1 / (1 + z/2),
+erfc(z) = t·exp(-z² + f(t)) (the form of Numerical Recipes' ``erfcc``), where f is smooth
+on t in (0, 1]. Here f is a Chebyshev series of degree 24 in y = 2(t - T)/(1 - T) - 1,
+T = 1/14, fitted by least squares at 192 Chebyshev points to ``math.erfc`` for z <= 26
+(beyond, erfc(z) < 1e-295 underflows anyway); Φ(-|x|) = erfc(z)/2. Measured against
+``math.erf``: absolute error < 3e-15 everywhere, erfc relative error < 5e-15 for z < 5.
+libm's erf is a scalar call of ~15 ns; this is ~4 ns per element, vectorised.
+"""
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+
+from ._jit import FASTMATH
+
+LOG2_E = 1.4426950408889634
+LN2_HIGH = 6.93147180369123816490e-01   # ln 2 with its low bits zero: n * LN2_HIGH is exact
+LN2_LOW = 1.90821492927058770002e-10    # ln 2 - LN2_HIGH
+EXP_UNDERFLOW = -708.0
+EXP_OVERFLOW = 709.5                    # beyond, 2^n overflows: inf (exact from 709.79)
+
+
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+def fast_exp(x):
+    """exp(x) in float64, vectorisable (see the module docstring); NaN stays NaN."""
+    clamped = EXP_UNDERFLOW if x < EXP_UNDERFLOW else (EXP_OVERFLOW if x > EXP_OVERFLOW else x)
+    n = math.floor(clamped * LOG2_E + 0.5)
+    r = clamped - n * LN2_HIGH - n * LN2_LOW
+    p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (
+        1.0 / 720 + r * (1.0 / 5040 + r * (1.0 / 40320 + r * (1.0 / 362880 + r * (
+            1.0 / 3628800 + r * (1.0 / 39916800 + r * (1.0 / 479001600 + r * (1.0 / 6227020800)))))))))))))
+    power = np.int64((n + 1023) << 52)          # the bits of the float64 2^n
+    value = p * power.view(np.float64)
+    return 0.0 if x < EXP_UNDERFLOW else value
+
+
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+def fast_tanh(x):
+    """tanh(x) = 1 - 2 / (exp(2x) + 1), through ``fast_exp``: absolute error ~1e-16."""
+    return 1.0 - np.divide(2.0, fast_exp(2.0 * x) + 1.0)
+
+
+INV_SQRT_2 = 1.0 / math.sqrt(2.0)
+INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
+ERFC_T_LOW = 1.0 / 14.0
+ERFC_Y_SCALE = 2.0 / (1.0 - ERFC_T_LOW)
+ERFC_SERIES = (  # Chebyshev coefficients c0 .. c24 of f (see the module docstring)
+    -0.609267959864411, 0.6040158823276717, 0.013711483828846063, -0.008217478410719795,
+    -0.0005296465789388566, 0.0002857297081548734, 1.4928076140099852e-05, -1.358333485303687e-05,
+    3.004956101424332e-08, 6.984316881854326e-07, -5.8473432542961006e-08, -3.306831406608078e-08,
+    6.6623014905558354e-09, 1.1390091976742969e-09, -5.181295868604948e-10, 7.209382311345228e-13,
+    2.9627781797366726e-11, -4.259109371161376e-12, -1.0367762171429488e-12, 3.9735000468940535e-13,
+    -6.609096239381041e-15, -2.0634069063496306e-14, 3.896932203555184e-15, 1.3309640907037263e-15,
+    -1.8954529692713922e-15)
+
+
+# The same polynomial in powers of y (well conditioned on [-1, 1]: |coefficients| < 0.7),
+# for Horner's rule over a constant array, which LLVM vectorises (a loop over a tuple it
+# does not).
+ERFC_POWERS = np.polynomial.chebyshev.cheb2poly(np.array(ERFC_SERIES))
+
+
+@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+def normal_cdf_pdf(x):
+    """(Φ(x), φ(x)) of the standard normal distribution, vectorisable (module docstring)."""
+    z = abs(x) * INV_SQRT_2
+    t = np.divide(1.0, 1.0 + 0.5 * z)
+    y = max(t - ERFC_T_LOW, 0.0) * ERFC_Y_SCALE - 1.0
+    series = 0.0
+    for k in range(ERFC_POWERS.size - 1, -1, -1):
+        series = series * y + ERFC_POWERS[k]
+    gauss = fast_exp(-z * z)                          # exp(-x²/2)
+    tail = 0.5 * t * gauss * fast_exp(series)         # Φ(-|x|) = erfc(z) / 2
+    cdf = tail if x < 0.0 else 1.0 - tail
+    return cdf, gauss * INV_SQRT_2PI
