@@ -6,8 +6,13 @@
     views        view, reshape, permute, expand, indexing, copies and casts
     joining      cat, stack, split, gather, index_select, embedding, tril/triu
     inplace      add_, mul_, copy_, fill_, normal_ ... for optimizers
-    nn           softmax, cross-entropy, layer norm, dropout, attention
-    fused        one-op versions of hot compositions (GPT)
+    activation   softmax, log_softmax
+    loss         cross-entropy (log-softmax + NLL in one op), NLL, MSE
+    normalization  layer norm (one op, one pass each way)
+    dropout      dropout with a mask regenerated from a seed
+    attention    scaled dot-product attention (composition; causal goes to fused/)
+    fused        one-op versions of hot compositions: linear, FFN, linear + cross-entropy,
+                 flash-style causal attention
 """
 from ..tensor import methods as _methods
 from . import elementwise, inplace, joining, matmul, reduction, views  # noqa: F401
