@@ -27,6 +27,7 @@ from .. import dtypes
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
 from ..tensor.tensor import Tensor
+from .joining import index_extremes
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -122,11 +123,9 @@ class ClassLoss(Op):
 
 
 def _check_targets(op: str, target: Tensor, classes: int, ignore_index: int) -> None:
-    if not target.numel():
-        return
-    bad = ((target < 0).logical_or(target >= classes)).logical_and(target != ignore_index)
-    if bad.any().item():
-        value = int(target[bad][0].item())
+    extremes = index_extremes(target, ignore=ignore_index, valid=0)
+    if extremes and (extremes[0] < 0 or extremes[1] >= classes):
+        value = extremes[0] if extremes[0] < 0 else extremes[1]
         raise ZeroIndexError(f"{op}: target {value} is out of bounds for {classes} classes (expected "
                              f"values in [0, {classes - 1}] or ignore_index={ignore_index})")
 
