@@ -6,7 +6,6 @@ import os
 import sys
 from pathlib import Path
 
-from .. import random as zero_random
 from ..device import Device
 
 
@@ -43,15 +42,6 @@ class MetricsFile:
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
-
-
-def rng_state() -> dict:
-    return {"zero": zero_random.get_rng_state()}
-
-
-def restore_rng_state(state: dict) -> None:
-    zero_random.set_rng_state(state["zero"])
-
 
 
 def peak_memory(device: Device) -> int:

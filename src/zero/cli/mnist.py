@@ -10,7 +10,6 @@ MNIST into the cache with `zero mnist --download`.
 from __future__ import annotations
 
 import argparse
-import math
 import time
 from pathlib import Path
 
@@ -21,9 +20,9 @@ from ..models import MLP
 from ..nn import functional as F
 from ..optim import SGD, AdamW
 from ..optim.lr_scheduler import WarmupCosineLR
-from ..random import manual_seed
+from ..random import get_rng_state, manual_seed, set_rng_state
 from ..serialization import load, save
-from .common import MetricsFile, progress, resolve_device, restore_rng_state, rng_state
+from .common import MetricsFile, progress, resolve_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -92,7 +91,7 @@ def run(args) -> int:
             metrics.write(record)
             if args.save:
                 save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "epoch": epoch + 1,
-                      "rng": rng_state(), "config": _config(args)}, args.save)
+                      "rng": get_rng_state(), "config": _config(args)}, args.save)
     finally:
         metrics.close()
     return 0
@@ -144,8 +143,8 @@ def _resume(path: str, model, optimizer) -> int:
         raise DataError(f"{path}: the checkpoint has --hidden {hidden}, this run {model.fc1.out_features}")
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
-    restore_rng_state(checkpoint["rng"])
+    set_rng_state(checkpoint["rng"])
     epoch = int(checkpoint["epoch"])
-    if not math.isfinite(epoch) or epoch < 0:
+    if epoch < 0:
         raise DataError(f"{path}: bad epoch number {epoch}")
     return epoch
