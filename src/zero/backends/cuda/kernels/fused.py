@@ -97,32 +97,31 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
 # -- linear + cross-entropy -----------------------------------------------------------------
 
 
-def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
-    xp = array_module(x)
+def _logit_chunks(x, weight, chunk_size: int):
+    """(r0, r1, logits of rows r0:r1) chunk by chunk, the logits x[r0:r1] Wᵀ computed into one
+    reused (chunk, V) scratch array."""
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, min(int(chunk_size), rows))
-    scratch = xp.empty((chunk, vocab), x.dtype)                           # (R, V)
+    scratch = array_module(x).empty((chunk, vocab), x.dtype)             # (R, V)
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
         logits = scratch[:r1 - r0]
         matmul(x[r0:r1], weight.T, logits)
+        yield r0, r1, logits
+
+
+def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
+    for r0, r1, logits in _logit_chunks(x, weight, chunk_size):
         cross_entropy_forward(logits, target[r0:r1], None, ignore_index, 0.0, loss[r0:r1], lse[r0:r1])
 
 
 def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
                                   grad_x, grad_weight) -> None:
-    xp = array_module(x)
-    rows, vocab = x.shape[0], weight.shape[0]
-    if rows == 0:
+    if x.shape[0] == 0:
         if grad_weight is not None:
             grad_weight.fill(0)
         return
-    chunk = max(1, min(int(chunk_size), rows))
-    scratch = xp.empty((chunk, vocab), x.dtype)                           # (R, V)
-    for r0 in range(0, rows, chunk):
-        r1 = min(r0 + chunk, rows)
-        logits = scratch[:r1 - r0]
-        matmul(x[r0:r1], weight.T, logits)
+    for r0, r1, logits in _logit_chunks(x, weight, chunk_size):
         # in place: logits -> d logits = g * (softmax - onehot(target)), 0 on ignored rows
         cross_entropy_backward(grad_loss[r0:r1], logits, target[r0:r1], None, lse[r0:r1], ignore_index, 0.0,
                                logits)
