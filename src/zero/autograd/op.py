@@ -133,8 +133,3 @@ def _tensor_class():
 
         _TENSOR.append(Tensor)
     return _TENSOR[0]
-
-
-def grads_only_for(op: Op, *grads):
-    """Helper for backward: drop the gradients of inputs that do not need one."""
-    return tuple(g if need else None for g, need in zip(grads, op.needs_input_grad))
