@@ -136,8 +136,8 @@ class GPT(nn.Module):
         """Embeddings N(0, 0.02²) as in the book. Linear layers: GPT-2's N(0, 0.02²) rather than
         the book's He initialisation, with the two projections that feed the residual stream
         scaled by 1/√(2·n_layer) so its variance does not grow with depth. (Measured on Python's
-        documentation topics, 4 layers x 128 wide, 300 steps: validation loss 2.14 against 2.29
-        with He initialisation, in PyTorch and in Zero alike.)"""
+        documentation topics, 4 layers x 128 wide, 300 steps: validation loss 2.15 against 2.27
+        with He initialisation in Zero; 2.14 against 2.29 in PyTorch.)"""
         residual_std = 0.02 / (2 * self.config.n_layer) ** 0.5
         for name, module in self.named_modules():
             if isinstance(module, nn.Linear):
