@@ -165,7 +165,7 @@ def main(argv=None) -> None:
     print(header)
     print("-" * len(header))
     for name, (leaves, impls, torch_spec) in cases(batch, 256, 384, 6, 4000, dtype, rng).items():
-        runners = {key: (lambda fn=fn: run_once(leaves, fn)) for key, fn in impls.items()}
+        runners = {key: (lambda fn=fn, leaves=leaves: run_once(leaves, fn)) for key, fn in impls.items()}
         reference = torch_runner(torch_spec, dtype)
         if reference is not None:
             runners["torch"] = reference

@@ -220,7 +220,7 @@ def run_torch(config: dict, data: list, steps: int, warmup: int, lr: float, devi
 def attempt(name: str, fn, *args) -> dict | None:
     try:
         return fn(*args)
-    except Exception:  # noqa: BLE001  (report and go on with the other framework)
+    except Exception:
         print(f"!! {name} failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
         return None
 
@@ -278,7 +278,7 @@ def environment() -> str:
         name = properties["name"]
         parts.append(name.decode() if isinstance(name, bytes) else str(name))
         parts.append(f"CuPy {cupy.__version__}")
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:
         parts.append(f"(no GPU name: {e})")
     for module in ("triton", "torch", "numpy"):
         try:

@@ -126,7 +126,7 @@ def tiny_op_cases():
 def measure(table: dict, repeats: int, inner: int = 1) -> dict:
     """Median seconds per call for every (case, implementation), timed interleaved."""
     samples = {(case, impl): [] for case, impls in table.items() for impl in impls}
-    for case, impls in table.items():  # warm up (Numba compiles, allocator fills)
+    for impls in table.values():  # warm up (Numba compiles, allocator fills)
         for fn in impls.values():
             fn()
     for _ in range(repeats):
@@ -143,13 +143,15 @@ def print_table(title: str, table: dict, medians: dict, unit: str, scale: float)
     print(f"\n{title}")
     print(f"{'case':<34}{'zero ' + unit:>12}{'numpy ' + unit:>13}{'torch ' + unit:>13}"
           f"{'zero/numpy':>12}{'zero/torch':>12}")
-    for case, impls in table.items():
+    def cell(v):
+        return f"{v * scale:>12.2f}" if v is not None else f"{'-':>12}"
+
+    for case in table:
         z = medians[(case, "zero")]
         n = medians.get((case, "numpy"))
         t = medians.get((case, "torch"))
-        cell = lambda v: f"{v * scale:>12.2f}" if v is not None else f"{'-':>12}"  # noqa: E731
-        ratio = lambda v: f"{z / v:>12.2f}" if v else f"{'-':>12}"  # noqa: E731
-        print(f"{case:<34}{cell(z)}{cell(n)} {cell(t)}{ratio(n)}{ratio(t)}")
+        ratios = "".join(f"{z / v:>12.2f}" if v else f"{'-':>12}" for v in (n, t))
+        print(f"{case:<34}{cell(z)}{cell(n)} {cell(t)}{ratios}")
 
 
 def main() -> None:
@@ -162,14 +164,14 @@ def main() -> None:
         torch.set_num_threads(zero_threads())
     big = cases(args.batch, rng)
     print(f"forward + backward, batch {args.batch} x 256 tokens, float32, median of {args.repeats} "
-          f"interleaved runs (PyTorch {'%s' % torch.__version__ if torch else 'not installed'})")
+          f"interleaved runs (PyTorch {torch.__version__ if torch else 'not installed'})")
     print_table("GPT-like shapes", big, measure(big, args.repeats), "ms", 1e3)
     tiny = tiny_op_cases()
     print_table("fixed cost of one op", tiny, measure(tiny, args.repeats, inner=2000), "us", 1e6)
 
 
 def zero_threads() -> int:
-    import numba  # noqa: PLC0415
+    import numba
 
     return numba.config.NUMBA_NUM_THREADS
 

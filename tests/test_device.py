@@ -15,7 +15,7 @@ def _cuda_available() -> bool:
     if importlib.util.find_spec("cupy") is None:
         return False
     try:
-        import cupy  # noqa: PLC0415
+        import cupy
 
         return cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:

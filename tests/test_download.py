@@ -36,7 +36,7 @@ class Server:
         server = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):  # noqa: N802  (http.server's name)
+            def do_GET(self):
                 server.requests.append(self.path)
                 body = server.routes.get(self.path, 404)
                 if callable(body):

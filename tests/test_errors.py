@@ -6,7 +6,7 @@ import pytest
 import zero
 from zero import errors
 from zero.ops.elementwise import Gelu
-from zero.tensor.meta import TensorMeta
+from zero.tensors.meta import TensorMeta
 
 
 def _pretend_on(device: str, t):

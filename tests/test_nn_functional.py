@@ -443,8 +443,10 @@ def test_against_torch():
     q, k, v = (rng.standard_normal((2, 4, 3)) for _ in range(3))
     mask = rng.random((4, 4)) > 0.5
     for options in (dict(is_causal=True), dict(attn_mask=mask)):
-        ours = F.scaled_dot_product_attention(*(zero.tensor(a) for a in (q, k, v)),
-                                              **{n: zero.tensor(o) if n == "attn_mask" else o for n, o in options.items()})
-        theirs = tf.scaled_dot_product_attention(*(torch.tensor(a) for a in (q, k, v)),
-                                                 **{n: torch.tensor(o) if n == "attn_mask" else o for n, o in options.items()})
+        ours = F.scaled_dot_product_attention(
+            *(zero.tensor(a) for a in (q, k, v)),
+            **{n: zero.tensor(o) if n == "attn_mask" else o for n, o in options.items()})
+        theirs = tf.scaled_dot_product_attention(
+            *(torch.tensor(a) for a in (q, k, v)),
+            **{n: torch.tensor(o) if n == "attn_mask" else o for n, o in options.items()})
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12)

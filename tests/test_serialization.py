@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import safetensors.numpy
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import zero
 from zero.errors import DataError
@@ -92,7 +93,7 @@ def test_nested_state_dict_with_int_keys(tmp_path):
         "rng": generator.get_state(),
         "epoch": 2,
         "history": [1.5, float("inf"), -0.0],
-        "mixed_keys": {1: "int", 1.5: "float", "s": "str", None: "none", True: "bool?"},
+        "mixed_keys": {1: "int", 1.5: "float", "s": "str", None: "none", False: "bool"},
         "tagged": {"__tensor__": "not a tensor", "__tuple__": [1]},
     }
     save(state, tmp_path / "state.safetensors")

@@ -65,6 +65,11 @@ def set_default_dtype(dtype: DType) -> None:
     _default_float = dtype
 
 
+def is_dtype_name(name: str) -> bool:
+    """Whether ``name`` names a dtype ("float32", "long" ...), as ``Tensor.to("float64")`` allows."""
+    return name in _BY_NAME
+
+
 def dtype_from_name(name: str) -> DType:
     try:
         return _BY_NAME[name]

@@ -43,9 +43,16 @@ class DataError(ZeroError, ValueError):
     """A data or checkpoint file that is missing, truncated or corrupt (the message names it)."""
 
 
-def describe(tensor) -> str:
-    """'float32[2, 3] on cpu' -- how every message shows an operand."""
-    return f"{tensor.dtype.name}{list(tensor.shape)} on {tensor.device}"
+class UsageError(ZeroError, ValueError):
+    """A command-line argument the job cannot use (out of range, or at odds with another)."""
+
+
+def describe(x) -> str:
+    """How every message shows an operand: 'float32[2, 3] on cpu' for a tensor, the type's
+    name ('list', 'NoneType') for anything else."""
+    if not hasattr(x, "_meta"):  # (this module sits below the Tensor class: it cannot import it)
+        return type(x).__name__
+    return f"{x.dtype.name}{list(x.shape)} on {x.device}"
 
 
 def describe_all(tensors) -> str:

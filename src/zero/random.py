@@ -9,6 +9,8 @@ mask instead of storing it.
 """
 from __future__ import annotations
 
+import secrets
+
 import numpy as np
 
 
@@ -16,16 +18,16 @@ class Generator:
     def __init__(self, device="cpu", seed: int | None = None):
         self.device = device
         self._seed = 0
-        self.manual_seed(np.random.SeedSequence().entropy % (1 << 63) if seed is None else seed)
+        self.manual_seed(secrets.randbits(63) if seed is None else seed)
 
-    def manual_seed(self, seed: int) -> "Generator":
+    def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
         self._numpy = np.random.Generator(np.random.PCG64(self._seed))
         return self
 
     def seed(self) -> int:
         """Re-seed from fresh entropy; returns the seed used."""
-        self.manual_seed(np.random.SeedSequence().entropy % (1 << 63))
+        self.manual_seed(secrets.randbits(63))
         return self._seed
 
     def initial_seed(self) -> int:

@@ -39,107 +39,30 @@ Tensors are copied to the host to be saved (whatever their device and
 layout: views and non-contiguous tensors are fine). Two tensors that share
 storage are saved as independent copies and load as independent tensors.
 
-Writes are atomic (``atomic_write``): the bytes go to a temporary file in the
-target's directory, are flushed and fsync'ed, and ``os.replace`` puts the file
-in place; then the directory is fsync'ed. A crash at any moment leaves either
-the old file or the new one, never a half-written one (a writer killed by
-SIGKILL may leave its ``.NAME.*.tmp`` file behind, beside the intact target).
+Writes are atomic (``zero.files.atomic_write``): a crash at any moment leaves
+either the old file or the new one, never a half-written one.
 """
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
 import struct
-import tempfile
 import zlib
 from pathlib import Path
 
 import numpy as np
 import safetensors.numpy
 
+from .backends.device import to_device
 from .errors import DataError
+from .files import atomic_write
+from .tensors.creation import from_numpy, tensor
+from .tensors.tensor import Tensor
 
 FORMAT_VERSION = "1"
 _TAGS = ("__tensor__", "__ndarray__", "__tuple__", "__dict__")
-_CHUNK_BYTES = 1 << 20  # os.write at most this much at a time
 _MAX_HEADER_BYTES = 100 << 20  # safetensors' own limit on the JSON header
-
-
-# -- atomic writes ----------------------------------------------------------------------------
-
-
-class _AtomicFile:
-    """What ``atomic_write`` yields: ``write(bytes)`` into the temporary file."""
-
-    def __init__(self, fd: int, temporary: str):
-        self.fd = fd
-        self.temporary = temporary
-        self.bytes_written = 0
-
-    def write(self, data) -> int:
-        view = memoryview(data).cast("B")
-        while view:
-            written = os.write(self.fd, view[:_CHUNK_BYTES])
-            view = view[written:]
-            self.bytes_written += written
-        return len(data)
-
-
-def _new_file_mode(path: str) -> int:
-    """The mode a plain ``open(path, "wb")`` would give: the old file's, else 0o666 less the umask."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _fsync_directory(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:  # some platforms cannot open directories; the rename is still done
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def atomic_write(path):
-    """Write a file all at once or not at all.
-
-        with atomic_write("ckpt.safetensors") as f:
-            f.write(data)
-
-    Inside the block, writes go to a temporary file beside ``path``. When the
-    block ends normally the file is flushed, fsync'ed and renamed onto ``path``
-    (then the directory is fsync'ed); when it raises, the temporary file is
-    removed and ``path`` is untouched. Raising inside the block (say, on a
-    checksum mismatch) is how a caller refuses what it wrote.
-    """
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
-    try:
-        os.fchmod(fd, _new_file_mode(path))
-        yield _AtomicFile(fd, temporary)
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(temporary, path)
-    except BaseException:
-        if fd >= 0:
-            os.close(fd)
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(directory)
 
 
 # -- save -------------------------------------------------------------------------------------
@@ -152,7 +75,7 @@ def _subscript(where: str, key) -> str:
 class _Encoder:
     """Turns ``obj`` into (JSON-able structure, {key: NumPy array})."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.arrays: dict[str, np.ndarray] = {}
 
     def _key(self, names: list) -> str:
@@ -172,14 +95,12 @@ class _Encoder:
         return key
 
     def encode(self, obj, names: list, where: str):
-        from .tensor.tensor import Tensor  # noqa: PLC0415
-
         if obj is None or isinstance(obj, (bool, int, str)):
             return obj
         if isinstance(obj, float):
             return obj
         if isinstance(obj, Tensor):
-            entry = {"__tensor__": self._array(obj.detach()._host_array(), names, where)}
+            entry: dict = {"__tensor__": self._array(obj.detach()._host_array(), names, where)}
             if obj.requires_grad:
                 entry["requires_grad"] = True
             return entry
@@ -220,7 +141,7 @@ def save(obj, path) -> None:
     """
     encoder = _Encoder()
     structure = encoder.encode(obj, [], "obj")
-    checksums = {key: zlib.crc32(array) for key, array in encoder.arrays.items()}
+    checksums = {key: zlib.crc32(array.data) for key, array in encoder.arrays.items()}
     metadata = {"format": "zero", "zero.checkpoint": FORMAT_VERSION,
                 "zero.structure": json.dumps(structure, separators=(",", ":")),
                 "zero.crc32": json.dumps(checksums, separators=(",", ":"))}
@@ -281,8 +202,6 @@ class _Decoder:
         return self.arrays[key]
 
     def tensor(self, key, requires_grad: bool = False):
-        from .tensor.creation import from_numpy, tensor  # noqa: PLC0415
-
         array = self.array(key)
         # safetensors hands out fresh writable arrays: share them on the CPU, copy to a device
         t = from_numpy(array) if self.device is None else tensor(array, device=self.device)
@@ -318,8 +237,6 @@ def load(path, map_location=None):
     Raises FileNotFoundError for a missing file and zero.errors.DataError,
     naming the file, for one that is not a checkpoint, truncated or corrupt.
     """
-    from .device import to_device  # noqa: PLC0415
-
     path = os.fspath(path)
     try:
         data = Path(path).read_bytes()

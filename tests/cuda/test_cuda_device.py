@@ -12,8 +12,8 @@ import zero
 import zero.cuda
 from zero import Device
 from zero.errors import DeviceError
-from zero.tensor.meta import TensorMeta, contiguous_strides
-from zero.tensor.tensor import Tensor
+from zero.tensors.meta import TensorMeta, contiguous_strides
+from zero.tensors.tensor import Tensor
 
 from conftest import ON_GPU  # noqa: E402  (tests/cuda/conftest.py)
 

@@ -18,8 +18,8 @@ cupy = pytest.importorskip("cupy")
 from zero import dtypes  # noqa: E402
 from zero.backends import cuda as backend  # noqa: E402
 from zero.backends.cuda import memory  # noqa: E402
-from zero.device import Device  # noqa: E402
-from zero.tensor.meta import TensorMeta, contiguous_strides  # noqa: E402
+from zero.backends.device import Device  # noqa: E402
+from zero.tensors.meta import TensorMeta, contiguous_strides  # noqa: E402
 
 
 class FakeRaw:

@@ -95,7 +95,7 @@ def test_linear_matches_composition(x_shape, with_bias):
     x, w = leaf(x_shape), leaf((4, 5))
     inputs = [x, w] + ([leaf((4,))] if with_bias else [])
     assert_same(fused.linear, composed_linear, inputs)
-    assert F.linear(*inputs).grad_fn.name == "LinearBackward"
+    assert F.linear(*inputs).grad_fn.name == "LinearBiasBackward"
 
 
 def test_linear_strided_inputs_and_partial_gradients():

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import zero
-from zero.tensor.meta import broadcast_shapes, contiguous_strides, infer_shape, is_contiguous, view_strides
+from zero.tensors.meta import broadcast_shapes, contiguous_strides, infer_shape, is_contiguous, view_strides
 
 
 def test_a_python_name_shares_everything():

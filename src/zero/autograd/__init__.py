@@ -1,12 +1,13 @@
 """Reverse-mode automatic differentiation on a dynamic graph."""
 from __future__ import annotations
 
+from ..errors import AutogradError, describe
+from ..grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .engine import backward
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck
-from .op import Op
+from .op import AccumulateGrad, Op
 
-__all__ = ["Op", "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
+__all__ = ["Op", "AccumulateGrad", "backward", "grad", "gradcheck", "GradcheckError", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled"]
 
 
@@ -20,10 +21,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_u
         grad_outputs = [grad_outputs]
     for t in inputs:
         if not t.requires_grad:
-            raise RuntimeError("autograd.grad: an input does not require grad")
+            raise AutogradError(f"autograd.grad: an input ({describe(t)}) does not require grad")
     result = backward(outputs, grad_outputs, retain_graph=retain_graph, inputs=inputs)
     if not allow_unused and any(g is None for g in result):
         index = next(i for i, g in enumerate(result) if g is None)
-        raise RuntimeError(f"autograd.grad: input {index} was not used to compute the outputs "
+        raise AutogradError(f"autograd.grad: input {index} was not used to compute the outputs "
                            "(pass allow_unused=True to get None for it)")
     return result

@@ -1,30 +1,40 @@
 """The backward engine (the book's ``Tensor::Backward``).
 
-1. Order: an iterative depth-first search from the roots gives the ops in
-   post-order; reversed, every op comes after all ops that consume its output,
-   so its gradient is complete when its turn comes. (No recursion: a chain of
-   10,000 ops is as easy as one of ten.) Nodes are identified by the op object,
-   which is exactly one per logical tensor: a view has its own op.
-2. Run: each op's ``backward`` turns its output gradient into input
-   gradients; each goes along its edge, to the producing op (summed with
-   contributions from other paths) or to a leaf's ``.grad`` (accumulated in
-   place across paths and across calls, until zeroed).
+1. Order: an iterative depth-first search from the roots gives the graph's nodes
+   in post-order; reversed, every node comes after all nodes that consume its
+   output, so its gradient is complete when its turn comes. (No recursion: a
+   chain of 10,000 ops is as easy as one of ten.) A node is an op -- exactly one
+   per logical tensor, since a view has its own op -- or a leaf's
+   ``AccumulateGrad``.
+2. Run: each op's ``backward`` turns its output gradient into input gradients;
+   each goes along its edge to the next node, summed with the contributions of
+   other paths. An ``AccumulateGrad`` node adds its total into the leaf's
+   ``.grad`` (accumulating across calls, until zeroed).
 3. Free: without ``retain_graph`` an op drops its saved tensors as soon as it
    has run, so activations are released during the backward pass.
+
+Ownership of gradient buffers: a leaf whose ``.grad`` is empty may keep the
+gradient it receives as its ``.grad`` without a copy -- when the engine knows
+nothing else will hold that memory. It knows because it watches the storages:
+a buffer made during this pass (its storage's serial is newer than the pass) is
+no parameter, saved tensor or caller's tensor, and the pass remembers which
+buffers it already gave to a leaf, so two leaves never share one.
 """
 from __future__ import annotations
 
-import sys
 import time
 
 from ..errors import AutogradError, describe
+from ..grad_mode import no_grad
+from ..tensors.creation import ones_like
+from ..tensors.storage import new_serial
+from ..tensors.tensor import Tensor
 from . import op as op_module
-from .grad_mode import no_grad
-from .op import Op
+from .op import AccumulateGrad, Op, freed_graph_error, gradient_node
 
 
 def topological_order(roots: list) -> list:
-    """Ops reachable from ``roots`` in post-order (producers before consumers)."""
+    """Nodes reachable from ``roots`` in post-order (producers before consumers)."""
     order = []
     visited = set()
     for root in roots:
@@ -38,7 +48,7 @@ def topological_order(roots: list) -> list:
             while i < len(edges):
                 child = edges[i]
                 i += 1
-                if isinstance(child, Op) and id(child) not in visited:
+                if child is not None and id(child) not in visited:
                     visited.add(id(child))
                     stack[-1] = (node, i)
                     stack.append((child, 0))
@@ -52,41 +62,35 @@ def topological_order(roots: list) -> list:
 def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None):
     """Back-propagate from ``tensors``. Accumulates into leaves' ``.grad``; when ``inputs``
     is given, instead returns the gradients of those tensors and touches no ``.grad``."""
+    owned = _PassOwnership()  # before the seeds: an implicit seed (ones) is the engine's own
     roots, seeds = _seed_gradients(tensors, grad_tensors)
-    capture = capture_nodes = None
+    captured: dict[int, Tensor | None] | None = None   # id(node) -> gradient, for inputs=
     if inputs is not None:
-        capture = {id(t): None for t in inputs}  # tensor id -> its gradient
-        capture_nodes = {id(t.grad_fn): id(t) for t in inputs if t.grad_fn is not None}
+        captured = {id(gradient_node(t)): None for t in inputs}
 
-    # A root that is itself a leaf receives its seed directly.
-    grads = {}
-    root_ops = []
-    for t, g in zip(roots, seeds):
-        if t.grad_fn is None:
-            _deliver_to_leaf(t, g, capture)
-        else:
-            _add_into(grads, t.grad_fn, g)
-            root_ops.append(t.grad_fn)
+    grads: dict[int, Tensor] = {}  # id(node) -> the gradient summed so far
+    root_nodes = [gradient_node(t) for t in roots]
+    for node, g in zip(root_nodes, seeds):
+        _add_into(grads, node, g)
 
-    order = topological_order(root_ops)
     profiler = op_module.active_profiler
     with no_grad():
-        for node in reversed(order):
+        for node in reversed(topological_order(root_nodes)):
             grad = grads.pop(id(node), None)
             if grad is None:
                 continue
             if node.released:
-                raise AutogradError(
-                    f"{node.name}: trying to backward through the graph a second time (its saved "
-                    "tensors were freed by the first backward); pass retain_graph=True to the first "
-                    "backward() if you need to call it twice")
+                raise freed_graph_error(node)
             if grad._meta.shape != node.out_shape:
                 raise AutogradError(f"{node.name}: received a gradient of shape {list(grad.shape)} for "
                                     f"an output of shape {list(node.out_shape)}")
-            if capture is not None:
-                if id(node) in capture_nodes:
-                    capture[capture_nodes[id(node)]] = grad
-            elif node.retained is not None:
+            if captured is not None and id(node) in captured:
+                captured[id(node)] = grad
+            if isinstance(node, AccumulateGrad):
+                if captured is None:  # autograd.grad() touches no .grad
+                    node.accumulate(grad, adopt=owned.may_adopt(grad))
+                continue
+            if node.retained is not None:
                 tensor = node.retained()
                 if tensor is not None:
                     tensor.grad = grad.clone() if tensor.grad is None else tensor.grad + grad
@@ -96,29 +100,33 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None
                 start = time.perf_counter()
                 input_grads = node.backward(grad)
                 profiler.record(type(node).__name__, "backward", time.perf_counter() - start, grad.device)
-            del grad
-            # Emptied as it is read, so a gradient reaches a leaf with no reference left here
-            # but the local ``g``: then the leaf can adopt it (see _sole_owner).
-            input_grads = list(input_grads)
-            for i, edge in zip(range(len(input_grads)), node.next_edges):
-                g, input_grads[i] = input_grads[i], None
-                if edge is None or g is None:
-                    continue
-                if isinstance(edge, Op):
+            for edge, g in zip(node.next_edges, input_grads):
+                if edge is not None and g is not None:
                     _add_into(grads, edge, g)
-                else:
-                    _deliver_to_leaf(edge, g, capture)
-            del input_grads
             if not retain_graph:
                 node.release()
-    if capture is not None:
-        return tuple(capture[id(t)] for t in inputs)
+    if captured is not None:
+        return tuple(captured[id(gradient_node(t))] for t in inputs)
     return None
 
 
-def _seed_gradients(tensors, grad_tensors):
-    from ..tensor.creation import ones_like  # noqa: PLC0415
+class _PassOwnership:
+    """Which gradient buffers a leaf may keep as its ``.grad`` without a copy."""
 
+    def __init__(self) -> None:
+        self.start = new_serial()  # storages with a larger serial were made during this pass
+        self.given: set[int] = set()  # ids of storages already given to a leaf in this pass
+
+    def may_adopt(self, grad: Tensor) -> bool:
+        storage = grad._storage
+        if (storage.serial < self.start or id(storage) in self.given or grad.grad_fn is not None
+                or not grad.is_contiguous() or grad.nbytes != storage.nbytes):
+            return False
+        self.given.add(id(storage))
+        return True
+
+
+def _seed_gradients(tensors, grad_tensors):
     roots = list(tensors)
     if grad_tensors is None:
         grad_tensors = [None] * len(roots)
@@ -138,7 +146,7 @@ def _seed_gradients(tensors, grad_tensors):
                 raise AutogradError(f"backward: gradient {describe(g)} does not match the output {describe(t)}")
             if g.device is not t.device:
                 raise AutogradError(f"backward: gradient on {g.device} for an output on {t.device}")
-            g = g.detach()  # another reference to the caller's tensor: never adopted as a .grad
+            g = g.detach()  # the caller's memory: its storage is older than the pass, never adopted
         seeds.append(g)
     return roots, seeds
 
@@ -148,35 +156,3 @@ def _add_into(grads: dict, node: Op, g) -> None:
     key = id(node)
     current = grads.get(key)
     grads[key] = g if current is None else current + g
-
-
-def _deliver_to_leaf(leaf, g, capture) -> None:
-    """The book's AccumulateGrad: the first gradient is adopted when nobody else holds it,
-    later ones are added in place."""
-    if g._meta.shape != leaf._meta.shape:
-        raise AutogradError(f"gradient of shape {list(g.shape)} for a leaf of shape {list(leaf.shape)}")
-    if g._meta.dtype is not leaf._meta.dtype:
-        g = g.to(leaf._meta.dtype)
-    if capture is not None:
-        key = id(leaf)
-        if key in capture:
-            capture[key] = g if capture[key] is None else capture[key] + g
-        return
-    if leaf.grad is None:
-        leaf.grad = g.detach() if _sole_owner(g) else g.clone()  # clone() is contiguous
-    else:
-        leaf.grad.add_(g)
-
-
-def _sole_owner(g) -> bool:
-    """True when ``g`` is contiguous, not a view of anything, and referenced only by the
-    engine's locals, so a leaf may keep it as its ``.grad`` without a copy."""
-    # References here: the engine loop's local ``g``, the caller's argument, this frame's
-    # argument and getrefcount's argument; any other holder (the same gradient sent to a
-    # second input, a caller's ``gradient=``) makes one more. The storage is referenced
-    # once per tensor object using it (plus getrefcount's argument).
-    return (g.is_contiguous() and g.grad_fn is None and sys.getrefcount(g._storage) <= 2
-            and sys.getrefcount(g) <= _EXCLUSIVE_REFS)
-
-
-_EXCLUSIVE_REFS = 4

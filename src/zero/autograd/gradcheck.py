@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AutogradError
+from ..grad_mode import no_grad
+from ..tensors.creation import from_numpy
+from ..tensors.tensor import Tensor
 from .engine import backward
-from .grad_mode import no_grad
 
 
 class GradcheckError(AutogradError):
@@ -23,9 +25,6 @@ def _as_tuple(x):
 
 def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
               seed: int = 0, raise_exception: bool = True) -> bool:
-    from ..tensor.creation import from_numpy  # noqa: PLC0415
-    from ..tensor.tensor import Tensor  # noqa: PLC0415
-
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
@@ -43,8 +42,8 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
         raise GradcheckError("gradcheck: fn's outputs do not depend on the inputs that require grad")
     rng = np.random.default_rng(seed)
     cotangents = [rng.standard_normal(o.shape) for o in outputs]
-    analytic = backward(outputs, [from_numpy(v.astype(o.dtype.numpy)).to(o.device) for v, o in zip(cotangents, outputs)],
-                        inputs=checked)
+    seeds = [from_numpy(v.astype(o.dtype.numpy)).to(o.device) for v, o in zip(cotangents, outputs)]
+    analytic = backward(outputs, seeds, inputs=checked)
 
     def projected() -> float:
         with no_grad():

@@ -8,17 +8,25 @@ Every differentiable operation is a subclass with two methods:
 ``Op.apply`` makes one op object per call (the book's ``RunOp``), runs the
 forward, and records the graph only when grad mode is on and some input
 requires grad. Recording makes the op the output's ``grad_fn`` and keeps, per
-input, an *edge*: the input's own ``grad_fn`` (a non-leaf) or the input tensor
-itself (a leaf, whose ``.grad`` receives the gradient). Ops keep for backward
-only what they ask for with ``save_for_backward``, so an intermediate that no
-backward needs is freed during the forward.
+input, an *edge* to the node that receives that input's gradient: the input's
+own ``grad_fn`` (a non-leaf), or the input's ``AccumulateGrad`` node (a leaf,
+whose ``.grad`` receives the gradient; the book's ``AccumulateGrad``). Ops keep
+for backward only what they ask for with ``save_for_backward``, so an
+intermediate that no backward needs is freed during the forward.
+
+A backward rule returns new tensors (or the gradient it received, unchanged); it
+never writes into the gradient it was given, which the engine may hand to
+several consumers.
 """
 from __future__ import annotations
 
+import re
 import time
+import weakref
 
 from ..errors import AutogradError, DeviceError, InPlaceError, describe_all
-from .grad_mode import _state
+from ..grad_mode import _state
+from ..tensors.tensor import Tensor
 
 # Set by zero.profiler.profile while a profile is running; None otherwise.
 active_profiler = None
@@ -27,6 +35,15 @@ active_profiler = None
 class Op:
     __slots__ = ("next_edges", "needs_input_grad", "out_shape", "recording", "released",
                  "_saved", "_saved_versions", "retained", "__dict__", "__weakref__")
+
+    next_edges: list          # per input: the node its gradient goes to, or None
+    needs_input_grad: list    # per input: whether it requires grad
+    out_shape: tuple          # the shape of the output (and of the gradient backward receives)
+    recording: bool           # whether this call is part of the graph
+    released: bool            # saved tensors freed by a backward without retain_graph
+    _saved: tuple | None
+    _saved_versions: tuple
+    retained: weakref.ref | None  # the output, when it asked to keep its .grad (retain_grad)
 
     # -- the two methods each op defines -------------------------------------------------------
     def forward(self, *args, **params):
@@ -42,21 +59,19 @@ class Op:
         graph when needed. Returns what ``forward`` returns."""
         op = cls.__new__(cls)
         device = None
-        record = False
         needs = []
         for a in args:
-            if isinstance(a, _tensor_class()):
+            if isinstance(a, Tensor):
                 if device is None:
                     device = a._meta.device
                 elif a._meta.device is not device:
-                    tensors = [t for t in args if isinstance(t, _tensor_class())]
+                    tensors = [t for t in args if isinstance(t, Tensor)]
                     raise DeviceError(f"{cls.__name__}: all tensors must be on one device, got "
                                       f"{describe_all(tensors)}; move them with .to(device) first")
                 needs.append(a._requires_grad)
-                record = record or a._requires_grad
             else:
                 needs.append(False)
-        record = record and _state.enabled
+        record = _state.enabled and True in needs
         op.recording = record
         op.needs_input_grad = needs
         op._saved = None
@@ -74,10 +89,7 @@ class Op:
         if record:
             out = result[0] if isinstance(result, tuple) else result
             if out._meta.dtype.is_floating_point:
-                op.next_edges = [
-                    (a.grad_fn if a.grad_fn is not None else a) if needed else None
-                    for a, needed in zip(args, needs)
-                ]
+                op.next_edges = [gradient_node(a) if needed else None for a, needed in zip(args, needs)]
                 op.out_shape = out._meta.shape
                 out.grad_fn = op
                 out._requires_grad = True
@@ -96,10 +108,7 @@ class Op:
     @property
     def saved_tensors(self) -> tuple:
         if self.released:
-            raise AutogradError(
-                f"{self.name}: trying to backward through the graph a second time, but its saved "
-                "tensors were freed after the first backward; pass retain_graph=True to the first "
-                "backward() if you need to call it twice")
+            raise freed_graph_error(self)
         saved = self._saved or ()
         for t, version in zip(saved, self._saved_versions or ()):
             if t is not None and t._storage.version != version:
@@ -117,19 +126,68 @@ class Op:
 
     @property
     def name(self) -> str:
+        """How the graph shows this op: ``MulBackward`` (PyTorch's ``grad_fn`` names)."""
         return type(self).__name__ + "Backward"
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
 
-_TENSOR = []
+class AccumulateGrad(Op):
+    """The node of a leaf tensor that requires grad (the book's ``AccumulateGrad``): the
+    gradient the engine delivers here is added into the leaf's ``.grad``.
+
+    One per leaf, made when the leaf first takes part in a recorded op and cached on it.
+    It refers to the leaf weakly (the leaf refers to it), so neither keeps the other alive
+    in a cycle; a graph whose leaf is gone has nowhere to deliver, as nothing could read it."""
+
+    def __init__(self, leaf: Tensor):
+        self.leaf = weakref.ref(leaf)
+        self.next_edges = []
+        self.out_shape = leaf._meta.shape
+        self.released = False
+        self.retained = None
+        self._saved = None
+
+    def accumulate(self, grad: Tensor, adopt: bool) -> None:
+        """Add ``grad`` into the leaf's ``.grad``. The first gradient becomes ``.grad``
+        itself when ``adopt`` says nothing else holds it (no copy), else a copy."""
+        leaf = self.leaf()
+        if leaf is None:
+            return
+        if grad._meta.dtype is not leaf._meta.dtype:
+            grad, adopt = grad.to(leaf._meta.dtype), True  # the cast is a new tensor
+        if leaf.grad is None:
+            leaf.grad = grad.detach() if adopt else grad.clone()  # clone() is contiguous
+        else:
+            leaf.grad.add_(grad)
+
+    def release(self) -> None:
+        """Nothing to free: the node outlives each graph, as its leaf does."""
+
+    @property
+    def name(self) -> str:
+        return "AccumulateGrad"
 
 
-def _tensor_class():
-    """Tensor, imported on first use (the tensor module imports this one)."""
-    if not _TENSOR:
-        from ..tensor.tensor import Tensor  # noqa: PLC0415
+def gradient_node(t: Tensor) -> Op:
+    """The node that receives ``t``'s gradient: its grad_fn, or (a leaf) its AccumulateGrad."""
+    if t.grad_fn is not None:
+        return t.grad_fn
+    node = t._grad_accumulator
+    if node is None:
+        node = t._grad_accumulator = AccumulateGrad(t)
+    return node
 
-        _TENSOR.append(Tensor)
-    return _TENSOR[0]
+
+def freed_graph_error(node: Op) -> AutogradError:
+    """What backward through a graph freed by an earlier backward raises."""
+    return AutogradError(
+        f"{node.name}: trying to backward through the graph a second time (its saved tensors were "
+        "freed by the first backward); pass retain_graph=True to the first backward() if you need "
+        "to call it twice")
+
+
+def op_name(op) -> str:
+    """How error messages name an op: its class name in snake case (LogicalAnd -> logical_and)."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(op).__name__).lower()

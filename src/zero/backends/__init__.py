@@ -1,2 +1,16 @@
-"""One package per device, each offering ``allocator`` (a CachingAllocator) and
-``kernels`` (functions with the same names on every device)."""
+"""Where tensors live and how they are computed: one package per device.
+
+    device.py          Device: parses "cpu" / "cuda:0" and finds the device's backend
+    caching_allocator  the allocation policy every device shares (the book's TensorContext)
+    cpu/, cuda/        a backend each, with the same interface:
+
+        allocator                  a CachingAllocator (statistics, empty_cache)
+        lease(nbytes)              the memory of one storage; its block returns to the pool
+                                   when it and every array built on it are gone
+        array_view(handle, meta)   the array a kernel sees for a tensor
+        address_of(handle)         the address of a storage
+        to_numpy / from_numpy      host copies
+        check_device(device)       DeviceError unless usable; sets the device up once
+        synchronize()              wait for queued work (a no-op on the CPU)
+        kernels                    functions with the same names and parameters on every device
+"""

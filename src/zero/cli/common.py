@@ -1,4 +1,4 @@
-"""What the jobs share: devices, progress bars, metrics files, RNG snapshots."""
+"""What the jobs share: argument checks, devices, progress bars, metrics files, memory figures."""
 from __future__ import annotations
 
 import json
@@ -6,7 +6,16 @@ import os
 import sys
 from pathlib import Path
 
-from ..device import Device
+from ..backends.device import Device
+from ..errors import UsageError
+
+
+def require_at_least(args, minimum: int, *names: str) -> None:
+    """Each ``--name`` (attribute ``name`` of the parsed ``args``) must be at least ``minimum``."""
+    for name in names:
+        value = getattr(args, name)
+        if value < minimum:
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
 
 
 def resolve_device(name: str) -> Device:
@@ -19,7 +28,7 @@ def progress(iterable, total: int, description: str):
     """A tqdm bar when stdout is a terminal, the plain iterable otherwise."""
     if not sys.stdout.isatty():
         return iterable
-    from tqdm import tqdm  # noqa: PLC0415
+    from tqdm import tqdm
 
     return tqdm(iterable, total=total, desc=description, leave=False, dynamic_ncols=True)
 

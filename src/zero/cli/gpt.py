@@ -18,7 +18,7 @@ from ..errors import DataError
 from ..models.gpt import GPT, GPTConfig
 from ..random import Generator, manual_seed
 from ..serialization import load
-from ..tensor.creation import tensor
+from ..tensors.creation import tensor
 from .common import resolve_device
 from .gpt_train import CHECKPOINT, train
 
@@ -83,7 +83,7 @@ def default_corpus_dir() -> Path:
 
 def prepare_default_corpus() -> Path:
     """Python's documentation topics, prepared once into the cache."""
-    import pydoc_data.topics  # noqa: PLC0415
+    import pydoc_data.topics
 
     directory = default_corpus_dir()
     if not (directory / VAL_FILE).is_file():

@@ -13,17 +13,17 @@ import time
 from pathlib import Path
 
 from .. import nn
-from ..autograd.grad_mode import no_grad
 from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData
 from ..errors import DataError
+from ..grad_mode import no_grad
 from ..models.gpt import GPT, GPTConfig
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
-from ..optim.lr_scheduler import warmup_cosine_lr
+from ..optim.lr_scheduler import WarmupCosineLR
 from ..random import Generator, get_rng_state, manual_seed, set_rng_state
 from ..serialization import load, save
-from ..tensor.creation import tensor
-from .common import MetricsFile, peak_memory, progress, resolve_device, trim_device_pool
+from ..tensors.creation import tensor
+from .common import MetricsFile, peak_memory, progress, require_at_least, resolve_device, trim_device_pool
 
 CHECKPOINT = "checkpoint.safetensors"
 MODEL_KEYS = ("block_size", "n_layer", "n_head", "n_embd", "dropout")
@@ -48,6 +48,8 @@ def train(args) -> int:
     if args.resume:
         first = _resume(run_dir / CHECKPOINT, model, optimizer, batches, config, tokenizer)
         print(f"resumed from {run_dir / CHECKPOINT} after step {first}")
+    schedule = WarmupCosineLR(optimizer, warmup_steps=args.warmup, total_steps=args.steps, min_lr=args.min_lr,
+                              last_step=first - 1)
     print(f"model: {model.num_parameters():,} parameters ({config.n_layer} layers, {config.n_head} heads, "
           f"{config.n_embd} wide, block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
           f"{len(train_data):,} train / {len(val_data):,} val tokens")
@@ -57,15 +59,14 @@ def train(args) -> int:
     clock, clock_step = time.perf_counter(), first
     try:
         for step in progress(range(first, args.steps), args.steps - first, "train"):
-            lr = warmup_cosine_lr(step, args.lr, args.min_lr, args.warmup, args.steps)
-            for group in optimizer.param_groups:
-                group["lr"] = lr
+            lr = schedule.get_last_lr()[0]
             x, y = _batch(train_data, args, batches, device)
             loss = model(x, y)
             optimizer.zero_grad()
             loss.backward()
             grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip) if args.grad_clip > 0 else None
             optimizer.step()
+            schedule.step()
 
             done = step + 1
             evaluate_now = done % args.eval_interval == 0 or done == args.steps
@@ -90,15 +91,14 @@ def train(args) -> int:
 
 
 def _check_arguments(args) -> None:
-    for name in ("steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd", "eval_interval",
-                 "eval_iters", "log_interval"):
-        if getattr(args, name) < 1:
-            raise DataError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    require_at_least(args, 1, "steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
+                     "eval_interval", "eval_iters", "log_interval")
 
 
 def _parameter_groups(model: GPT) -> tuple[list, list]:
     """Weight decay on matrices (linear weights, embeddings); none on biases and norms."""
-    decay, no_decay = [], []
+    decay: list = []
+    no_decay: list = []
     for _, p in model.named_parameters():
         (decay if p.ndim >= 2 else no_decay).append(p)
     return decay, no_decay

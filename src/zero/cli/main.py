@@ -8,7 +8,7 @@ from ..errors import ZeroError
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import gpt, mnist  # noqa: PLC0415
+    from . import gpt, mnist
 
     parser = argparse.ArgumentParser(prog="zero", description="Zero: train the book's models from the command line.")
     jobs = parser.add_subparsers(dest="job", required=True, metavar="JOB")

@@ -13,16 +13,17 @@ import argparse
 import time
 from pathlib import Path
 
-from .. import nn, no_grad
+from .. import nn
 from ..data import MNIST, DataLoader, default_cache_dir, download_mnist, find_mnist
 from ..errors import DataError
+from ..grad_mode import no_grad
 from ..models import MLP
 from ..nn import functional as F
 from ..optim import SGD, AdamW
 from ..optim.lr_scheduler import WarmupCosineLR
 from ..random import get_rng_state, manual_seed, set_rng_state
 from ..serialization import load, save
-from .common import MetricsFile, progress, resolve_device
+from .common import MetricsFile, progress, require_at_least, resolve_device
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,9 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
-    for name in ("epochs", "batch_size", "hidden"):
-        if getattr(args, name) < 1:
-            raise DataError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
+    require_at_least(args, 1, "epochs", "batch_size", "hidden")
     device = resolve_device(args.device)
     if args.download:
         target = Path(args.data) if args.data else default_cache_dir()

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import os
 import socket
 import time
 import urllib.error
@@ -25,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import DataError
+from ..files import atomic_write
 
 # Base URLs of public MNIST mirrors; a file's URL is base + file name.
 MIRRORS = (
@@ -59,7 +59,6 @@ def sha256_of(path) -> str:
 
 def _fetch(url: str, target: Path, expected: str, timeout: float) -> int:
     """Download ``url`` to ``target`` atomically, checking its SHA-256; returns its size."""
-    from ..serialization import atomic_write  # noqa: PLC0415
 
     request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
     with urllib.request.urlopen(request, timeout=timeout) as response, atomic_write(target) as out:

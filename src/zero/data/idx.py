@@ -23,9 +23,10 @@ import zlib
 import numpy as np
 
 from ..errors import DataError
+from ..files import atomic_write
 
 # type code -> big-endian NumPy dtype
-IDX_TYPES = {
+IDX_TYPES: dict[int, np.dtype] = {
     0x08: np.dtype(">u1"),
     0x09: np.dtype(">i1"),
     0x0B: np.dtype(">i2"),
@@ -138,7 +139,6 @@ def write_idx(path, array, compress: bool | None = None) -> None:
     """Write ``array`` as an IDX file, gzip-compressed when ``compress`` (default: the
     name ends in ``.gz``). The write is atomic. The gzip header carries no timestamp,
     so equal arrays give equal bytes (and equal checksums)."""
-    from ..serialization import atomic_write  # noqa: PLC0415
 
     path = os.fspath(path)
     data = encode_idx(array)

@@ -8,8 +8,9 @@
 A dataset that holds whole tensors (``TensorDataset`` and its subclasses, such
 as ``MNIST``; any dataset with a ``batch(indices)`` method) is batched by
 indexing the whole arrays at once -- a slice, or a fancy index with the
-shuffled positions -- never by fetching and stacking one sample at a time. Any other dataset (``__len__`` and ``__getitem__``) is
-batched by stacking its samples.
+shuffled positions -- never by fetching and stacking one sample at a time.
+Any other dataset (``__len__`` and ``__getitem__``) is batched by stacking its
+samples.
 
 Shuffling draws one permutation per epoch, when ``iter(loader)`` is called,
 from ``generator`` (a ``zero.Generator``) or else from Zero's default
@@ -24,6 +25,11 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..errors import ShapeError
+from ..grad_mode import no_grad
+from ..ops.joining import index_select, stack
+from ..random import default_generator
+from ..tensors.creation import as_tensor, from_numpy, tensor
+from ..tensors.tensor import Tensor
 
 
 class Dataset:
@@ -44,8 +50,6 @@ class TensorDataset(Dataset):
     """
 
     def __init__(self, *tensors):
-        from ..tensor.creation import as_tensor  # noqa: PLC0415
-
         if not tensors:
             raise ValueError("TensorDataset needs at least one tensor")
         tensors = tuple(as_tensor(t) for t in tensors)
@@ -71,10 +75,6 @@ class TensorDataset(Dataset):
 
 def _take_rows(t, indices):
     """``t[indices]`` as a fresh tensor (a batch never aliases the dataset)."""
-    from ..autograd.grad_mode import no_grad  # noqa: PLC0415
-    from ..ops.joining import index_select  # noqa: PLC0415
-    from ..tensor.creation import from_numpy, tensor  # noqa: PLC0415
-
     if t.device.type == "cpu":
         rows = t.detach().numpy()[indices]  # a slice is a view: copy it; fancy indexing copies already
         return from_numpy(rows.copy() if isinstance(indices, slice) else rows)
@@ -86,10 +86,6 @@ def _take_rows(t, indices):
 
 def _collate(samples: list):
     """Stack a list of samples: a tuple of fields becomes a tuple of batched tensors."""
-    from ..ops.joining import stack  # noqa: PLC0415
-    from ..tensor.creation import tensor  # noqa: PLC0415
-    from ..tensor.tensor import Tensor  # noqa: PLC0415
-
     first = samples[0]
     if isinstance(first, (tuple, list)):
         return tuple(_collate([s[i] for s in samples]) for i in range(len(first)))
@@ -125,8 +121,6 @@ class DataLoader:
         """This epoch's positions: None for 0..N-1 in order, else a permutation."""
         if not self.shuffle:
             return None
-        from ..random import default_generator  # noqa: PLC0415
-
         return (self.generator or default_generator()).permutation(len(self.dataset))
 
     def __iter__(self) -> Iterator:
@@ -140,9 +134,8 @@ class DataLoader:
         whole = hasattr(self.dataset, "batch")
         for start in range(0, stop, self.batch_size):
             end = min(start + self.batch_size, stop)
-            indices = slice(start, end) if order is None else order[start:end]
             if whole:
-                yield self.dataset.batch(indices)
+                yield self.dataset.batch(slice(start, end) if order is None else order[start:end])
             else:
-                positions = range(start, end) if order is None else indices.tolist()
+                positions = range(start, end) if order is None else order[start:end].tolist()
                 yield _collate([self.dataset[i] for i in positions])

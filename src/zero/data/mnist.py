@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
+from ..tensors.creation import from_numpy
 from .idx import read_idx
 from .loader import TensorDataset
 
@@ -60,7 +61,6 @@ class MNIST(TensorDataset):
         images = read_idx(paths[0])
         labels = read_idx(paths[1])
         _check(paths[0], images, paths[1], labels)
-        from ..tensor.creation import from_numpy  # noqa: PLC0415
 
         # [N, 28, 28] uint8 -> [N, 784] float32 in [0, 1]
         pixels = images.reshape(len(images), IMAGE_SIZE * IMAGE_SIZE).astype(np.float32)

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import DataError
-from ..serialization import atomic_write
+from ..files import atomic_write
 
 TOKEN_DTYPE = np.dtype("<i4")
 VOCAB_FILE, TRAIN_FILE, VAL_FILE, META_FILE = "vocab.txt", "train.bin", "val.bin", "meta.json"
@@ -36,7 +36,7 @@ class CharTokenizer:
         self.index = {c: i for i, c in enumerate(self.chars)}
 
     @classmethod
-    def from_text(cls, text: str) -> "CharTokenizer":
+    def from_text(cls, text: str) -> CharTokenizer:
         return cls(sorted(set(text)))
 
     def __len__(self) -> int:
@@ -60,7 +60,7 @@ class CharTokenizer:
             f.write(lines.encode("utf-8"))
 
     @classmethod
-    def load(cls, path) -> "CharTokenizer":
+    def load(cls, path) -> CharTokenizer:
         path = Path(path)
         try:
             lines = path.read_text(encoding="utf-8").splitlines()

@@ -22,11 +22,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from .. import nn
-from ..autograd.grad_mode import no_grad
 from ..errors import ShapeError
+from ..grad_mode import no_grad
 from ..nn import functional as F
-from ..tensor.creation import arange, tensor, zeros
-from ..tensor.tensor import Tensor
+from ..random import default_generator
+from ..tensors.creation import arange, tensor, zeros
+from ..tensors.tensor import Tensor
 
 
 @dataclass
@@ -143,7 +144,8 @@ class GPT(nn.Module):
             if isinstance(module, nn.Linear):
                 std = residual_std if name.endswith(("attn.proj", "ffn.fc2")) else 0.02
                 nn.init.normal_(module.weight, 0.0, std)
-                nn.init.zeros_(module.bias)
+                if module.bias is not None:
+                    nn.init.zeros_(module.bias)
 
     def forward(self, idx: Tensor, targets: Tensor | None = None, caches: list | None = None):
         """idx (B, T) int -> logits (B, T, V), or the mean loss when targets (B, T) are given."""
@@ -178,8 +180,6 @@ class GPT(nn.Module):
         so the cache stays useful; ``use_cache=False`` recomputes the same window at each
         step and gives the same tokens, only slower.
         """
-        from ..random import default_generator  # noqa: PLC0415
-
         rng = (generator or default_generator()).numpy
         block = self.config.block_size
         sequence = idx.cpu().numpy().astype(np.int64)                 # (B, T) on the host

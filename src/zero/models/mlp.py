@@ -9,7 +9,7 @@ mean and standard deviation, kept as buffers so a checkpoint carries them
 from __future__ import annotations
 
 from .. import nn
-from ..tensor.creation import tensor
+from ..tensors.creation import tensor
 
 
 class MLP(nn.Module):

@@ -1,8 +1,22 @@
 """Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops."""
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, utils
 from .container import ModuleDict, ModuleList, Sequential
-from .layers import (GELU, CrossEntropyLoss, Dropout, Embedding, Flatten, Identity, LayerNorm, Linear, MSELoss,
-                     ReLU, Sigmoid, SiLU, Softmax, Tanh)
+from .layers import (
+                     GELU,
+                     CrossEntropyLoss,
+                     Dropout,
+                     Embedding,
+                     Flatten,
+                     Identity,
+                     LayerNorm,
+                     Linear,
+                     MSELoss,
+                     ReLU,
+                     Sigmoid,
+                     SiLU,
+                     Softmax,
+                     Tanh,
+)
 from .module import Module, eval_mode
 from .parameter import Parameter
 

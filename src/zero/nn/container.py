@@ -27,7 +27,7 @@ class Sequential(Module):
             x = module(x)
         return x
 
-    def append(self, module: Module) -> "Sequential":
+    def append(self, module: Module) -> Sequential:
         self.register_module(str(len(self._modules)), module)
         return self
 
@@ -52,11 +52,11 @@ class ModuleList(Module):
         for module in modules or ():
             self.append(module)
 
-    def append(self, module: Module) -> "ModuleList":
+    def append(self, module: Module) -> ModuleList:
         self.register_module(str(len(self._modules)), module)
         return self
 
-    def extend(self, modules) -> "ModuleList":
+    def extend(self, modules) -> ModuleList:
         for module in modules:
             self.append(module)
         return self

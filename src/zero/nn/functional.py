@@ -5,7 +5,7 @@ short composition of ops). The ops, with their shape rules and backward, live
 in ``zero.ops``:
 
     activations     relu, gelu, silu, sigmoid, tanh      ops.elementwise
-    softmax         softmax, log_softmax                  ops.activation
+    softmax         softmax, log_softmax                  ops.softmax
     losses          cross_entropy, nll_loss, mse_loss     ops.loss
     normalisation   layer_norm                            ops.normalization
     regularisation  dropout                               ops.dropout
@@ -18,12 +18,12 @@ from __future__ import annotations
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
 from ..ops import attention, elementwise, fused, joining
-from ..ops.activation import log_softmax, softmax
 from ..ops.dropout import dropout
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
-from ..tensor.creation import arange
-from ..tensor.tensor import Tensor
+from ..ops.softmax import log_softmax, softmax
+from ..tensors.creation import arange
+from ..tensors.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
            "mse_loss", "layer_norm", "dropout", "scaled_dot_product_attention", "linear", "ffn",
@@ -61,10 +61,10 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:  # noqa: A002
     """input @ weightᵀ + bias:  (*, in) x (out, in) -> (*, out), one fused op (one GEMM, the
     bias added in place). A 1-D weight (in,) gives (*,)."""
     if not isinstance(weight, Tensor) or weight.ndim not in (1, 2):
-        got = describe(weight) if isinstance(weight, Tensor) else type(weight).__name__
+        got = describe(weight)
         raise ShapeError(f"linear: weight must be a tensor [out_features, in_features], got {got}")
     if not isinstance(input, Tensor) or input.ndim == 0 or input.shape[-1] != weight.shape[-1]:
-        got = describe(input) if isinstance(input, Tensor) else type(input).__name__
+        got = describe(input)
         raise ShapeError(f"linear: input {got} must end in in_features={weight.shape[-1]} to match "
                          f"weight {describe(weight)}")
     if weight.ndim == 1:
@@ -121,7 +121,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
     """(*) int64 class indices -> (*, num_classes) int64 with a 1 at each index.
     ``num_classes=-1`` takes the largest index + 1."""
     if not isinstance(tensor, Tensor) or tensor.dtype not in (dtypes.int64, dtypes.int32):
-        got = describe(tensor) if isinstance(tensor, Tensor) else type(tensor).__name__
+        got = describe(tensor)
         raise DTypeError(f"one_hot: expects an int64 tensor of class indices, got {got}")
     if num_classes == -1:
         if not tensor.numel():

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import no_grad
 from ..errors import ShapeError
-from ..tensor.tensor import Tensor
+from ..grad_mode import no_grad
+from ..tensors.tensor import Tensor
 
 _GAINS = {"linear": 1.0, "sigmoid": 1.0, "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "gelu": math.sqrt(2.0)}
 

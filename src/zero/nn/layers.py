@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from ..tensor.creation import empty, ones, zeros
+from ..tensors.creation import empty, ones, zeros
 from . import functional as F
 from . import init
 from .module import Module

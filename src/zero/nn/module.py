@@ -14,12 +14,18 @@ needs nothing else.
 from __future__ import annotations
 
 from collections import OrderedDict, namedtuple
-from typing import Iterator
+from collections.abc import Iterator
+from typing import TypeVar
 
 from ..errors import ShapeError
-from ..tensor.tensor import Tensor
+from ..grad_mode import no_grad
+from ..ops.conversion import parse_to_args
+from ..tensors.creation import tensor
+from ..tensors.tensor import Tensor
 from .parameter import Parameter
+from .utils import zero_grads
 
+M = TypeVar("M", bound="Module")  # methods that return self keep the subclass's type
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
@@ -46,7 +52,7 @@ class Module:
                             "(wrap it in zero.nn.Parameter)")
         self._parameters[name] = param
 
-    def register_module(self, name: str, module: "Module | None") -> None:
+    def register_module(self, name: str, module: Module | None) -> None:
         self._check_name(name, "_modules")
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module (registering {name!r})")
@@ -123,7 +129,7 @@ class Module:
         return self.forward(*args, **kwargs)
 
     # -- walking the tree -----------------------------------------------------------------------
-    def named_modules(self, prefix: str = "", memo: set | None = None) -> Iterator[tuple[str, "Module"]]:
+    def named_modules(self, prefix: str = "", memo: set | None = None) -> Iterator[tuple[str, Module]]:
         memo = set() if memo is None else memo
         stack = [(prefix, self)]
         while stack:  # iterative pre-order, children in registration order
@@ -136,18 +142,18 @@ class Module:
                         for child_name, child in module._modules.items() if child is not None]
             stack.extend(reversed(children))
 
-    def modules(self) -> Iterator["Module"]:
+    def modules(self) -> Iterator[Module]:
         for _, module in self.named_modules():
             yield module
 
-    def named_children(self) -> Iterator[tuple[str, "Module"]]:
+    def named_children(self) -> Iterator[tuple[str, Module]]:
         seen = set()
         for name, child in self._modules.items():
             if child is not None and id(child) not in seen:
                 seen.add(id(child))
                 yield name, child
 
-    def children(self) -> Iterator["Module"]:
+    def children(self) -> Iterator[Module]:
         for _, child in self.named_children():
             yield child
 
@@ -180,7 +186,7 @@ class Module:
     def num_parameters(self, trainable_only: bool = False) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)
 
-    def apply(self, fn) -> "Module":
+    def apply(self: M, fn) -> M:
         """Call ``fn`` on every submodule (children first) and on this module."""
         for module in reversed(list(self.modules())):
             fn(module)
@@ -196,30 +202,26 @@ class Module:
     def training(self, mode: bool) -> None:
         object.__setattr__(self, "_training", bool(mode))
 
-    def train(self, mode: bool = True) -> "Module":
+    def train(self: M, mode: bool = True) -> M:
         for module in self.modules():
             object.__setattr__(module, "_training", bool(mode))
         return self
 
-    def eval(self) -> "Module":
+    def eval(self: M) -> M:
         return self.train(False)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+    def requires_grad_(self: M, requires_grad: bool = True) -> M:
         for p in self.parameters():
             p.requires_grad_(requires_grad)
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            _zero_grad(p, set_to_none)
+        zero_grads(self.parameters(), set_to_none)
 
     # -- devices and dtypes ---------------------------------------------------------------------
-    def to(self, *args, **kwargs) -> "Module":
+    def to(self: M, *args, **kwargs) -> M:
         """Move (or cast) every parameter, its gradient and every buffer in place: the
         Parameter objects stay the same, so an optimizer built on them keeps working."""
-        from ..autograd.grad_mode import no_grad  # noqa: PLC0415
-        from ..tensor.creation import parse_to_args  # noqa: PLC0415
-
         device, dtype = parse_to_args(*args, **kwargs)
 
         def convert(t: Tensor) -> Tensor:
@@ -241,16 +243,16 @@ class Module:
                         module._buffers[name] = convert(b)
         return self
 
-    def cpu(self) -> "Module":
+    def cpu(self: M) -> M:
         return self.to("cpu")
 
-    def cuda(self, device=None) -> "Module":
+    def cuda(self: M, device=None) -> M:
         return self.to("cuda" if device is None else device)
 
-    def float(self) -> "Module":
+    def float(self: M) -> M:
         return self.to(dtype="float32")
 
-    def double(self) -> "Module":
+    def double(self: M) -> M:
         return self.to(dtype="float64")
 
     # -- state ----------------------------------------------------------------------------------
@@ -270,8 +272,6 @@ class Module:
     def load_state_dict(self, state_dict, strict: bool = True) -> IncompatibleKeys:
         """Copy values into the existing parameters and buffers (in place, no graph).
         With ``strict``, missing and unexpected keys are errors; a wrong shape always is."""
-        from ..autograd.grad_mode import no_grad  # noqa: PLC0415
-
         own = self.state_dict(keep_vars=True)
         missing = [k for k in own if k not in state_dict]
         unexpected = [k for k in state_dict if k not in own]
@@ -291,8 +291,6 @@ class Module:
                 if key in state_dict:
                     value = state_dict[key]
                     if not isinstance(value, Tensor):
-                        from ..tensor.creation import tensor  # noqa: PLC0415
-
                         value = tensor(value)
                     target.copy_(value)
         return IncompatibleKeys(missing, unexpected)
@@ -316,18 +314,6 @@ class Module:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
 
 
-def _zero_grad(p: Tensor, set_to_none: bool) -> None:
-    if p.grad is None:
-        return
-    if set_to_none:
-        p.grad = None
-    else:
-        from ..autograd.grad_mode import no_grad  # noqa: PLC0415
-
-        with no_grad():
-            p.grad.zero_()
-
-
 class eval_mode:
     """The book's ``EvalGuard``: evaluation behaviour inside, the previous mode restored on
     exit -- also when an exception escapes.
@@ -339,7 +325,7 @@ class eval_mode:
 
     def __init__(self, *modules: Module):
         self.modules = modules
-        self.saved = []
+        self.saved: list = []
 
     def __enter__(self):
         if not self.modules:

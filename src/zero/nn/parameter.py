@@ -5,7 +5,8 @@ its type. ``Module`` recognises parameters on attribute assignment.
 """
 from __future__ import annotations
 
-from ..tensor.tensor import Tensor
+from ..tensors.creation import empty
+from ..tensors.tensor import Tensor
 
 
 class Parameter(Tensor):
@@ -13,8 +14,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
         if data is None:
-            from ..tensor.creation import empty  # noqa: PLC0415
-
             data = empty(0)
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter wraps a zero.Tensor, got {type(data).__name__}")
@@ -35,13 +34,3 @@ class Parameter(Tensor):
             result.grad = self.grad.clone()
         memo[id(self)] = result
         return result
-
-    def __reduce__(self):
-        from ..tensor.creation import _rebuild  # noqa: PLC0415
-
-        return (_rebuild_parameter, (_rebuild(self._host_array().copy(), str(self.device), False),
-                                     self._requires_grad))
-
-
-def _rebuild_parameter(data: Tensor, requires_grad: bool) -> Parameter:
-    return Parameter(data, requires_grad)

@@ -1,11 +1,26 @@
-"""Gradient utilities: global-norm clipping (the book's ``ClipGradNorm``)."""
+"""Gradient utilities: global-norm clipping (the book's ``ClipGradNorm``) and zeroing."""
 from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import no_grad
-from ..errors import DeviceError
-from ..tensor.tensor import Tensor
+from ..errors import AutogradError, DeviceError
+from ..grad_mode import no_grad
+from ..ops.joining import stack
+from ..tensors.creation import tensor
+from ..tensors.tensor import Tensor
+
+
+def zero_grads(parameters, set_to_none: bool = True) -> None:
+    """Clear the ``.grad`` of each tensor (backward accumulates): drop it (``set_to_none``,
+    the default, as PyTorch's) or fill it with zeros in place."""
+    for p in parameters:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+        else:
+            with no_grad():
+                p.grad.zero_()
 
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
@@ -20,8 +35,6 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
         parameters = [parameters]
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
-        from ..tensor.creation import tensor  # noqa: PLC0415
-
         return tensor(0.0)
     device = grads[0].device
     if any(g.device is not device for g in grads):
@@ -34,7 +47,8 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                        for g in grads]
             total = _stack_reduce(powered, "sum") ** (1.0 / norm_type)
         if error_if_nonfinite and not math.isfinite(total.item()):
-            raise RuntimeError(f"clip_grad_norm_: the total gradient norm is {total.item()}")
+            raise AutogradError(f"clip_grad_norm_: the total gradient norm is {total.item()} (a gradient "
+                                "holds inf or nan); pass error_if_nonfinite=False to scale it anyway")
         # factor = min(1, max_norm / (norm + eps)), computed on the device: no host round trip.
         factor = (max_norm / (total + eps)).clamp(max=1.0)
         for g in grads:
@@ -43,7 +57,5 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
 
 
 def _stack_reduce(values: list, how: str) -> Tensor:
-    from ..ops.joining import stack  # noqa: PLC0415
-
     stacked = stack(values)
     return stacked.sum() if how == "sum" else stacked.amax()

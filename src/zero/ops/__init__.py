@@ -1,20 +1,23 @@
 """The operator layer (the book's ``TensorOp`` subclasses, one class per op).
 
-    elementwise  + - * / ** and math functions, comparisons, where, clamp
-    reduction    sum, mean, var, std, max, min, argmax, logsumexp
-    matmul       1-D, 2-D and batched products
-    views        view, reshape, permute, expand, indexing, copies and casts
-    joining      cat, stack, split, gather, index_select, embedding, tril/triu
-    inplace      add_, mul_, copy_, fill_, normal_ ... for optimizers
-    activation   softmax, log_softmax
-    loss         cross-entropy (log-softmax + NLL in one op), NLL, MSE
+    elementwise    + - * / ** and math functions, comparisons, where, clamp
+    reduction      sum, mean, var, std, max, min, argmax, logsumexp
+    matmul         1-D, 2-D and batched products
+    views          view, reshape, permute, expand, squeeze, flatten
+    indexing       t[key] (basic: a view; advanced: a copy) and t[key] = value
+    conversion     contiguous copies, dtype casts, device transfers
+    joining        cat, stack, split, gather, index_select, embedding, tril/triu
+    inplace        add_, mul_, copy_, fill_, normal_ ... for optimizers
+    softmax        softmax, log_softmax
+    loss           cross-entropy (log-softmax + NLL in one op), NLL, MSE
     normalization  layer norm (one op, one pass each way)
-    dropout      dropout with a mask regenerated from a seed
-    attention    scaled dot-product attention (composition; causal goes to fused/)
-    fused        one-op versions of hot compositions: linear, FFN, linear + cross-entropy,
-                 flash-style causal attention
+    dropout        dropout with a mask regenerated from a seed
+    attention      scaled dot-product attention (composition; causal goes to fused/)
+    fused          one-op versions of hot compositions: linear, FFN, linear + cross-entropy,
+                   flash-style causal attention
+    tensor_methods the Tensor methods that apply these ops (a + b, x.sum()), attached here
 """
-from ..tensor import methods as _methods
-from . import elementwise, inplace, joining, matmul, reduction, views  # noqa: F401
+from ..tensors.tensor import Tensor
+from . import tensor_methods
 
-_methods.bind_ops()
+tensor_methods.attach_to(Tensor)

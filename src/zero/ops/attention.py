@@ -20,11 +20,11 @@ import math
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, describe
-from ..tensor.creation import ones
-from ..tensor.tensor import Tensor
+from ..tensors.creation import ones
+from ..tensors.tensor import Tensor
 from . import elementwise
-from .activation import softmax
 from .dropout import dropout
+from .softmax import softmax
 
 
 def _check(query, key, value, attn_mask) -> None:

@@ -8,8 +8,8 @@ the gradient over those same dimensions (the book's ``SumToSize``):
 """
 from __future__ import annotations
 
-from ..tensor.meta import broadcast_shapes
-from ..tensor.tensor import Tensor
+from ..tensors.meta import broadcast_shapes
+from ..tensors.tensor import Tensor
 
 
 def operand_shape(x) -> tuple:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..autograd.op import Op
 from ..errors import DTypeError, describe
 from ..random import default_generator
-from ..tensor.tensor import Tensor
+from ..tensors.tensor import Tensor
 
 
 class Dropout(Op):

@@ -9,10 +9,12 @@ work on every device without a line of device code.
 """
 from __future__ import annotations
 
+import math
+
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, op_name
 from ..errors import DTypeError, ShapeError, describe
-from ..tensor.tensor import Tensor
+from ..tensors.tensor import Tensor
 from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
 
 
@@ -43,22 +45,27 @@ def _check_operand(op_name: str, x) -> None:
 class BinaryOp(Op):
     """a (op) b with broadcasting. Subclasses name their kernel and give a backward."""
 
-    kernel = ""
+    kernel = staticmethod(lambda kernels: kernels.add)  # this op's function in a kernels namespace
     result_is_float = False  # true division: int / int -> float
 
     def forward(self, a, b):
-        _check_operand(self.kernel, a)
-        _check_operand(self.kernel, b)
-        dtype = dtypes.result_type(a, b)
-        if self.result_is_float and not dtype.is_floating_point:
-            dtype = dtypes.get_default_dtype()
-        shape = broadcast_shape_of(self.kernel, a, b)
-        device = _device_of(a, b)
-        out = Tensor._empty(shape, dtype, device)
-        getattr(device.kernels, self.kernel)(_array(a), _array(b), out._array)
+        out = self.allocate(a, b)
+        self.kernel(out._meta.device.kernels)(_array(a), _array(b), out._array)
         self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
         self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
         return out
+
+    def allocate(self, a, b, dtype=None) -> Tensor:
+        """Check the operands; the output tensor of their broadcast shape and ``dtype``
+        (by default the promoted dtype of the operands)."""
+        name = op_name(self)
+        _check_operand(name, a)
+        _check_operand(name, b)
+        if dtype is None:
+            dtype = dtypes.result_type(a, b)
+            if self.result_is_float and not dtype.is_floating_point:
+                dtype = dtypes.get_default_dtype()
+        return Tensor._empty(broadcast_shape_of(name, a, b), dtype, _device_of(a, b))
 
     def _reduce(self, grad_a, grad_b):
         """Sum each full-shape gradient back to its operand's shape and dtype."""
@@ -68,14 +75,14 @@ class BinaryOp(Op):
 
 
 class Add(BinaryOp):
-    kernel = "add"
+    kernel = staticmethod(lambda kernels: kernels.add)
 
     def backward(self, grad):
         return self._reduce(grad, grad)
 
 
 class Sub(BinaryOp):
-    kernel = "sub"
+    kernel = staticmethod(lambda kernels: kernels.sub)
 
     def forward(self, a, b):
         if _dtype_of(a) is dtypes.bool_ and _dtype_of(b) is dtypes.bool_:
@@ -88,7 +95,7 @@ class Sub(BinaryOp):
 
 
 class Mul(BinaryOp):
-    kernel = "mul"
+    kernel = staticmethod(lambda kernels: kernels.mul)
 
     def forward(self, a, b):
         out = super().forward(a, b)
@@ -107,7 +114,7 @@ class Mul(BinaryOp):
 
 
 class Div(BinaryOp):
-    kernel = "div"
+    kernel = staticmethod(lambda kernels: kernels.div)
     result_is_float = True
 
     def forward(self, a, b):
@@ -127,7 +134,7 @@ class Div(BinaryOp):
 
 
 class Pow(BinaryOp):
-    kernel = "pow"
+    kernel = staticmethod(lambda kernels: kernels.pow)
 
     def forward(self, a, b):
         out = super().forward(a, b)
@@ -154,13 +161,11 @@ class Pow(BinaryOp):
 
 
 def _scalar_log(value: float) -> float:
-    import math  # noqa: PLC0415
-
     return math.log(value) if value > 0 else float("nan")
 
 
 class Maximum(BinaryOp):
-    kernel = "maximum"
+    kernel = staticmethod(lambda kernels: kernels.maximum)
 
     def forward(self, a, b):
         out = super().forward(a, b)
@@ -173,7 +178,7 @@ class Maximum(BinaryOp):
 
 
 class Minimum(Maximum):
-    kernel = "minimum"
+    kernel = staticmethod(lambda kernels: kernels.minimum)
 
 
 def _pick_gradient(op, grad):
@@ -191,219 +196,206 @@ class Compare(BinaryOp):
     """Comparisons and logical ops: a bool result, never differentiable."""
 
     def forward(self, a, b):
-        _check_operand(self.kernel, a)
-        _check_operand(self.kernel, b)
-        if isinstance(a, Tensor) and isinstance(b, Tensor):
-            dtypes.result_type(a, b)  # raises on unsupported combinations
-        shape = broadcast_shape_of(self.kernel, a, b)
-        device = _device_of(a, b)
-        out = Tensor._empty(shape, dtypes.bool_, device)
-        getattr(device.kernels, self.kernel)(_array(a), _array(b), out._array)
+        out = self.allocate(a, b, dtypes.bool_)
+        self.kernel(out._meta.device.kernels)(_array(a), _array(b), out._array)
         return out
 
 
-def _compare(name: str):
-    return type(name.capitalize(), (Compare,), {"kernel": name})
+class Eq(Compare):
+    kernel = staticmethod(lambda kernels: kernels.eq)
 
 
-Eq, Ne, Lt, Le, Gt, Ge = (_compare(n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
-LogicalAnd, LogicalOr, LogicalXor = (_compare(n) for n in ("logical_and", "logical_or", "logical_xor"))
+class Ne(Compare):
+    kernel = staticmethod(lambda kernels: kernels.ne)
+
+
+class Lt(Compare):
+    kernel = staticmethod(lambda kernels: kernels.lt)
+
+
+class Le(Compare):
+    kernel = staticmethod(lambda kernels: kernels.le)
+
+
+class Gt(Compare):
+    kernel = staticmethod(lambda kernels: kernels.gt)
+
+
+class Ge(Compare):
+    kernel = staticmethod(lambda kernels: kernels.ge)
+
+
+class LogicalAnd(Compare):
+    kernel = staticmethod(lambda kernels: kernels.logical_and)
+
+
+class LogicalOr(Compare):
+    kernel = staticmethod(lambda kernels: kernels.logical_or)
+
+
+class LogicalXor(Compare):
+    kernel = staticmethod(lambda kernels: kernels.logical_xor)
 
 
 # -- unary ------------------------------------------------------------------------------------
 
 
 class UnaryOp(Op):
-    """f(x) elementwise. ``float_only`` ops (exp, log, ...) promote integer inputs to the
-    default float dtype, as PyTorch does."""
+    """f(x) elementwise. A subclass names its kernel and writes f's derivative in terms of
+    what it saves: the input x (``saves = "input"``), the output f(x) (``"output"``) or
+    nothing (``None``, a constant derivative); backward is then grad * f'(x).
 
-    kernel = ""
+    ``float_only`` ops (exp, log, ...) promote integer and bool inputs to the default
+    float dtype, as PyTorch does."""
+
+    kernel = staticmethod(lambda kernels: kernels.copy)  # this op's function in a kernels namespace
     float_only = True
+    saves: str | None = "input"
 
-    def forward(self, x, **params):
+    def forward(self, x):
+        out = self.allocate(x)
+        self.kernel(x._meta.device.kernels)(x._array, out._array)
+        if self.saves is not None:
+            self.save_for_backward(x if self.saves == "input" else out)
+        return out
+
+    def allocate(self, x) -> Tensor:
+        """Check the operand; the output tensor (the input's shape, the result dtype)."""
         if not isinstance(x, Tensor):
-            raise TypeError(f"{self.kernel}: expected a tensor, got {type(x).__name__}")
+            raise TypeError(f"{op_name(self)}: expected a tensor, got {type(x).__name__}")
         dtype = x._meta.dtype
         if self.float_only and not dtype.is_floating_point:
             dtype = dtypes.get_default_dtype()
-        out = Tensor._empty(x._meta.shape, dtype, x._meta.device)
-        getattr(x._meta.device.kernels, self.kernel)(x._array, out._array, **params)
-        return out
+        return Tensor._empty(x._meta.shape, dtype, x._meta.device)
+
+    def derivative(self, saved):
+        """f'(x) elementwise, from the saved input or output (or a constant)."""
+        raise NotImplementedError
+
+    def backward(self, grad):
+        saved = self.saved_tensors[0] if self.saves is not None else None
+        return (grad * self.derivative(saved),)
 
 
 class Neg(UnaryOp):
-    kernel = "neg"
-    float_only = False
+    kernel = staticmethod(lambda kernels: kernels.neg)
+    float_only, saves = False, None
 
-    def forward(self, x):
-        if x.dtype is dtypes.bool_:
+    def allocate(self, x) -> Tensor:
+        if isinstance(x, Tensor) and x.dtype is dtypes.bool_:
             raise DTypeError("neg: negation of a bool tensor is not defined; use logical_not()")
-        return super().forward(x)
+        return super().allocate(x)
 
     def backward(self, grad):
         return (-grad,)
 
 
 class Abs(UnaryOp):
-    kernel = "abs"
+    kernel = staticmethod(lambda kernels: kernels.abs)
     float_only = False
 
-    def forward(self, x):
-        self.save_for_backward(x)
-        return super().forward(x)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * x.sign(),)
+    def derivative(self, x):
+        return x.sign()
 
 
 class Sign(UnaryOp):
-    kernel = "sign"
-    float_only = False
+    kernel = staticmethod(lambda kernels: kernels.sign)
+    float_only, saves = False, None
 
-    def backward(self, grad):
-        return (grad * 0,)
+    def derivative(self, saved):
+        return 0.0
 
 
 class Exp(UnaryOp):
-    kernel = "exp"
+    kernel = staticmethod(lambda kernels: kernels.exp)
+    saves = "output"
 
-    def forward(self, x):
-        out = super().forward(x)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return (grad * out,)
+    def derivative(self, out):
+        return out                        # exp' = exp
 
 
 class Log(UnaryOp):
-    kernel = "log"
+    kernel = staticmethod(lambda kernels: kernels.log)
 
-    def forward(self, x):
-        self.save_for_backward(x)
-        return super().forward(x)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad / x,)
+    def derivative(self, x):
+        return 1.0 / x
 
 
 class Sqrt(UnaryOp):
-    kernel = "sqrt"
+    kernel = staticmethod(lambda kernels: kernels.sqrt)
+    saves = "output"
 
-    def forward(self, x):
-        out = super().forward(x)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return (grad * 0.5 / out,)
+    def derivative(self, out):
+        return 0.5 / out                  # 1 / (2 sqrt(x))
 
 
 class Rsqrt(UnaryOp):
-    kernel = "rsqrt"
+    kernel = staticmethod(lambda kernels: kernels.rsqrt)
+    saves = "output"
 
-    def forward(self, x):
-        out = super().forward(x)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return (grad * -0.5 * out * out * out,)  # d x^-1/2 = -1/2 x^-3/2
+    def derivative(self, out):
+        return -0.5 * out * out * out     # d x^-1/2 = -1/2 x^-3/2
 
 
 class Sin(UnaryOp):
-    kernel = "sin"
+    kernel = staticmethod(lambda kernels: kernels.sin)
 
-    def forward(self, x):
-        self.save_for_backward(x)
-        return super().forward(x)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (grad * x.cos(),)
+    def derivative(self, x):
+        return x.cos()
 
 
 class Cos(UnaryOp):
-    kernel = "cos"
+    kernel = staticmethod(lambda kernels: kernels.cos)
 
-    def forward(self, x):
-        self.save_for_backward(x)
-        return super().forward(x)
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        return (-grad * x.sin(),)
+    def derivative(self, x):
+        return -x.sin()
 
 
 class Tanh(UnaryOp):
-    kernel = "tanh"
+    kernel = staticmethod(lambda kernels: kernels.tanh)
+    saves = "output"
 
-    def forward(self, x):
-        out = super().forward(x)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return (grad * (1 - out * out),)
+    def derivative(self, out):
+        return 1 - out * out
 
 
 class Sigmoid(UnaryOp):
-    kernel = "sigmoid"
+    kernel = staticmethod(lambda kernels: kernels.sigmoid)
+    saves = "output"
 
-    def forward(self, x):
-        out = super().forward(x)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return (grad * out * (1 - out),)
+    def derivative(self, out):
+        return out * (1 - out)
 
 
 class Relu(UnaryOp):
-    kernel = "relu"
-    float_only = False
+    kernel = staticmethod(lambda kernels: kernels.relu)
+    float_only, saves = False, "output"
 
-    def forward(self, x):
-        out = super().forward(x)
-        self.save_for_backward(out)
-        return out
-
-    def backward(self, grad):
-        (out,) = self.saved_tensors
-        return (grad * (out > 0),)
+    def derivative(self, out):
+        return out > 0
 
 
 class Silu(UnaryOp):
-    kernel = "silu"
+    """x * sigmoid(x); d/dx = s (1 + x (1 - s)) with s = sigmoid(x)."""
 
-    def forward(self, x):
-        self.save_for_backward(x)
-        return super().forward(x)
+    kernel = staticmethod(lambda kernels: kernels.silu)
 
-    def backward(self, grad):
-        (x,) = self.saved_tensors
+    def derivative(self, x):
         s = x.sigmoid()
-        return (grad * s * (1 + x * (1 - s)),)
+        return s * (1 + x * (1 - s))
 
 
 class Gelu(UnaryOp):
-    """GELU, exact (x * Phi(x)) or ``approximate="tanh"``."""
-
-    kernel = "gelu"
+    """GELU, exact (x * Phi(x)) or ``approximate="tanh"``; forward and backward are kernels."""
 
     def forward(self, x, approximate: str = "none"):
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
+        out = self.allocate(x)
+        x._meta.device.kernels.gelu(x._array, out._array, approximate=approximate)
         self.approximate = approximate
         self.save_for_backward(x)
-        return super().forward(x, approximate=approximate)
+        return out
 
     def backward(self, grad):
         (x,) = self.saved_tensors
@@ -414,13 +406,14 @@ class Gelu(UnaryOp):
 
 
 class LogicalNot(UnaryOp):
-    kernel = "logical_not"
-    float_only = False
+    """not x: a bool result, never differentiable."""
 
-    def forward(self, x):
-        out = Tensor._empty(x.shape, dtypes.bool_, x.device)
-        x.device.kernels.logical_not(x._array, out._array)
-        return out
+    kernel = staticmethod(lambda kernels: kernels.logical_not)
+    saves = None
+
+    def allocate(self, x) -> Tensor:
+        super().allocate(x)
+        return Tensor._empty(x._meta.shape, dtypes.bool_, x._meta.device)
 
 
 # -- three operands ---------------------------------------------------------------------------
@@ -432,7 +425,7 @@ class Where(Op):
     def forward(self, condition, a, b):
         if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
             raise DTypeError(f"where: condition must be a bool tensor, got "
-                             f"{describe(condition) if isinstance(condition, Tensor) else type(condition).__name__}")
+                             f"{describe(condition)}")
         dtype = dtypes.result_type(a, b)
         shape = broadcast_shape_of("where", condition, a, b)
         out = Tensor._empty(shape, dtype, condition.device)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..errors import DeviceError, DTypeError, ShapeError, describe
-from ..tensor.tensor import Tensor
+from ..random import default_generator
+from ..tensors.tensor import Tensor
 from .broadcast import broadcast_shape_of
+from .conversion import transfer_array
 
 
 def _operand(target: Tensor, other, op: str):
@@ -28,10 +30,11 @@ def _operand(target: Tensor, other, op: str):
     return other
 
 
-def _write(target: Tensor, op: str, kernel: str, *operands) -> Tensor:
+def _write(target: Tensor, op: str, kernel, other) -> Tensor:
+    """target = kernel(target, other), written in place: ``kernel`` is a binary kernel of the
+    target's device (``kernels.add``)."""
     target._check_inplace(op)
-    kernels = target._meta.device.kernels
-    getattr(kernels, kernel)(target._array, *(_operand(target, x, op) for x in operands), target._array)
+    kernel(target._array, _operand(target, other, op), target._array)
     target._bump_version()
     return target
 
@@ -40,20 +43,20 @@ def add_(target: Tensor, other, alpha=1) -> Tensor:
     if alpha != 1:
         if isinstance(other, Tensor):
             target._check_inplace("add_")
-            scaled = other * alpha  # a temporary; optimizers use fused kernels instead
-            return _write(target, "add_", "add", scaled)
-        other = other * alpha
-    return _write(target, "add_", "add", other)
+            other = other * alpha  # a temporary; optimizers use fused kernels instead
+        else:
+            other = other * alpha
+    return _write(target, "add_", target._meta.device.kernels.add, other)
 
 
 def mul_(target: Tensor, other) -> Tensor:
-    return _write(target, "mul_", "mul", other)
+    return _write(target, "mul_", target._meta.device.kernels.mul, other)
 
 
 def div_(target: Tensor, other) -> Tensor:
     if not target.dtype.is_floating_point:
         raise DTypeError(f"div_: true division cannot be written into {describe(target)}")
-    return _write(target, "div_", "div", other)
+    return _write(target, "div_", target._meta.device.kernels.div, other)
 
 
 def clamp_(target: Tensor, low=None, high=None) -> Tensor:
@@ -72,8 +75,6 @@ def copy_(target: Tensor, src) -> Tensor:
     if broadcast_shape_of("copy_", target, src) != target.shape:
         raise ShapeError(f"copy_: {describe(src)} does not broadcast to the target {describe(target)}")
     if src._meta.device is not target._meta.device:
-        from .creation import transfer_array  # noqa: PLC0415
-
         source = transfer_array(src, target._meta.device)
     else:
         source = src._array
@@ -103,8 +104,6 @@ def masked_fill_(target: Tensor, mask: Tensor, value) -> Tensor:
 
 
 def normal_(target: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
-    from ..random import default_generator  # noqa: PLC0415
-
     target._check_inplace("normal_")
     (generator or default_generator()).fill_normal(target, mean, std)
     target._bump_version()
@@ -112,8 +111,6 @@ def normal_(target: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
 
 
 def uniform_(target: Tensor, low=0.0, high=1.0, generator=None) -> Tensor:
-    from ..random import default_generator  # noqa: PLC0415
-
     target._check_inplace("uniform_")
     (generator or default_generator()).fill_uniform(target, low, high)
     target._bump_version()

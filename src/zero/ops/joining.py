@@ -11,14 +11,15 @@ import math
 from .. import dtypes
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe, describe_all
-from ..tensor.meta import normalize_dim
-from ..tensor.tensor import Tensor
-from .views import BasicIndex
+from ..tensors.creation import zeros
+from ..tensors.meta import normalize_dim
+from ..tensors.tensor import Tensor
+from .indexing import BasicIndex
 
 
 def _check_index(op: str, index: Tensor) -> None:
     if not isinstance(index, Tensor) or index.dtype not in (dtypes.int64, dtypes.int32):
-        got = describe(index) if isinstance(index, Tensor) else type(index).__name__
+        got = describe(index)
         raise DTypeError(f"{op}: index must be an int64 or int32 tensor, got {got}")
 
 
@@ -144,10 +145,8 @@ class Gather(Op):
 
     def backward(self, grad):
         (index,) = self.saved_tensors
-        grad_in = Tensor._empty(self.in_shape, self.in_dtype, grad.device)
-        kernels = grad.device.kernels
-        kernels.fill(grad_in._array, 0)
-        kernels.scatter_add(grad_in._array, self.dim, index._array, grad._array)
+        grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
+        grad.device.kernels.scatter_add(grad_in._array, self.dim, index._array, grad._array)
         return (grad_in, None, None)
 
 
@@ -172,10 +171,9 @@ class IndexSelect(Op):
 
     def backward(self, grad):
         (index,) = self.saved_tensors
-        grad_in = Tensor._empty(self.in_shape, self.in_dtype, grad.device)
-        kernels = grad.device.kernels
-        kernels.fill(grad_in._array, 0)
-        kernels.index_add_along(grad_in._array, self.dim, index._array, grad.contiguous()._array)
+        grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
+        grad = grad.contiguous()
+        grad.device.kernels.index_add_along(grad_in._array, self.dim, index._array, grad._array)
         return (grad_in, None, None)
 
 
@@ -190,7 +188,7 @@ def embedding(indices: Tensor, weight: Tensor) -> Tensor:
     row it came from, so repeated tokens accumulate."""
     if not isinstance(weight, Tensor) or weight.ndim != 2:
         raise ShapeError(f"embedding: weight must be a 2-D tensor [num_embeddings, dim], got "
-                         f"{describe(weight) if isinstance(weight, Tensor) else type(weight).__name__}")
+                         f"{describe(weight)}")
     return IndexSelect.apply(weight, 0, indices)
 
 

@@ -26,7 +26,8 @@ import warnings
 from .. import dtypes
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
-from ..tensor.tensor import Tensor
+from ..tensors.tensor import Tensor
+from .arguments import array_or_none, rows_of
 from .joining import index_extremes
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -72,20 +73,18 @@ class ClassLoss(Op):
         classes = x.shape[0] if x.ndim == 1 else x.shape[1]
         if weight is not None:
             if not isinstance(weight, Tensor) or weight.shape != (classes,) or weight.dtype is not x.dtype:
-                got = describe(weight) if isinstance(weight, Tensor) else type(weight).__name__
+                got = describe(weight)
                 raise ShapeError(f"{op}: weight must be a {x.dtype.name}[{classes}] tensor (one per class "
                                  f"of input {describe(x)}), got {got}")
             weight = weight.detach().contiguous()
         x, target = x.detach(), target.detach()
         self.in_shape, self.target_shape = x.shape, target.shape
-        self.order = self.inverse = None
-        if x.ndim == 1:
-            rows = x.reshape(1, classes)
-        elif x.ndim == 2:
-            rows = x.contiguous()
-        else:
+        self.order: tuple | None = None
+        self.inverse: tuple | None = None
+        if x.ndim > 2:
             self.order, self.inverse = _classes_last(x)
-            rows = x.permute(self.order).contiguous().reshape(-1, classes)   # (N*d1*..., C)
+            x = x.permute(self.order)                                  # (N, d1, ..., C)
+        rows = rows_of(x, classes)                                     # (N*d1*..., C)
         target_rows = target.reshape(-1).contiguous()                  # (N*d1*...,)
         _check_targets(op, target_rows, classes, ignore_index)
         self.reduction, self.ignore_index = reduction, ignore_index
@@ -116,7 +115,7 @@ class ClassLoss(Op):
 
     def restore(self, grad_rows: Tensor) -> Tensor:
         """(rows, C) -> the input's layout (a permuted view for K-dimensional inputs)."""
-        if self.inverse is None:
+        if self.order is None or self.inverse is None:
             return grad_rows.reshape(self.in_shape)
         moved = tuple(self.in_shape[d] for d in self.order)   # (N, d1, ..., C)
         return grad_rows.reshape(moved).permute(self.inverse)
@@ -144,7 +143,7 @@ class CrossEntropy(ClassLoss):
         loss_rows = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
         logsumexp = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
         rows.device.kernels.cross_entropy_forward(
-            rows._array, target_rows._array, None if weight is None else weight._array, ignore_index,
+            rows._array, target_rows._array, array_or_none(weight), ignore_index,
             float(label_smoothing), loss_rows._array, logsumexp._array)
         out, divisor = self.reduce(loss_rows, target_rows, weight)
         self.save_for_backward(rows, target_rows, logsumexp, weight, divisor)
@@ -159,7 +158,7 @@ class CrossEntropy(ClassLoss):
         row_grads = self.row_gradients(grad, divisor, rows.shape[0])     # (R,)
         grad.device.kernels.cross_entropy_backward(
             row_grads._array, rows._array, target_rows._array,
-            None if weight is None else weight._array, logsumexp._array, self.ignore_index,
+            array_or_none(weight), logsumexp._array, self.ignore_index,
             self.label_smoothing, grad_rows._array)
         return self.restore(grad_rows), None, None, None, None, None
 
@@ -173,7 +172,7 @@ class NLLLoss(ClassLoss):
         rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
         loss_rows = Tensor._empty((rows.shape[0],), rows.dtype, rows.device)  # (R,)
         rows.device.kernels.nll_loss_forward(rows._array, target_rows._array,
-                                             None if weight is None else weight._array, ignore_index,
+                                             array_or_none(weight), ignore_index,
                                              loss_rows._array)
         out, divisor = self.reduce(loss_rows, target_rows, weight)
         self.save_for_backward(target_rows, weight, divisor)
@@ -186,7 +185,7 @@ class NLLLoss(ClassLoss):
         row_grads = self.row_gradients(grad, divisor, self.rows_shape[0])    # (R,), held (see above)
         grad.device.kernels.nll_loss_backward(
             row_grads._array, target_rows._array,
-            None if weight is None else weight._array, self.ignore_index, grad_rows._array)
+            array_or_none(weight), self.ignore_index, grad_rows._array)
         return self.restore(grad_rows), None, None, None, None
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
-from ..tensor.meta import broadcast_shapes
-from ..tensor.tensor import Tensor
+from ..tensors.meta import broadcast_shapes
+from ..tensors.tensor import Tensor
 from .broadcast import sum_to_shape
 
 

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
-from ..tensor.meta import numel
-from ..tensor.tensor import Tensor
+from ..tensors.meta import numel
+from ..tensors.tensor import Tensor
+from .arguments import array_or_none, rows_of
 
 
 def normalized_shape_of(normalized_shape) -> tuple:
@@ -26,7 +27,7 @@ def normalized_shape_of(normalized_shape) -> tuple:
     return tuple(int(s) for s in normalized_shape)
 
 
-class LayerNorm(Op):
+class LayerNormalization(Op):
     def forward(self, x: Tensor, weight, bias, normalized_shape, eps: float = 1e-5):
         if not isinstance(x, Tensor):
             raise TypeError(f"layer_norm: expected a tensor, got {type(x).__name__}")
@@ -40,23 +41,22 @@ class LayerNorm(Op):
             if param is None:
                 continue
             if not isinstance(param, Tensor) or param.shape != shape:
-                got = describe(param) if isinstance(param, Tensor) else type(param).__name__
+                got = describe(param)
                 raise ShapeError(f"layer_norm: {name} must have shape {list(shape)} (normalized_shape), "
                                  f"got {got}")
             if param.dtype is not x.dtype:
                 raise DTypeError(f"layer_norm: {name} {describe(param)} must have the input's dtype "
                                  f"({describe(x)})")
         width = numel(shape)
-        x = x.detach()
-        rows = x.contiguous().reshape(-1, width)                    # (R, D)
+        rows = rows_of(x, width)                                    # (R, D)
         weight = None if weight is None else weight.detach().contiguous().reshape(width)
         bias = None if bias is None else bias.detach().contiguous().reshape(width)
         out = Tensor._empty(rows.shape, x.dtype, x.device)          # (R, D)
         mean = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
         rstd = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
         if rows.numel():
-            x.device.kernels.layer_norm_forward(rows._array, None if weight is None else weight._array,
-                                                None if bias is None else bias._array, float(eps),
+            x.device.kernels.layer_norm_forward(rows._array, array_or_none(weight),
+                                                array_or_none(bias), float(eps),
                                                 out._array, mean._array, rstd._array)
         self.save_for_backward(rows, weight, mean, rstd)
         self.in_shape, self.param_shape = x.shape, shape
@@ -71,9 +71,9 @@ class LayerNorm(Op):
         grad_bias = Tensor._empty((rows.shape[1],), rows.dtype, rows.device) if need_bias else None
         if rows.numel():
             grad.device.kernels.layer_norm_backward(
-                grad_rows._array, rows._array, None if weight is None else weight._array, mean._array,
-                rstd._array, grad_x._array, None if grad_weight is None else grad_weight._array,
-                None if grad_bias is None else grad_bias._array)
+                grad_rows._array, rows._array, array_or_none(weight), mean._array,
+                rstd._array, grad_x._array, array_or_none(grad_weight),
+                array_or_none(grad_bias))
         else:
             for t in (grad_weight, grad_bias):
                 if t is not None:
@@ -84,4 +84,4 @@ class LayerNorm(Op):
 
 
 def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
-    return LayerNorm.apply(x, weight, bias, normalized_shape, eps)
+    return LayerNormalization.apply(x, weight, bias, normalized_shape, eps)

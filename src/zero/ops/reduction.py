@@ -13,10 +13,11 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, op_name
 from ..errors import DTypeError, ShapeError, describe
-from ..tensor.meta import normalize_dim, normalize_dims, numel
-from ..tensor.tensor import Tensor
+from ..tensors.creation import zeros
+from ..tensors.meta import normalize_dim, normalize_dims, numel
+from ..tensors.tensor import Tensor
 
 ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
 
@@ -91,15 +92,15 @@ def std(x: Tensor, dim=None, correction: int = 1, keepdim: bool = False) -> Tens
 class Amax(Op):
     """Largest value over ``dims``; equal maxima share the gradient evenly."""
 
-    kernel = "amax"
+    kernel = staticmethod(lambda kernels: kernels.amax)
 
     def forward(self, x: Tensor, dims, keepdim: bool = False):
-        meta = x._meta
-        dims = normalize_dims(dims, len(meta.shape), self.kernel)
+        meta, name = x._meta, op_name(self)
+        dims = normalize_dims(dims, len(meta.shape), name)
         if numel(meta.shape) == 0:
-            raise ShapeError(f"{self.kernel}: cannot reduce an empty tensor {describe(x)}")
+            raise ShapeError(f"{name}: cannot reduce an empty tensor {describe(x)}")
         out, target, self.kept_shape = _reduced_output(x, dims, keepdim)
-        getattr(meta.device.kernels, self.kernel)(x._array, dims, target)
+        self.kernel(meta.device.kernels)(x._array, dims, target)
         self.save_for_backward(x, out)
         self.dims = dims
         return out
@@ -112,33 +113,31 @@ class Amax(Op):
 
 
 class Amin(Amax):
-    kernel = "amin"
+    kernel = staticmethod(lambda kernels: kernels.amin)
 
 
 class MaxWithIndices(Op):
     """max(x, dim) -> (values, indices); the gradient goes to the returned index."""
 
-    kernel = "max_with_indices"
+    kernel = staticmethod(lambda kernels: kernels.max_with_indices)
 
     def forward(self, x: Tensor, dim: int, keepdim: bool = False):
-        meta = x._meta
-        dim = normalize_dim(dim, len(meta.shape), self.kernel)
+        meta, name = x._meta, op_name(self)
+        dim = normalize_dim(dim, len(meta.shape), name)
         if meta.shape and meta.shape[dim] == 0:
-            raise ShapeError(f"{self.kernel}: cannot reduce an empty dimension of {describe(x)}")
+            raise ShapeError(f"{name}: cannot reduce an empty dimension of {describe(x)}")
         dims = (dim,) if meta.shape else ()
         values, values_target, self.kept_shape = _reduced_output(x, dims, keepdim)
         indices, indices_target, _ = _reduced_output(x, dims, keepdim, dtypes.int64)
-        getattr(meta.device.kernels, self.kernel)(x._array, dim if meta.shape else None,
-                                                  values_target, indices_target)
+        self.kernel(meta.device.kernels)(x._array, dim if meta.shape else None, values_target, indices_target)
         self.save_for_backward(indices)
         self.in_shape, self.in_dtype, self.dim = meta.shape, meta.dtype, dim
         return ValuesIndices(values, indices)
 
     def backward(self, grad):
         (indices,) = self.saved_tensors
-        grad_in = Tensor._empty(self.in_shape, self.in_dtype, grad.device)
+        grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         kernels = grad.device.kernels
-        kernels.fill(grad_in._array, 0)
         if not self.in_shape:
             kernels.copy(grad._array, grad_in._array)
         else:
@@ -148,32 +147,33 @@ class MaxWithIndices(Op):
 
 
 class MinWithIndices(MaxWithIndices):
-    kernel = "min_with_indices"
+    kernel = staticmethod(lambda kernels: kernels.min_with_indices)
 
 
-def _arg_reduce(kernel: str, x: Tensor, dim, keepdim: bool) -> Tensor:
-    """argmax/argmin: int64 indices, never differentiable. dim=None: over the flattened tensor."""
+def _arg_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
+    """argmax/argmin: int64 indices, never differentiable. dim=None: over the flattened tensor.
+    ``kernel`` picks the function from a kernels namespace."""
     meta = x._meta
     if numel(meta.shape) == 0:
-        raise ShapeError(f"{kernel}: cannot reduce an empty tensor {describe(x)}")
+        raise ShapeError(f"{name}: cannot reduce an empty tensor {describe(x)}")
     if dim is None:
         flat = x.reshape(-1)
         out_shape = tuple(1 for _ in meta.shape) if keepdim else ()
         out = Tensor._empty(out_shape, dtypes.int64, meta.device)
-        getattr(meta.device.kernels, kernel)(flat._array, 0, out._array.reshape(()))
+        kernel(meta.device.kernels)(flat._array, 0, out._array.reshape(()))
         return out
-    dim = normalize_dim(dim, len(meta.shape), kernel)
+    dim = normalize_dim(dim, len(meta.shape), name)
     out, target, _ = _reduced_output(x, (dim,), keepdim, dtypes.int64)
-    getattr(meta.device.kernels, kernel)(x._array, dim, target)
+    kernel(meta.device.kernels)(x._array, dim, target)
     return out
 
 
 def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _arg_reduce("argmax", x, dim, keepdim)
+    return _arg_reduce("argmax", lambda kernels: kernels.argmax, x, dim, keepdim)
 
 
 def argmin(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _arg_reduce("argmin", x, dim, keepdim)
+    return _arg_reduce("argmin", lambda kernels: kernels.argmin, x, dim, keepdim)
 
 
 def reduce_max(x: Tensor, dim=None, keepdim: bool = False):
@@ -213,16 +213,16 @@ class LogSumExp(Op):
 
 
 def all_true(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _logical_reduce("all", x, dim, keepdim)
+    return _logical_reduce("all", lambda kernels: kernels.all, x, dim, keepdim)
 
 
 def any_true(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _logical_reduce("any", x, dim, keepdim)
+    return _logical_reduce("any", lambda kernels: kernels.any, x, dim, keepdim)
 
 
-def _logical_reduce(kernel: str, x: Tensor, dim, keepdim: bool) -> Tensor:
+def _logical_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
     meta = x._meta
-    dims = normalize_dims(dim, len(meta.shape), kernel)
+    dims = normalize_dims(dim, len(meta.shape), name)
     out, target, _ = _reduced_output(x, dims, keepdim, dtypes.bool_)
-    getattr(meta.device.kernels, kernel)(x._array, dims, target)
+    kernel(meta.device.kernels)(x._array, dims, target)
     return out

@@ -1,5 +1,5 @@
 """Optimizers and learning-rate schedules."""
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler
 from .adamw import AdamW
 from .optimizer import Optimizer
 from .sgd import SGD

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer
-from .update import flat_arrays
+from ..grad_mode import no_grad
+from .optimizer import Optimizer, flat_arrays
 
 
 class AdamW(Optimizer):

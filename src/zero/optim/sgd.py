@@ -1,9 +1,8 @@
 """Stochastic gradient descent with momentum, Nesterov momentum and weight decay."""
 from __future__ import annotations
 
-from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer
-from .update import flat_arrays
+from ..grad_mode import no_grad
+from .optimizer import Optimizer, flat_arrays
 
 
 class SGD(Optimizer):

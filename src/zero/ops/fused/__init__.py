@@ -15,8 +15,8 @@ flash_attention recomputes its (L, S) probabilities block by block. The kernels 
 """
 from .ffn import FFN, ffn
 from .flash_attention import FlashAttention, flash_attention
-from .linear import Linear, linear
+from .linear import LinearBias, linear
 from .linear_cross_entropy import LinearCrossEntropy, default_chunk_size, linear_cross_entropy
 
-__all__ = ["Linear", "linear", "FFN", "ffn", "LinearCrossEntropy", "linear_cross_entropy",
+__all__ = ["LinearBias", "linear", "FFN", "ffn", "LinearCrossEntropy", "linear_cross_entropy",
            "default_chunk_size", "FlashAttention", "flash_attention"]

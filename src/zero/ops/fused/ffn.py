@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from ...autograd.op import Op
 from ...errors import ShapeError, describe
-from ...tensor.tensor import Tensor
-from ._checks import array_or_none, check_floats, check_shape, rows_of, shown
+from ...tensors.tensor import Tensor
+from ..arguments import array_or_none, check_floats, check_shape, rows_of
 
 
 class FFN(Op):
@@ -69,5 +69,5 @@ class FFN(Op):
 def ffn(x: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none") -> Tensor:
     """gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 as one op, recomputing the hidden layer in backward."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"ffn: input must be a tensor, got {shown(x)}")
+        raise TypeError(f"ffn: input must be a tensor, got {describe(x)}")
     return FFN.apply(x, w1, b1, w2, b2, approximate=approximate)

@@ -25,9 +25,9 @@ import math
 
 from ...autograd.op import Op
 from ...errors import ShapeError, describe
-from ...tensor.meta import numel
-from ...tensor.tensor import Tensor
-from ._checks import check_floats
+from ...tensors.meta import numel
+from ...tensors.tensor import Tensor
+from ..arguments import array_or_none, check_floats
 
 
 def _check(q, k, v) -> None:
@@ -50,7 +50,7 @@ def _check(q, k, v) -> None:
 class FlashAttention(Op):
     def forward(self, q: Tensor, k: Tensor, v: Tensor, scale=None, causal: bool = True):
         _check(q, k, v)
-        batch, length, source = q.shape[:-2], q.shape[-2], k.shape[-2]
+        batch, length = q.shape[:-2], q.shape[-2]
         groups = numel(batch)
         if scale is None:
             scale = 1.0 / math.sqrt(q.shape[-1]) if q.shape[-1] else 1.0
@@ -72,7 +72,7 @@ class FlashAttention(Op):
                  for t, need in zip((qg, kg, vg), self.needs_input_grad)]
         grad.device.kernels.flash_attention_backward(
             grad_out._array, qg._array, kg._array, vg._array, out._array, lse._array, self.scale,
-            self.causal, *(None if g is None else g._array for g in grads))
+            self.causal, *(array_or_none(g) for g in grads))
         return tuple(None if g is None else g.reshape(shape) for g, shape in zip(grads, self.shapes))
 
 

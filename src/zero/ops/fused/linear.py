@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from ...autograd.op import Op
 from ...errors import ShapeError, describe
-from ...tensor.tensor import Tensor
-from ._checks import array_or_none, check_floats, check_shape, rows_of, shown
+from ...tensors.tensor import Tensor
+from ..arguments import array_or_none, check_floats, check_shape, rows_of
 
 
-class Linear(Op):
+class LinearBias(Op):
     def forward(self, x: Tensor, weight: Tensor, bias=None):
         check_floats("linear", input=x, weight=weight, bias=bias)
         if weight.ndim != 2:
@@ -56,5 +56,5 @@ class Linear(Op):
 def linear(x: Tensor, weight: Tensor, bias=None) -> Tensor:
     """x @ weightᵀ + bias as one op: (*, IN) x (OUT, IN) -> (*, OUT)."""
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
-        raise TypeError(f"linear: input and weight must be tensors, got {shown(x)} and {shown(weight)}")
-    return Linear.apply(x, weight, bias)
+        raise TypeError(f"linear: input and weight must be tensors, got {describe(x)} and {describe(weight)}")
+    return LinearBias.apply(x, weight, bias)

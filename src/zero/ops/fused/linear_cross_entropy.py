@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from ... import dtypes
 from ...errors import DTypeError, ShapeError, describe
-from ...tensor.tensor import Tensor
+from ...tensors.tensor import Tensor
+from ..arguments import array_or_none, check_floats, rows_of
 from ..loss import ClassLoss, _check_targets, check_reduction
-from ._checks import array_or_none, check_floats, rows_of, shown
 
 CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB (a device may ask for more)
 MIN_CHUNK_ROWS = 16
@@ -43,7 +43,7 @@ class LinearCrossEntropy(ClassLoss):
         check_floats(op, input=x, weight=weight)
         if not isinstance(target, Tensor) or target.dtype not in (dtypes.int64, dtypes.int32):
             raise DTypeError(f"{op}: target must be an int64 or int32 tensor of class indices, got "
-                             f"{shown(target)}")
+                             f"{describe(target)}")
         if weight.ndim != 2 or x.ndim == 0 or x.shape[-1] != weight.shape[1]:
             raise ShapeError(f"{op}: input {describe(x)} must end in the embedding size of weight "
                              f"{describe(weight)} ([vocab, embedding])")

@@ -1,13 +1,9 @@
-"""Argument checks shared by the fused ops: messages name the op and the operands."""
+"""What ops share when they take their arguments apart: checks whose messages name the
+op and the operands, and the layouts kernels want."""
 from __future__ import annotations
 
-from ...errors import DTypeError, ShapeError, describe
-from ...tensor.tensor import Tensor
-
-
-def shown(x) -> str:
-    """How a message shows an argument: a tensor's dtype, shape and device, else its type."""
-    return describe(x) if isinstance(x, Tensor) else type(x).__name__
+from ..errors import DTypeError, ShapeError, describe
+from ..tensors.tensor import Tensor
 
 
 def check_floats(op: str, **operands) -> None:
@@ -34,9 +30,11 @@ def check_shape(op: str, name: str, t, shape: tuple, meaning: str) -> None:
 
 
 def rows_of(x: Tensor, width: int) -> Tensor:
-    """(*, width) -> a contiguous (N, width) tensor without graph (a view when possible)."""
+    """(*, width) -> a contiguous (N, width) tensor without graph (a view when possible): the
+    layout of every kernel that works row by row."""
     return x.detach().contiguous().reshape(-1, width)
 
 
-def array_or_none(t):
+def array_or_none(t: Tensor | None):
+    """What a kernel receives for an optional tensor: its array, or None."""
     return None if t is None else t._array

@@ -2,21 +2,28 @@
 
 ``Device("cpu")``, ``Device("cuda:1")`` and ``Device("cuda", 1)`` are parsed
 once and interned, so two equal devices are the same object. A device finds its
-backend (allocator + kernels) lazily: the CUDA backend is imported only when a
-CUDA tensor is first made, so the CPU never needs CuPy.
+backend -- the package ``zero.backends.cpu`` or ``zero.backends.cuda``, each with
+an allocator and a kernels namespace of the same names -- on first use: the CUDA
+backend is imported only when a CUDA tensor is first made, so the CPU never needs
+CuPy.
 """
 from __future__ import annotations
 
-import importlib
+from typing import Any
 
-from .errors import DeviceError
+from ..errors import DeviceError
 
 _KNOWN_TYPES = ("cpu", "cuda")
 
 
 class Device:
-    __slots__ = ("type", "index", "_backend")
+    __slots__ = ("type", "index", "_backend", "_kernels")
     _interned: dict = {}
+
+    type: str            # "cpu" or "cuda"
+    index: int | None    # None for the CPU
+    _backend: Any        # the backend package, once found
+    _kernels: Any        # its kernels namespace, once asked for
 
     def __new__(cls, spec="cpu", index: int | None = None):
         if isinstance(spec, Device):
@@ -26,25 +33,26 @@ class Device:
         if device is None:
             device = object.__new__(cls)
             device.type, device.index = key
-            device._backend = None
+            device._backend = device._kernels = None
             cls._interned[key] = device
         return device
 
     @property
     def backend(self):
-        """The module holding this device's ``allocator`` and ``kernels``."""
+        """The package holding this device's ``allocator`` and ``kernels``."""
         if self._backend is None:
-            try:
-                module = importlib.import_module(f"zero.backends.{self.type}")
-            except ImportError as e:
-                raise DeviceError(f"device {self} is not available: {e}") from None
+            module = _import_backend(self)
             module.check_device(self)  # raises DeviceError when unavailable
             self._backend = module
         return self._backend
 
     @property
     def kernels(self):
-        return self.backend.kernels
+        """This device's kernel functions: ``device.kernels.add(a, b, out)``."""
+        kernels = self._kernels
+        if kernels is None:
+            kernels = self._kernels = self.backend.kernels
+        return kernels
 
     def __repr__(self) -> str:
         return f"device(type='{self.type}', index={self.index})" if self.type != "cpu" else "device(type='cpu')"
@@ -64,6 +72,18 @@ class Device:
 
     def __reduce__(self):
         return (Device, (str(self),))
+
+
+def _import_backend(device: Device):
+    """The backend package of ``device``'s type (the CUDA one imports nothing heavy yet)."""
+    try:
+        if device.type == "cpu":
+            from . import cpu
+            return cpu
+        from . import cuda
+        return cuda
+    except ImportError as e:
+        raise DeviceError(f"device {device} is not available: {e}") from None
 
 
 def _parse(spec, index):

@@ -1,20 +1,21 @@
-"""The Tensor's operator methods: ``a + b``, ``x.sum(1)``, ``w.T`` ...
+"""The Tensor's operator methods: ``a + b``, ``x.sum(1)``, ``w.T``, ``loss.backward()`` ...
 
-Each method is one line that applies an op; the ops live in ``zero.ops``. The
-op modules import ``Tensor``, so they are bound here once they are loaded
-(``bind_ops`` is called by ``zero.ops``).
+Each method is one line that applies an op. They are written here, beside the
+ops, and ``attach_to`` copies them onto ``Tensor`` when ``zero.ops`` loads (as
+DeZero's ``setup_variable`` does): the ops import ``Tensor``, so ``Tensor`` cannot
+import them, and imports run one way, from here down to the tensor.
 """
 from __future__ import annotations
 
-# Filled in by bind_ops(): the op modules.
-elementwise = views = reduction = matmul_ops = joining = inplace = creation = None
+from typing import TYPE_CHECKING
 
+from ..autograd import engine
+from ..tensors import creation
+from . import conversion, elementwise, indexing, inplace, joining, reduction, softmax, views
+from . import matmul as matmul_ops
 
-def bind_ops() -> None:
-    global elementwise, views, reduction, matmul_ops, joining, inplace, creation
-    from ..ops import elementwise, inplace, joining, reduction, views  # noqa: PLC0415
-    from ..ops import matmul as matmul_ops  # noqa: PLC0415
-    from . import creation  # noqa: PLC0415
+if TYPE_CHECKING:
+    from ..tensors.tensor import Tensor
 
 
 def _sizes(args) -> tuple:
@@ -25,7 +26,14 @@ def _sizes(args) -> tuple:
 
 
 class TensorMethods:
+    """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own."""
+
     __slots__ = ()
+
+    # -- autograd -------------------------------------------------------------------------------
+    def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
+        """Back-propagate from this tensor into the ``.grad`` of the leaves it depends on."""
+        engine.backward([self], None if gradient is None else [gradient], retain_graph=retain_graph)
 
     # -- arithmetic -----------------------------------------------------------------------------
     def __add__(self, other):
@@ -219,15 +227,11 @@ class TensorMethods:
     def any(self, dim=None, keepdim=False):
         return reduction.any_true(self, dim, keepdim)
 
-    def softmax(self, dim):
-        from ..nn import functional  # noqa: PLC0415
+    def softmax(self, dim, dtype=None):
+        return softmax.softmax(self, dim, dtype)
 
-        return functional.softmax(self, dim)
-
-    def log_softmax(self, dim):
-        from ..nn import functional  # noqa: PLC0415
-
-        return functional.log_softmax(self, dim)
+    def log_softmax(self, dim, dtype=None):
+        return softmax.log_softmax(self, dim, dtype)
 
     # -- views ----------------------------------------------------------------------------------
     def view(self, *shape):
@@ -249,11 +253,11 @@ class TensorMethods:
         return views.Permute.apply(self, _sizes(dims))
 
     @property
-    def T(self):  # noqa: N802
+    def T(self):
         return views.Permute.apply(self, tuple(reversed(range(self.ndim))))
 
     @property
-    def mT(self):  # noqa: N802
+    def mT(self):
         return views.transpose(self, -2, -1)
 
     def t(self):
@@ -280,10 +284,10 @@ class TensorMethods:
         return views.flatten(self, start_dim, end_dim)
 
     def __getitem__(self, key):
-        return views.getitem(self, key)
+        return indexing.getitem(self, key)
 
     def __setitem__(self, key, value):
-        views.setitem(self, key, value)
+        indexing.setitem(self, key, value)
 
     def __iter__(self):
         if self.ndim == 0:
@@ -292,40 +296,40 @@ class TensorMethods:
 
     # -- copies and conversions -----------------------------------------------------------------
     def contiguous(self):
-        return self if self.is_contiguous() else views.Copy.apply(self)
+        return self if self.is_contiguous() else conversion.Copy.apply(self)
 
     def clone(self):
-        return views.Copy.apply(self)
+        return conversion.Copy.apply(self)
 
     def to(self, *args, **kwargs):
-        return creation.to(self, *args, **kwargs)
+        return conversion.to(self, *args, **kwargs)
 
     def cpu(self):
-        return creation.to(self, "cpu")
+        return conversion.to(self, "cpu")
 
     def cuda(self, device=None):
-        return creation.to(self, "cuda" if device is None else device)
+        return conversion.to(self, "cuda" if device is None else device)
 
     def float(self):
-        return views.to_dtype(self, "float32")
+        return conversion.to_dtype(self, "float32")
 
     def double(self):
-        return views.to_dtype(self, "float64")
+        return conversion.to_dtype(self, "float64")
 
     def half(self):
-        return views.to_dtype(self, "float16")
+        return conversion.to_dtype(self, "float16")
 
     def long(self):
-        return views.to_dtype(self, "int64")
+        return conversion.to_dtype(self, "int64")
 
     def int(self):
-        return views.to_dtype(self, "int32")
+        return conversion.to_dtype(self, "int32")
 
     def bool(self):
-        return views.to_dtype(self, "bool")
+        return conversion.to_dtype(self, "bool")
 
     def type_as(self, other):
-        return views.to_dtype(self, other.dtype)
+        return conversion.to_dtype(self, other.dtype)
 
     def new_zeros(self, shape):
         return creation.zeros(shape, dtype=self.dtype, device=self.device)
@@ -402,3 +406,11 @@ class TensorMethods:
     __isub__ = sub_
     __imul__ = mul_
     __itruediv__ = div_
+
+
+def attach_to(tensor_class: type) -> None:
+    """Give ``tensor_class`` (``Tensor``) every method and property defined above."""
+    class_attributes = {"__module__", "__qualname__", "__doc__", "__slots__", "__hash__", "__annotations__"}
+    for name, value in vars(TensorMethods).items():
+        if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
+            setattr(tensor_class, name, value)

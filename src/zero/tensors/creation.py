@@ -1,5 +1,7 @@
-"""Making tensors: from Python data and NumPy arrays, filled, ranged, random; and
-moving them between devices and dtypes (the book's ``DeviceTransfer``)."""
+"""Making tensors: from Python data and NumPy arrays, filled, ranged, random.
+
+(Moving them between devices and dtypes, the book's ``DeviceTransfer``, is an op:
+``zero.ops.conversion``.)"""
 from __future__ import annotations
 
 import math
@@ -8,10 +10,10 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..autograd.op import Op
 from ..backends.caching_allocator import Block
-from ..device import Device, cpu, to_device
+from ..backends.device import cpu, to_device
 from ..errors import DTypeError, ShapeError
+from ..random import Generator, default_generator
 from .meta import TensorMeta
 from .storage import Storage
 from .tensor import Tensor
@@ -106,8 +108,10 @@ def _nested_shape(data, where: str = "data") -> tuple:
         return (len(data),) + shapes[0]
     if isinstance(data, Tensor):
         return data.shape
-    if isinstance(data, (numbers.Number, np.generic, np.ndarray)):
-        return np.shape(data)
+    if isinstance(data, (np.generic, np.ndarray)):
+        return data.shape
+    if isinstance(data, numbers.Number):
+        return ()
     raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__} at {where}")
 
 
@@ -139,7 +143,7 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
         elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _has_numpy_floats(data):
             array = array.astype(np.int64)
     target = dtypes.to_dtype(dtype) if dtype is not None else _infer_dtype(array)
-    return _finish(_from_host(array, target, to_device(device or cpu)), requires_grad)
+    return _finish(Tensor._from_host(array, target, to_device(device or cpu)), requires_grad)
 
 
 def _has_numpy_floats(data) -> bool:
@@ -167,12 +171,6 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
-def _from_host(array: np.ndarray, dtype, device: Device) -> Tensor:
-    out = Tensor._empty(tuple(array.shape), dtype, device)
-    out._meta.device.kernels.copy(device.backend.from_numpy(array), out._array)
-    return out
-
-
 def from_numpy(array: np.ndarray) -> Tensor:
     """A CPU tensor sharing ``array``'s memory: writes through either are seen by both."""
     if not isinstance(array, np.ndarray):
@@ -184,17 +182,13 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if any(s % itemsize for s in array.strides):
         raise ValueError("from_numpy: strides that are not a multiple of the item size cannot be shared")
     if array.size == 0:
-        return _from_host(array, dtype, cpu)
+        return Tensor._from_host(array, dtype, cpu)
     extent = 1 + sum((n - 1) * s for n, s in zip(array.shape, array.strides)) // itemsize
     first = array[tuple(slice(0, 1) for _ in array.shape)].reshape(1)
     handle = np.lib.stride_tricks.as_strided(first.view(np.uint8), shape=(extent * itemsize,), strides=(1,))
     storage = Storage.wrap(Block(handle, extent * itemsize), extent * itemsize, cpu)
     meta = TensorMeta(tuple(array.shape), tuple(s // itemsize for s in array.strides), 0, dtype, cpu)
     return Tensor._from_storage(storage, meta)
-
-
-def _rebuild(array: np.ndarray, device: str, requires_grad: bool) -> Tensor:
-    return tensor(array, device=device, requires_grad=requires_grad)
 
 
 # -- ranges ----------------------------------------------------------------------------------
@@ -211,26 +205,24 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     dtype = dtypes.to_dtype(dtype)
     count = max(0, math.ceil((end - start) / step))
     values = start + np.arange(count, dtype=np.float64 if dtype.is_floating_point else np.int64) * step
-    return _finish(_from_host(values, dtype, to_device(device or cpu)), requires_grad)
+    return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     values = np.linspace(start, end, steps)
-    return _finish(_from_host(values, dtype, to_device(device or cpu)), requires_grad)
+    return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
-    return _finish(_from_host(np.eye(n, m), dtype, to_device(device or cpu)), requires_grad)
+    return _finish(Tensor._from_host(np.eye(n, m), dtype, to_device(device or cpu)), requires_grad)
 
 
 # -- random ----------------------------------------------------------------------------------
 
 
-def _generator(generator):
-    from ..random import default_generator  # noqa: PLC0415
-
+def _generator(generator: Generator | None) -> Generator:
     return generator or default_generator()
 
 
@@ -261,52 +253,4 @@ def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None)
 
 def randperm(n: int, *, generator=None, dtype=None, device=None) -> Tensor:
     values = _generator(generator).permutation(n)
-    return _from_host(values, dtypes.to_dtype(dtype) if dtype else dtypes.int64, to_device(device or cpu))
-
-
-# -- devices and dtypes ----------------------------------------------------------------------
-
-
-class ToDevice(Op):
-    """Copy to another device (the book's DeviceTransfer); the gradient goes back."""
-
-    def forward(self, x: Tensor, device: Device):
-        self.source = x._meta.device
-        out = Tensor._empty(x._meta.shape, x._meta.dtype, device)
-        device.kernels.copy(transfer_array(x, device), out._array)
-        return out
-
-    def backward(self, grad):
-        return (ToDevice.apply(grad, self.source), None)
-
-
-def transfer_array(x: Tensor, device: Device):
-    """x's values as an array of ``device``'s kind (through host memory)."""
-    return device.backend.from_numpy(x._meta.device.backend.to_numpy(x._array))
-
-
-def parse_to_args(*args, device=None, dtype=None, copy: bool = False, non_blocking: bool = False):
-    """The (device, dtype) named by ``to``'s arguments: a device, a dtype, both, or a tensor."""
-    for arg in args:
-        if isinstance(arg, Tensor):
-            device, dtype = arg.device, arg.dtype
-        elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and arg in dtypes._BY_NAME):
-            device = arg
-        else:
-            dtype = arg
-    return (None if device is None else to_device(device)), (None if dtype is None else dtypes.to_dtype(dtype))
-
-
-def to(t: Tensor, *args, copy: bool = False, **kwargs) -> Tensor:
-    """``t.to(device)``, ``t.to(dtype)``, ``t.to(device, dtype)``, ``t.to(other_tensor)``."""
-    device, dtype = parse_to_args(*args, **kwargs)
-    result = t
-    if device is not None and device is not t._meta.device:
-        result = ToDevice.apply(result, device)
-    if dtype is not None:
-        from ..ops.views import to_dtype  # noqa: PLC0415
-
-        result = to_dtype(result, dtype)
-    if copy and result is t:
-        result = t.clone()
-    return result
+    return Tensor._from_host(values, dtypes.to_dtype(dtype) if dtype else dtypes.int64, to_device(device or cpu))

@@ -13,31 +13,56 @@ metadata, its own graph record (the view op) and its own gradient slot.
 
 Kernels never see a Tensor: they see ``_array``, a NumPy (or CuPy) view of the
 storage built once from the metadata.
+
+This class knows storage, metadata and autograd *state*. The operators and
+methods that run ops (``a + b``, ``x.sum()``, ``x.view()``, ``loss.backward()``)
+are defined beside the ops, in ``zero.ops.tensor_methods``, and attached to this
+class when ``zero.ops`` loads (as DeZero's ``setup_variable`` does), so imports
+run one way, from the ops down to the tensor. Type checkers see them through the
+base class named under ``TYPE_CHECKING``.
 """
 from __future__ import annotations
 
 import weakref
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from .. import dtypes
-from ..autograd.grad_mode import _state
-from ..errors import AutogradError, DTypeError, InPlaceError
+from ..backends.device import Device
+from ..errors import AutogradError, DeviceError, DTypeError, InPlaceError
+from ..grad_mode import _state
 from .meta import TensorMeta, contiguous_strides, is_contiguous, normalize_dim, numel
-from .methods import TensorMethods
 from .storage import Storage
+
+if TYPE_CHECKING:
+    from ..autograd.op import AccumulateGrad, Op
+    from ..ops.tensor_methods import TensorMethods
+else:
+    TensorMethods = object  # the methods are attached by zero.ops
 
 
 class Tensor(TensorMethods):
     # _array comes before _storage: on deallocation slots are cleared in this order, so the
     # storage sees no lingering array of ours when it returns its block to the allocator.
     __slots__ = ("_array", "_storage", "_meta", "grad_fn", "grad", "_requires_grad",
-                 "_retains_grad", "__weakref__")
+                 "_retains_grad", "_grad_accumulator", "__weakref__")
+
+    _array: Any              # the NumPy (or CuPy) view kernels read and write
+    _storage: Storage
+    _meta: TensorMeta
+    grad_fn: Op | None       # the op that made this tensor (None for a leaf)
+    grad: Tensor | None
+    _requires_grad: bool
+    _retains_grad: bool
+    _grad_accumulator: AccumulateGrad | None  # a leaf's node in the graph, made by autograd on first use
 
     def __init__(self, *args, **kwargs):
         raise TypeError("make tensors with zero.tensor(data), zero.zeros(shape), zero.empty(shape) ...")
 
     # -- construction (internal) ----------------------------------------------------------------
     @classmethod
-    def _from_storage(cls, storage: Storage, meta: TensorMeta, requires_grad: bool = False) -> "Tensor":
+    def _from_storage(cls, storage: Storage, meta: TensorMeta, requires_grad: bool = False) -> Tensor:
         t = object.__new__(cls)
         t._array = meta.device.backend.array_view(storage.handle, meta)
         t._storage = storage
@@ -46,23 +71,31 @@ class Tensor(TensorMethods):
         t.grad = None
         t._requires_grad = requires_grad
         t._retains_grad = False
+        t._grad_accumulator = None
         return t
 
     @classmethod
-    def _empty(cls, shape: tuple, dtype, device) -> "Tensor":
+    def _empty(cls, shape: tuple, dtype, device: Device) -> Tensor:
         """A new contiguous tensor with uninitialised memory from ``device``'s allocator."""
         storage = Storage(numel(shape) * dtype.itemsize, device)
         return cls._from_storage(storage, TensorMeta(shape, contiguous_strides(shape), 0, dtype, device))
 
-    def _view_as(self, shape: tuple, strides: tuple, offset: int) -> "Tensor":
+    @classmethod
+    def _from_host(cls, array: np.ndarray, dtype, device: Device) -> Tensor:
+        """A new tensor holding a copy of a host array, converted to ``dtype``."""
+        out = cls._empty(tuple(array.shape), dtype, device)
+        device.kernels.copy(device.backend.from_numpy(array), out._array)
+        return out
+
+    def _view_as(self, shape: tuple, strides: tuple, offset: int) -> Tensor:
         """Another tensor on the same storage (no graph; view ops add that)."""
         meta = self._meta
         return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device))
 
-    def _alias(self, cls: type | None = None) -> "Tensor":
+    def _alias(self, cls: type | None = None) -> Tensor:
         """Same storage and metadata, no graph, no grad: what ops save for backward (and,
         with ``cls=Parameter``, what a Parameter wraps)."""
-        t = object.__new__(cls or Tensor)
+        t: Tensor = object.__new__(cls or Tensor)
         t._array = self._array
         t._storage = self._storage
         t._meta = self._meta
@@ -70,6 +103,7 @@ class Tensor(TensorMethods):
         t.grad = None
         t._requires_grad = False
         t._retains_grad = False
+        t._grad_accumulator = None
         return t
 
     # -- metadata -------------------------------------------------------------------------------
@@ -150,7 +184,7 @@ class Tensor(TensorMethods):
     def requires_grad(self, value: bool) -> None:
         self.requires_grad_(value)
 
-    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if self.grad_fn is not None and not requires_grad:
             raise AutogradError(f"requires_grad can only be switched off on leaf tensors; this one "
                                 f"comes from {self.grad_fn.name} (use .detach())")
@@ -175,27 +209,21 @@ class Tensor(TensorMethods):
     def retains_grad(self) -> bool:
         return self._retains_grad
 
-    def backward(self, gradient: "Tensor | None" = None, retain_graph: bool = False) -> None:
-        """Back-propagate from this tensor into the ``.grad`` of the leaves it depends on."""
-        from ..autograd.engine import backward  # noqa: PLC0415
-
-        backward([self], None if gradient is None else [gradient], retain_graph=retain_graph)
-
-    def detach(self) -> "Tensor":
+    def detach(self) -> Tensor:
         """Shares the storage, not the graph: a new leaf that does not require grad."""
         return self._alias()
 
-    def detach_(self) -> "Tensor":
+    def detach_(self) -> Tensor:
         self.grad_fn = None
         self._requires_grad = False
         return self
 
     @property
-    def data(self) -> "Tensor":
+    def data(self) -> Tensor:
         return self._alias()
 
     @data.setter
-    def data(self, other: "Tensor") -> None:
+    def data(self, other: Tensor) -> None:
         """Point this tensor at ``other``'s storage and metadata (keeps its grad state)."""
         self._array = other._array
         self._storage = other._storage
@@ -217,7 +245,7 @@ class Tensor(TensorMethods):
         if self._requires_grad:
             raise AutogradError("numpy() of a tensor that requires grad; use tensor.detach().numpy()")
         if self._meta.device.type != "cpu":
-            raise AutogradError(f"numpy() of a tensor on {self.device}; use tensor.cpu().numpy()")
+            raise DeviceError(f"numpy() of a tensor on {self.device}; use tensor.cpu().numpy()")
         return self._array
 
     def _host_array(self):
@@ -257,8 +285,6 @@ class Tensor(TensorMethods):
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        import numpy as np  # noqa: PLC0415
-
         values = np.array2string(self._host_array(), separator=", ", precision=4, threshold=200,
                                  edgeitems=3, prefix="tensor(")
         extras = []
@@ -274,9 +300,7 @@ class Tensor(TensorMethods):
 
     def __reduce__(self):
         """Pickling copies the values to NumPy (for multiprocessing and deepcopy)."""
-        from .creation import _rebuild  # noqa: PLC0415
-
-        return (_rebuild, (self._host_array().copy(), str(self.device), self._requires_grad))
+        return (_rebuild, (type(self), self._host_array().copy(), str(self.device), self._requires_grad))
 
     def __deepcopy__(self, memo):
         result = self.detach().clone()
@@ -285,3 +309,13 @@ class Tensor(TensorMethods):
             result.grad = self.grad.clone()
         memo[id(self)] = result
         return result
+
+
+def _rebuild(cls: type, array: np.ndarray, device: str, requires_grad: bool) -> Tensor:
+    """Unpickle a tensor (or a Parameter: ``cls``) from a host copy of its values."""
+    t = Tensor._from_host(array, dtypes.from_numpy_dtype(array.dtype), Device(device))
+    if cls is not Tensor:
+        t = t._alias(cls)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t

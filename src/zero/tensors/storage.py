@@ -6,15 +6,27 @@ reference count plays the book's ``shared_ptr<TensorNode>``). Views share one
 storage and interpret it through their own metadata.
 
 ``version`` counts in-place writes, so an op that saved a tensor for backward
-can tell that it was overwritten since (PyTorch's version counter).
+can tell that it was overwritten since (PyTorch's version counter). ``serial``
+numbers storages in the order they were made, which tells the backward engine
+which gradient buffers came into being during its own pass.
 """
 from __future__ import annotations
 
-from ..device import Device
+import itertools
+
+from ..backends.device import Device
+
+_serials = itertools.count()
+
+
+def new_serial() -> int:
+    """A serial number larger than that of every storage made so far and smaller than that
+    of every storage made from now on."""
+    return next(_serials)
 
 
 class Storage:
-    __slots__ = ("block", "nbytes", "device", "_allocator", "version", "__weakref__")
+    __slots__ = ("block", "nbytes", "device", "_allocator", "version", "serial", "__weakref__")
 
     def __init__(self, nbytes: int, device: Device):
         allocator = device.backend.allocator
@@ -23,9 +35,10 @@ class Storage:
         self.nbytes = nbytes
         self.device = device
         self.version = 0
+        self.serial = next(_serials)
 
     @classmethod
-    def wrap(cls, block, nbytes: int, device: Device) -> "Storage":
+    def wrap(cls, block, nbytes: int, device: Device) -> Storage:
         """Memory Zero did not allocate (``from_numpy``): never returned to an allocator."""
         storage = object.__new__(cls)
         storage.block = block
@@ -33,6 +46,7 @@ class Storage:
         storage.nbytes = nbytes
         storage.device = device
         storage.version = 0
+        storage.serial = next(_serials)
         return storage
 
     @property

@@ -18,10 +18,11 @@ NaN from log_softmax, as in PyTorch.
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
+from ..autograd.op import Op, op_name
 from ..errors import DTypeError, describe
-from ..tensor.meta import normalize_dim
-from ..tensor.tensor import Tensor
+from ..tensors.meta import normalize_dim
+from ..tensors.tensor import Tensor
+from .arguments import rows_of
 
 
 def rows_last(x: Tensor, dim: int):
@@ -29,8 +30,7 @@ def rows_last(x: Tensor, dim: int):
     moved shape. ``x`` must already be detached."""
     moved = x.transpose(dim, -1) if dim != x.ndim - 1 else x
     shape = moved.shape
-    classes = shape[-1] if shape else 1
-    return moved.contiguous().reshape(-1, classes), shape
+    return rows_of(moved, shape[-1] if shape else 1), shape
 
 
 def rows_back(rows: Tensor, moved_shape: tuple, dim: int, ndim: int) -> Tensor:
@@ -43,10 +43,11 @@ def rows_back(rows: Tensor, moved_shape: tuple, dim: int, ndim: int) -> Tensor:
 class Softmax(Op):
     """softmax(x, dim): exp(x) / sum(exp(x)) along ``dim``, stable (the row max is subtracted)."""
 
-    forward_kernel, backward_kernel = "softmax_forward", "softmax_backward"
+    forward_kernel = staticmethod(lambda kernels: kernels.softmax_forward)
+    backward_kernel = staticmethod(lambda kernels: kernels.softmax_backward)
 
     def forward(self, x: Tensor, dim: int):
-        name = self.forward_kernel.replace("_forward", "")
+        name = op_name(self)
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a tensor, got {type(x).__name__}")
         if not x.dtype.is_floating_point:
@@ -57,7 +58,7 @@ class Softmax(Op):
         x = x.detach()
         rows, moved_shape = rows_last(x, dim)                     # (rows, C)
         out_rows = Tensor._empty(rows.shape, x.dtype, x.device)   # (rows, C)
-        getattr(x.device.kernels, self.forward_kernel)(rows._array, out_rows._array)
+        self.forward_kernel(x.device.kernels)(rows._array, out_rows._array)
         self.save_for_backward(out_rows)
         self.dim, self.ndim, self.moved_shape = dim, ndim, moved_shape
         return rows_back(out_rows, moved_shape, dim, ndim).contiguous()
@@ -66,14 +67,15 @@ class Softmax(Op):
         (out_rows,) = self.saved_tensors
         grad_rows, _ = rows_last(grad, self.dim)                  # (rows, C)
         grad_in = Tensor._empty(out_rows.shape, out_rows.dtype, out_rows.device)
-        getattr(grad.device.kernels, self.backward_kernel)(grad_rows._array, out_rows._array, grad_in._array)
+        self.backward_kernel(grad.device.kernels)(grad_rows._array, out_rows._array, grad_in._array)
         return rows_back(grad_in, self.moved_shape, self.dim, self.ndim), None
 
 
 class LogSoftmax(Softmax):
     """log_softmax(x, dim) = x - logsumexp(x, dim), in one pass per row."""
 
-    forward_kernel, backward_kernel = "log_softmax_forward", "log_softmax_backward"
+    forward_kernel = staticmethod(lambda kernels: kernels.log_softmax_forward)
+    backward_kernel = staticmethod(lambda kernels: kernels.log_softmax_backward)
 
 
 def softmax(x: Tensor, dim: int, dtype=None) -> Tensor:

@@ -1,0 +1,92 @@
+"""Copies and conversions: contiguous copies, dtype casts and device transfers.
+
+    Copy       a contiguous copy (``clone``, ``contiguous``, a reshape that cannot be a view)
+    Cast       another dtype; the gradient is cast back
+    ToDevice   another device (the book's ``DeviceTransfer``); the gradient goes back
+
+``to(t, ...)`` reads ``Tensor.to``'s arguments (a device, a dtype, both, or another
+tensor) and applies the ops it needs, none when nothing changes.
+"""
+from __future__ import annotations
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..backends.device import Device, to_device
+from ..dtypes import DType
+from ..tensors.tensor import Tensor
+
+
+class Copy(Op):
+    """A contiguous copy with the same values, dtype and device."""
+
+    def forward(self, x: Tensor):
+        out = Tensor._empty(x._meta.shape, x._meta.dtype, x._meta.device)
+        x._meta.device.kernels.copy(x._array, out._array)
+        return out
+
+    def backward(self, grad):
+        return (grad,)
+
+
+class Cast(Op):
+    """Convert to another dtype; the gradient is converted back."""
+
+    def forward(self, x: Tensor, dtype: DType):
+        self.in_dtype = x._meta.dtype
+        out = Tensor._empty(x._meta.shape, dtype, x._meta.device)
+        x._meta.device.kernels.copy(x._array, out._array)
+        return out
+
+    def backward(self, grad):
+        return (grad.to(self.in_dtype) if self.in_dtype.is_floating_point else None, None)
+
+
+class ToDevice(Op):
+    """Copy to another device (the book's DeviceTransfer); the gradient goes back."""
+
+    def forward(self, x: Tensor, device: Device):
+        self.source = x._meta.device
+        out = Tensor._empty(x._meta.shape, x._meta.dtype, device)
+        device.kernels.copy(transfer_array(x, device), out._array)
+        return out
+
+    def backward(self, grad):
+        return (ToDevice.apply(grad, self.source), None)
+
+
+def transfer_array(x: Tensor, device: Device):
+    """x's values as an array of ``device``'s kind (through host memory)."""
+    return device.backend.from_numpy(x._meta.device.backend.to_numpy(x._array))
+
+
+def to_dtype(x: Tensor, dtype) -> Tensor:
+    """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
+    dtype = dtypes.to_dtype(dtype)
+    if dtype is x._meta.dtype:
+        return x
+    return Cast.apply(x, dtype)
+
+
+def parse_to_args(*args, device=None, dtype=None, copy: bool = False, non_blocking: bool = False):
+    """The (device, dtype) named by ``to``'s arguments: a device, a dtype, both, or a tensor."""
+    for arg in args:
+        if isinstance(arg, Tensor):
+            device, dtype = arg.device, arg.dtype
+        elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and dtypes.is_dtype_name(arg)):
+            device = arg
+        else:
+            dtype = arg
+    return (None if device is None else to_device(device)), (None if dtype is None else dtypes.to_dtype(dtype))
+
+
+def to(t: Tensor, *args, copy: bool = False, **kwargs) -> Tensor:
+    """``t.to(device)``, ``t.to(dtype)``, ``t.to(device, dtype)``, ``t.to(other_tensor)``."""
+    device, dtype = parse_to_args(*args, **kwargs)
+    result = t
+    if device is not None and device is not t._meta.device:
+        result = ToDevice.apply(result, device)
+    if dtype is not None:
+        result = to_dtype(result, dtype)
+    if copy and result is t:
+        result = Copy.apply(t)
+    return result

@@ -1,0 +1,156 @@
+"""Indexing: ``t[key]`` and ``t[key] = value``, NumPy's rules.
+
+    basic      ints, slices (step > 0), None, ``...``       a view (no copy)
+    advanced   integer or boolean tensors (and lists)        a copy
+
+Backward scatters the gradient into zeros of the input's shape: a basic index
+copies it into the viewed region, an advanced index *adds* it at the indexed
+places, so an index that repeats accumulates.
+"""
+from __future__ import annotations
+
+from ..autograd.op import Op
+from ..errors import DeviceError, DTypeError, ShapeError, ZeroIndexError, describe
+from ..tensors.creation import tensor, zeros
+from ..tensors.meta import contiguous_strides, numel
+from ..tensors.tensor import Tensor
+
+
+def _is_basic(item) -> bool:
+    return item is None or item is Ellipsis or isinstance(item, (int, slice)) and not isinstance(item, bool)
+
+
+def _normalize_key(key) -> tuple:
+    if not isinstance(key, tuple):
+        key = (key,)
+    return key
+
+
+def basic_index_geometry(shape: tuple, strides: tuple, offset: int, key: tuple):
+    """Shape, strides and offset of ``t[key]`` for ints, slices (step > 0), None and ``...``."""
+    consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
+    if sum(1 for k in key if k is Ellipsis) > 1:
+        raise ZeroIndexError("an index can only have a single ellipsis ('...')")
+    if consuming > len(shape):
+        raise ZeroIndexError(f"too many indices for a tensor of dimension {len(shape)} "
+                             f"({consuming} given)")
+    new_shape, new_strides = [], []
+    dim = 0
+    for item in key:
+        if item is None:
+            new_shape.append(1)
+            new_strides.append(0)
+        elif item is Ellipsis:
+            skip = len(shape) - consuming
+            new_shape.extend(shape[dim:dim + skip])
+            new_strides.extend(strides[dim:dim + skip])
+            dim += skip
+        elif isinstance(item, int):
+            size = shape[dim]
+            if not -size <= item < size:
+                raise ZeroIndexError(f"index {item} is out of bounds for dimension {dim} with size {size}")
+            offset += (item % size) * strides[dim]
+            dim += 1
+        else:  # slice
+            start, stop, step = item.indices(shape[dim])
+            if step <= 0:
+                raise ValueError(f"slice step must be positive, got {item.step} (Zero, like PyTorch, "
+                                 "has no negative-stride views; use flip())")
+            length = len(range(start, stop, step))
+            if length:
+                offset += start * strides[dim]
+            new_shape.append(length)
+            new_strides.append(strides[dim] * step)
+            dim += 1
+    new_shape.extend(shape[dim:])
+    new_strides.extend(strides[dim:])
+    return tuple(new_shape), tuple(new_strides), offset
+
+
+class BasicIndex(Op):
+    """``t[1:3, ::2]``, ``t[..., 0]``, ``t[None]``: a view."""
+
+    def forward(self, x: Tensor, key: tuple):
+        meta = x._meta
+        shape, strides, offset = basic_index_geometry(meta.shape, meta.strides, meta.offset, key)
+        self.in_shape, self.in_dtype, self.key = meta.shape, meta.dtype, key
+        return x._view_as(shape, strides, offset)
+
+    def backward(self, grad):
+        grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
+        shape, strides, offset = basic_index_geometry(self.in_shape, contiguous_strides(self.in_shape),
+                                                      0, self.key)
+        grad.device.kernels.copy(grad._array, grad_in._view_as(shape, strides, offset)._array)
+        return (grad_in, None)
+
+
+class AdvancedIndex(Op):
+    """Indexing with integer or boolean tensors (NumPy's rules): a copy. Backward adds the
+    gradient back at the indexed places, so repeated indices accumulate."""
+
+    def forward(self, x: Tensor, key: tuple):
+        kernels = x._meta.device.kernels
+        try:
+            result = kernels.index_get(x._array, key)
+        except IndexError as e:
+            raise ZeroIndexError(f"index out of range for {describe(x)}: {e}") from None
+        out = Tensor._empty(tuple(result.shape), x._meta.dtype, x._meta.device)
+        kernels.copy(result, out._array)
+        self.in_shape, self.in_dtype, self.key = x._meta.shape, x._meta.dtype, key
+        return out
+
+    def backward(self, grad):
+        grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
+        grad.device.kernels.index_add(grad_in._array, self.key, grad._array)
+        return (grad_in, None)
+
+
+def _advanced_key(x: Tensor, key: tuple) -> tuple:
+    """Turn tensors and lists in an index into device arrays, checking their dtypes."""
+    converted = []
+    for item in key:
+        if isinstance(item, (list, tuple)) or type(item).__module__ == "numpy":
+            item = tensor(item, device=x.device)
+        if isinstance(item, Tensor):
+            if item.device is not x.device:
+                raise DeviceError(f"index: index tensor {describe(item)} for a tensor {describe(x)}")
+            if item.dtype.is_floating_point:
+                raise DTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
+            converted.append(item._array)
+        else:
+            converted.append(item)
+    return tuple(converted)
+
+
+def getitem(x: Tensor, key) -> Tensor:
+    key = _normalize_key(key)
+    if all(_is_basic(k) for k in key):
+        return BasicIndex.apply(x, key)
+    return AdvancedIndex.apply(x, _advanced_key(x, key))
+
+
+def setitem(x: Tensor, key, value) -> None:
+    """``x[key] = value``: an in-place write (not recorded in the graph)."""
+    x._check_inplace("setitem")
+    key = _normalize_key(key)
+    kernels = x._meta.device.kernels
+    value_array = value._array if isinstance(value, Tensor) else value
+    if isinstance(value, Tensor) and value.device is not x.device:
+        raise DeviceError(f"setitem: value {describe(value)} for a tensor {describe(x)}")
+    if all(_is_basic(k) for k in key):
+        meta = x._meta
+        target = x._view_as(*basic_index_geometry(meta.shape, meta.strides, meta.offset, key))
+        if isinstance(value, Tensor) and value.ndim > target.ndim:
+            value_array = value_array.reshape(value.shape[value.ndim - target.ndim:]) \
+                if numel(value.shape[:value.ndim - target.ndim]) == 1 else value_array
+        try:
+            kernels.copy(value_array, target._array)
+        except ValueError:
+            raise ShapeError(f"setitem: cannot assign a value of shape "
+                             f"{list(getattr(value, 'shape', ()))} to a slice of shape {list(target.shape)}") from None
+    else:
+        try:
+            kernels.index_put(x._array, _advanced_key(x, key), value_array)
+        except IndexError as e:
+            raise ZeroIndexError(f"setitem: index out of range for {describe(x)}: {e}") from None
+    x._bump_version()
