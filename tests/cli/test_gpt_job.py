@@ -62,6 +62,14 @@ def test_resume_gives_the_losses_of_an_uninterrupted_run(prepared, tmp_path):
     assert losses(tmp_path / "b.jsonl") == losses(straight)
 
 
+def test_a_cpu_checkpoint_resumes_on_another_device(prepared, tmp_path, second_device):
+    """--resume loads the CPU checkpoint into a model on the device (a cross-device copy_)."""
+    common = ("--data", prepared, "--out", tmp_path / "run", "--eval-interval", 2, *TINY)
+    assert _run("train", *common, "--steps", 2) == 0
+    assert _run("train", *common, "--steps", 4, "--device", str(second_device), "--resume") == 0
+    assert zero.load(tmp_path / "run" / "checkpoint.safetensors")["step"] == 4
+
+
 def test_prompt_outside_vocabulary_is_named(prepared, tmp_path, capsys):
     run = tmp_path / "run"
     assert _run("train", "--data", prepared, "--out", run, "--steps", 1, *TINY) == 0

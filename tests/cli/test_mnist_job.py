@@ -76,6 +76,16 @@ def test_resume_equals_uninterrupted_run(tiny_mnist, tmp_path, monkeypatch):
         np.testing.assert_array_equal(a["model"][key].numpy(), b["model"][key].numpy(), err_msg=key)
 
 
+def test_a_cpu_checkpoint_resumes_on_another_device(tiny_mnist, tmp_path, second_device):
+    """--resume loads the CPU checkpoint into a model on the device (a cross-device copy_)."""
+    common = ("--data", tiny_mnist, "--batch-size", 32, "--hidden", 16, "--seed", 5)
+    first = tmp_path / "first.safetensors"
+    assert _run(*common, "--epochs", 1, "--save", first) == 0
+    resumed = tmp_path / "resumed.safetensors"
+    assert _run(*common, "--epochs", 2, "--device", str(second_device), "--resume", first, "--save", resumed) == 0
+    assert zero.load(resumed)["epoch"] == 2
+
+
 def test_missing_data_lists_the_options(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("ZERO_DATA", str(tmp_path / "nowhere"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))

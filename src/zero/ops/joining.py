@@ -127,44 +127,13 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
     return tuple(BasicIndex.apply(x, (slice(None),) * dim + (i,)) for i in range(x.shape[dim]))
 
 
-class Gather(Op):
-    """out[i][j] = x[index[i][j]][j] for dim 0 (and likewise for other dims)."""
+class PickAlongDim(Op):
+    """Values picked along ``dim`` by an integer index (gather, index_select). Backward adds
+    each output gradient back where its value came from, so a repeated index accumulates."""
 
-    def forward(self, x: Tensor, dim: int, index: Tensor):
-        _check_index("gather", index)
-        dim = normalize_dim(dim, x.ndim, "gather")
-        if index.ndim != x.ndim or any(index.shape[d] > x.shape[d] for d in range(x.ndim) if d != dim):
-            raise ShapeError(f"gather: index {describe(index)} must have the input's number of dimensions "
-                             f"and no larger size outside dim {dim} (input {describe(x)})")
-        _check_range("gather", index, x.shape[dim])
-        out = Tensor._empty(index.shape, x.dtype, x.device)
-        x.device.kernels.gather(x._array, dim, index._array, out._array)
-        self.save_for_backward(index)
-        self.in_shape, self.in_dtype, self.dim = x.shape, x.dtype, dim
-        return out
-
-    def backward(self, grad):
-        (index,) = self.saved_tensors
-        grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
-        grad.device.kernels.scatter_add(grad_in._array, self.dim, index._array, grad._array)
-        return (grad_in, None, None)
-
-
-def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
-    return Gather.apply(x, dim, index)
-
-
-class IndexSelect(Op):
-    """Rows (or slices along ``dim``) picked by a 1-D index; an embedding lookup is the
-    same with ``dim=0`` and an index of any shape."""
-
-    def forward(self, x: Tensor, dim: int, index: Tensor):
-        _check_index("index_select", index)
-        dim = normalize_dim(dim, x.ndim, "index_select")
-        _check_range("index_select", index, x.shape[dim])
-        out_shape = x.shape[:dim] + index.shape + x.shape[dim + 1:]
+    def pick(self, x: Tensor, dim: int, index: Tensor, out_shape: tuple) -> Tensor:
         out = Tensor._empty(out_shape, x.dtype, x.device)
-        x.device.kernels.index_select(x._array, dim, index._array, out._array)
+        self.kernel(x.device.kernels)(x._array, dim, index._array, out._array)
         self.save_for_backward(index)
         self.in_shape, self.in_dtype, self.dim = x.shape, x.dtype, dim
         return out
@@ -173,8 +142,42 @@ class IndexSelect(Op):
         (index,) = self.saved_tensors
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         grad = grad.contiguous()
-        grad.device.kernels.index_add_along(grad_in._array, self.dim, index._array, grad._array)
+        self.scatter_kernel(grad.device.kernels)(grad_in._array, self.dim, index._array, grad._array)
         return (grad_in, None, None)
+
+
+class Gather(PickAlongDim):
+    """out[i][j] = x[index[i][j]][j] for dim 0 (and likewise for other dims)."""
+
+    kernel = staticmethod(lambda kernels: kernels.gather)
+    scatter_kernel = staticmethod(lambda kernels: kernels.scatter_add)
+
+    def forward(self, x: Tensor, dim: int, index: Tensor):
+        _check_index("gather", index)
+        dim = normalize_dim(dim, x.ndim, "gather")
+        if index.ndim != x.ndim or any(index.shape[d] > x.shape[d] for d in range(x.ndim) if d != dim):
+            raise ShapeError(f"gather: index {describe(index)} must have the input's number of dimensions "
+                             f"and no larger size outside dim {dim} (input {describe(x)})")
+        _check_range("gather", index, x.shape[dim])
+        return self.pick(x, dim, index, index.shape)
+
+
+def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    return Gather.apply(x, dim, index)
+
+
+class IndexSelect(PickAlongDim):
+    """Rows (or slices along ``dim``) picked by a 1-D index; an embedding lookup is the
+    same with ``dim=0`` and an index of any shape."""
+
+    kernel = staticmethod(lambda kernels: kernels.index_select)
+    scatter_kernel = staticmethod(lambda kernels: kernels.index_add_along)
+
+    def forward(self, x: Tensor, dim: int, index: Tensor):
+        _check_index("index_select", index)
+        dim = normalize_dim(dim, x.ndim, "index_select")
+        _check_range("index_select", index, x.shape[dim])
+        return self.pick(x, dim, index, x.shape[:dim] + index.shape + x.shape[dim + 1:])
 
 
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
