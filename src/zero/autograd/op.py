@@ -45,6 +45,12 @@ class Op:
     _saved_versions: tuple
     retained: weakref.ref | None  # the output, when it asked to keep its .grad (retain_grad)
 
+    op_name = "op"  # how error messages name the op: the class name in snake case (LogicalAnd -> logical_and)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.op_name = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
     # -- the two methods each op defines -------------------------------------------------------
     def forward(self, *args, **params):
         raise NotImplementedError
@@ -186,8 +192,3 @@ def freed_graph_error(node: Op) -> AutogradError:
         f"{node.name}: trying to backward through the graph a second time (its saved tensors were "
         "freed by the first backward); pass retain_graph=True to the first backward() if you need "
         "to call it twice")
-
-
-def op_name(op) -> str:
-    """How error messages name an op: its class name in snake case (LogicalAnd -> logical_and)."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(op).__name__).lower()

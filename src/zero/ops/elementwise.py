@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes
-from ..autograd.op import Op, op_name
+from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
 from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
@@ -58,7 +58,7 @@ class BinaryOp(Op):
     def allocate(self, a, b, dtype=None) -> Tensor:
         """Check the operands; the output tensor of their broadcast shape and ``dtype``
         (by default the promoted dtype of the operands)."""
-        name = op_name(self)
+        name = self.op_name
         _check_operand(name, a)
         _check_operand(name, b)
         if dtype is None:
@@ -262,7 +262,7 @@ class UnaryOp(Op):
     def allocate(self, x) -> Tensor:
         """Check the operand; the output tensor (the input's shape, the result dtype)."""
         if not isinstance(x, Tensor):
-            raise TypeError(f"{op_name(self)}: expected a tensor, got {type(x).__name__}")
+            raise TypeError(f"{self.op_name}: expected a tensor, got {type(x).__name__}")
         dtype = x._meta.dtype
         if self.float_only and not dtype.is_floating_point:
             dtype = dtypes.get_default_dtype()

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from .. import dtypes
-from ..autograd.op import Op, op_name
+from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.creation import zeros
 from ..tensors.meta import normalize_dim, normalize_dims, numel
@@ -95,7 +95,7 @@ class Amax(Op):
     kernel = staticmethod(lambda kernels: kernels.amax)
 
     def forward(self, x: Tensor, dims, keepdim: bool = False):
-        meta, name = x._meta, op_name(self)
+        meta, name = x._meta, self.op_name
         dims = normalize_dims(dims, len(meta.shape), name)
         if numel(meta.shape) == 0:
             raise ShapeError(f"{name}: cannot reduce an empty tensor {describe(x)}")
@@ -122,7 +122,7 @@ class MaxWithIndices(Op):
     kernel = staticmethod(lambda kernels: kernels.max_with_indices)
 
     def forward(self, x: Tensor, dim: int, keepdim: bool = False):
-        meta, name = x._meta, op_name(self)
+        meta, name = x._meta, self.op_name
         dim = normalize_dim(dim, len(meta.shape), name)
         if meta.shape and meta.shape[dim] == 0:
             raise ShapeError(f"{name}: cannot reduce an empty dimension of {describe(x)}")

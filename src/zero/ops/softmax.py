@@ -18,7 +18,7 @@ NaN from log_softmax, as in PyTorch.
 """
 from __future__ import annotations
 
-from ..autograd.op import Op, op_name
+from ..autograd.op import Op
 from ..errors import DTypeError, describe
 from ..tensors.meta import normalize_dim
 from ..tensors.tensor import Tensor
@@ -47,7 +47,7 @@ class Softmax(Op):
     backward_kernel = staticmethod(lambda kernels: kernels.softmax_backward)
 
     def forward(self, x: Tensor, dim: int):
-        name = op_name(self)
+        name = self.op_name
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a tensor, got {type(x).__name__}")
         if not x.dtype.is_floating_point:
