@@ -19,9 +19,10 @@ from __future__ import annotations
 from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
 from .errors import AutogradError, DeviceError
+from .ops.index_checks import set_eager_checks
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_stats", "trim_free_pool", "empty_cache",
-           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy"]
+           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks"]
 
 
 def is_available() -> bool:

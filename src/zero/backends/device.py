@@ -9,21 +9,24 @@ CuPy.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import DeviceError
 
 _KNOWN_TYPES = ("cpu", "cuda")
+MAX_DEFERRED_CHECKS = 256
 
 
 class Device:
-    __slots__ = ("type", "index", "_backend", "_kernels")
+    __slots__ = ("type", "index", "_backend", "_kernels", "_deferred_checks")
     _interned: dict = {}
 
     type: str            # "cpu" or "cuda"
     index: int | None    # None for the CPU
     _backend: Any        # the backend package, once found
     _kernels: Any        # its kernels namespace, once asked for
+    _deferred_checks: list  # checks of values still on the device, run at the next read from it
 
     def __new__(cls, spec="cpu", index: int | None = None):
         if isinstance(spec, Device):
@@ -34,6 +37,7 @@ class Device:
             device = object.__new__(cls)
             device.type, device.index = key
             device._backend = device._kernels = None
+            device._deferred_checks = []
             cls._interned[key] = device
         return device
 
@@ -53,6 +57,21 @@ class Device:
         if kernels is None:
             kernels = self._kernels = self.backend.kernels
         return kernels
+
+    # -- checks that wait for the next read from the device ----------------------------------------
+    def defer_check(self, check: Callable[[], None]) -> None:
+        """Run ``check`` (which reads values from this device, and may raise) at the next read
+        from the device rather than now, so the host does not wait for the device here. (At
+        most ``MAX_DEFERRED_CHECKS`` wait; one more runs them all.)"""
+        self._deferred_checks.append(check)
+        if len(self._deferred_checks) > MAX_DEFERRED_CHECKS:
+            self.run_deferred_checks()
+
+    def run_deferred_checks(self) -> None:
+        """Run the waiting checks, oldest first; a failing one raises (the rest are dropped)."""
+        checks, self._deferred_checks = self._deferred_checks, []
+        for check in checks:
+            check()
 
     def __repr__(self) -> str:
         return f"device(type='{self.type}', index={self.index})" if self.type != "cpu" else "device(type='cpu')"

@@ -56,7 +56,7 @@ class ToDevice(Op):
 
 def transfer_array(x: Tensor, device: Device):
     """x's values as an array of ``device``'s kind (through host memory)."""
-    return device.backend.from_numpy(x._meta.device.backend.to_numpy(x._array))
+    return device.backend.from_numpy(x._host_array())
 
 
 def to_dtype(x: Tensor, dtype) -> Tensor:

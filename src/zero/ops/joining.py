@@ -14,6 +14,7 @@ from ..errors import DTypeError, ShapeError, ZeroIndexError, describe, describe_
 from ..tensors.creation import zeros
 from ..tensors.meta import normalize_dim
 from ..tensors.tensor import Tensor
+from .index_checks import check_index_range
 from .indexing import BasicIndex
 
 
@@ -23,23 +24,13 @@ def _check_index(op: str, index: Tensor) -> None:
         raise DTypeError(f"{op}: index must be an int64 or int32 tensor, got {got}")
 
 
-def index_extremes(index: Tensor, ignore: int | None = None, valid: int = 0) -> tuple[int, int] | None:
-    """The smallest and largest entry of an integer tensor (None when it is empty), where
-    entries equal to ``ignore`` count as ``valid``, a value the caller accepts. Both come
-    back in one read: on a GPU, one wait for the device instead of one per number."""
-    if not index.numel():
-        return None
-    if ignore is not None:
-        index = index.masked_fill(index == ignore, valid)
-    smallest, largest = stack([index.amin(), index.amax()]).tolist()
-    return int(smallest), int(largest)
-
-
 def _check_range(op: str, index: Tensor, size: int) -> None:
-    extremes = index_extremes(index)
-    if extremes and (extremes[0] < -size or extremes[1] >= size):
-        raise ZeroIndexError(f"{op}: index out of range: values must lie in [{-size}, {size - 1}], got "
-                             f"[{extremes[0]}, {extremes[1]}]")
+    def problem(smallest: int, largest: int) -> str | None:
+        if smallest < -size or largest >= size:
+            return f"index out of range: values must lie in [{-size}, {size - 1}], got [{smallest}, {largest}]"
+        return None
+
+    check_index_range(op, index, problem)
 
 
 class Cat(Op):
@@ -130,6 +121,9 @@ def unbind(x: Tensor, dim: int = 0) -> tuple:
 class PickAlongDim(Op):
     """Values picked along ``dim`` by an integer index (gather, index_select). Backward adds
     each output gradient back where its value came from, so a repeated index accumulates."""
+
+    kernel = staticmethod(lambda kernels: kernels.gather)              # picks, forward
+    scatter_kernel = staticmethod(lambda kernels: kernels.scatter_add)  # adds back, backward
 
     def pick(self, x: Tensor, dim: int, index: Tensor, out_shape: tuple) -> Tensor:
         out = Tensor._empty(out_shape, x.dtype, x.device)

@@ -25,10 +25,10 @@ import warnings
 
 from .. import dtypes
 from ..autograd.op import Op
-from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
+from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, rows_of
-from .joining import index_extremes
+from .index_checks import check_index_range
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -86,7 +86,7 @@ class ClassLoss(Op):
             x = x.permute(self.order)                                  # (N, d1, ..., C)
         rows = rows_of(x, classes)                                     # (N*d1*..., C)
         target_rows = target.reshape(-1).contiguous()                  # (N*d1*...,)
-        _check_targets(op, target_rows, classes, ignore_index)
+        check_targets(op, target_rows, classes, ignore_index)
         self.reduction, self.ignore_index = reduction, ignore_index
         return rows, target_rows, weight
 
@@ -121,12 +121,17 @@ class ClassLoss(Op):
         return grad_rows.reshape(moved).permute(self.inverse)
 
 
-def _check_targets(op: str, target: Tensor, classes: int, ignore_index: int) -> None:
-    extremes = index_extremes(target, ignore=ignore_index, valid=0)
-    if extremes and (extremes[0] < 0 or extremes[1] >= classes):
-        value = extremes[0] if extremes[0] < 0 else extremes[1]
-        raise ZeroIndexError(f"{op}: target {value} is out of bounds for {classes} classes (expected "
-                             f"values in [0, {classes - 1}] or ignore_index={ignore_index})")
+def check_targets(op: str, target: Tensor, classes: int, ignore_index: int) -> None:
+    """Every class index in [0, classes) or equal to ignore_index (ops/index_checks.py: on a
+    GPU the check runs at the next read from the device, not here)."""
+    def problem(smallest: int, largest: int) -> str | None:
+        if smallest >= 0 and largest < classes:
+            return None
+        value = smallest if smallest < 0 else largest
+        return (f"target {value} is out of bounds for {classes} classes (expected values in "
+                f"[0, {classes - 1}] or ignore_index={ignore_index})")
+
+    check_index_range(op, target, problem, ignore=ignore_index, valid=0)
 
 
 class CrossEntropy(ClassLoss):

@@ -249,8 +249,13 @@ class Tensor(TensorMethods):
         return self._array
 
     def _host_array(self):
-        """The values as a NumPy array (a copy from the device when not on the CPU)."""
-        return self._meta.device.backend.to_numpy(self._array)
+        """The values as a NumPy array (a copy from the device when not on the CPU). Every
+        read of values from a device comes here; it first runs the checks that waited for
+        one (``Device.defer_check``)."""
+        device = self._meta.device
+        if device._deferred_checks:
+            device.run_deferred_checks()
+        return device.backend.to_numpy(self._array)
 
     def tolist(self):
         return self._host_array().tolist()

@@ -1,0 +1,60 @@
+"""Range checks of integer indices (gathers, embedding lookups, class targets) that do not
+make the host wait for the device.
+
+On the CPU a check is immediate. On a GPU, reading the smallest and largest index back
+would make the host wait for the device in every training step -- three times in a GPT
+step (the token and position lookups, the loss's targets) -- and stall the queue of
+kernels the book's asynchronous execution keeps full. So there the check is *deferred*:
+the two extremes are computed on the device, and verified the next time the program
+reads a value from that device anyway (``loss.item()``, ``.cpu()``, printing). An index
+out of range then raises at that read, naming the op that received it.
+
+``set_eager_checks(True)`` (or ``ZERO_EAGER_CHECKS=1``) makes every check wait for the
+device and raise at its op: slower, for debugging.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from ..errors import ZeroIndexError
+from ..tensors.tensor import Tensor
+
+_eager = os.environ.get("ZERO_EAGER_CHECKS", "0") == "1"
+
+
+def set_eager_checks(eager: bool) -> None:
+    """Verify index ranges at once on every device (True) or, off the CPU, at the next read."""
+    global _eager
+    _eager = bool(eager)
+
+
+def eager_checks() -> bool:
+    return _eager
+
+
+def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str | None],
+                      ignore: int | None = None, valid: int = 0) -> None:
+    """Raise ZeroIndexError(f"{op}: {problem(smallest, largest)}") when ``problem`` finds
+    the extremes of ``index`` unacceptable. Entries equal to ``ignore`` count as ``valid``,
+    a value ``problem`` accepts."""
+    if not index.numel():
+        return
+    if ignore is not None:
+        index = index.masked_fill(index == ignore, valid)
+    extremes = Tensor._empty((2,), index.dtype, index.device)
+    kernels, axes, values = index.device.kernels, tuple(range(index.ndim)), extremes._array
+    kernels.amin(index._array, axes, values[0:1].reshape(()))
+    kernels.amax(index._array, axes, values[1:2].reshape(()))
+
+    def verify(where: str = "") -> None:
+        smallest, largest = (int(v) for v in extremes.tolist())
+        message = problem(smallest, largest)
+        if message is not None:
+            raise ZeroIndexError(f"{op}: {message}{where}")
+
+    if index.device.type == "cpu" or _eager:
+        verify()
+    else:
+        index.device.defer_check(lambda: verify(
+            f" (found at a later read from {index.device}; set ZERO_EAGER_CHECKS=1 to stop at the op itself)"))
