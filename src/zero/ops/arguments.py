@@ -2,6 +2,11 @@
 op and the operands, and the layouts kernels want."""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
+from .. import dtypes
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
 
@@ -29,10 +34,29 @@ def check_shape(op: str, name: str, t, shape: tuple, meaning: str) -> None:
         raise ShapeError(f"{op}: {name} must have shape {list(shape)} ({meaning}), got {describe(t)}")
 
 
+def fill_value(op: str, value, dtype):
+    """A fill value (a number or a 0-d tensor) as a Python number that ``dtype`` holds:
+    an integer dtype refuses inf, nan and numbers out of its range (as PyTorch does)
+    instead of wrapping them to garbage."""
+    if isinstance(value, Tensor):
+        if value.ndim != 0:
+            raise ShapeError(f"{op}: value must be a number or a 0-d tensor, got {describe(value)}")
+        value = value.item()
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(f"{op}: value must be a number, got {type(value).__name__}")
+    if dtype.category == dtypes.INTEGER and not isinstance(value, bool):
+        limits = np.iinfo(dtype.numpy)
+        if not math.isfinite(value) or not limits.min <= value <= limits.max:
+            raise DTypeError(f"{op}: value {value!r} cannot be converted to {dtype.name} without overflow")
+    return value
+
+
 def rows_of(x: Tensor, width: int) -> Tensor:
-    """(*, width) -> a contiguous (N, width) tensor without graph (a view when possible): the
-    layout of every kernel that works row by row."""
-    return x.detach().contiguous().reshape(-1, width)
+    """x, whose trailing dimensions hold ``width`` elements, as a contiguous (N, width)
+    tensor without graph (a view when possible): the layout of every kernel that works row
+    by row. (An empty x with width 0 keeps its leading dimensions as the rows.)"""
+    rows = x.numel() // width if width else math.prod(x.shape[:-1])
+    return x.detach().contiguous().reshape(rows, width)
 
 
 def array_or_none(t: Tensor | None):

@@ -15,6 +15,9 @@ from .. import dtypes
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
+from ..tensors.creation import zeros_like
+from .arguments import fill_value
+from .conversion import Cast, Copy
 from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
 
 
@@ -137,6 +140,10 @@ class Pow(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.pow)
 
     def forward(self, a, b):
+        if isinstance(a, Tensor) and a.dtype.category == dtypes.INTEGER and isinstance(b, int) \
+                and not isinstance(b, bool) and b < 0:
+            raise DTypeError(f"pow: integers to negative integer powers are not allowed ({describe(a)} ** {b}); "
+                             "make the base floating point with .float()")
         out = super().forward(a, b)
         self.save_for_backward(a if isinstance(a, Tensor) else None,
                                b if isinstance(b, Tensor) else None,
@@ -149,7 +156,13 @@ class Pow(BinaryOp):
         base = a if a is not None else self.a_scalar
         exponent = b if b is not None else self.b_scalar
         need_a, need_b = self.needs_input_grad
-        grad_a = grad * exponent * base ** (exponent - 1) if need_a else None
+        grad_a = None
+        if need_a:
+            # x ** 0 has slope 0 everywhere, 0 ** 0 included (not 0 * 0 ** -1 = nan), as in PyTorch.
+            if isinstance(exponent, Tensor):
+                grad_a = Where.apply(exponent == 0, 0.0, grad * exponent * base ** (exponent - 1))
+            else:
+                grad_a = grad * exponent * base ** (exponent - 1) if exponent != 0 else grad * 0.0
         grad_b = None
         if need_b:
             if isinstance(base, Tensor):
@@ -182,14 +195,22 @@ class Minimum(Maximum):
 
 
 def _pick_gradient(op, grad):
-    """maximum/minimum: the gradient goes to the operand that was picked; ties split it
-    in half between both (as PyTorch does)."""
-    a, b, out = op.saved_tensors
+    """maximum/minimum: the gradient goes to the operand that was picked, ties split it in
+    half between both, and a NaN passes it on (PyTorch's rule). The operands are compared
+    with each other, never with the output (which may be rounded to a narrower dtype), and
+    the gradient is selected, not multiplied by a mask (an infinite gradient times 0 would
+    be NaN)."""
+    a, b, _ = op.saved_tensors
     a = a if a is not None else op.a_scalar
     b = b if b is not None else op.b_scalar
-    share_a = (a == out).to(grad.dtype) - (a == b).to(grad.dtype) * 0.5
-    share_b = (b == out).to(grad.dtype) - (a == b).to(grad.dtype) * 0.5
-    return op._reduce(grad * share_a, grad * share_b)
+    larger = (a < b) if isinstance(op, Minimum) else (a > b)     # where a was picked alone
+    smaller = (a > b) if isinstance(op, Minimum) else (a < b)    # where b was
+    tie = a == b
+    half = grad * 0.5
+    zero = 0.0
+    grad_a = Where.apply(tie, half, Where.apply(smaller, zero, grad)) if op.needs_input_grad[0] else None
+    grad_b = Where.apply(tie, half, Where.apply(larger, zero, grad)) if op.needs_input_grad[1] else None
+    return op._reduce(grad_a, grad_b)
 
 
 class Compare(BinaryOp):
@@ -254,6 +275,8 @@ class UnaryOp(Op):
 
     def forward(self, x):
         out = self.allocate(x)
+        if out._meta.dtype is not x._meta.dtype:
+            x = Cast.apply(x, out._meta.dtype)  # compute in the result's float type, not the input's
         self.kernel(x._meta.device.kernels)(x._array, out._array)
         if self.saves is not None:
             self.save_for_backward(x if self.saves == "input" else out)
@@ -269,12 +292,17 @@ class UnaryOp(Op):
         return Tensor._empty(x._meta.shape, dtype, x._meta.device)
 
     def derivative(self, saved):
-        """f'(x) elementwise, from the saved input or output (or a constant)."""
+        """f'(x) elementwise, from the saved input or output (or a constant). A bool tensor
+        means a slope of 1 where True and 0 elsewhere: the gradient is then selected, not
+        multiplied (an infinite gradient times 0 would be nan; PyTorch gives 0)."""
         raise NotImplementedError
 
     def backward(self, grad):
         saved = self.saved_tensors[0] if self.saves is not None else None
-        return (grad * self.derivative(saved),)
+        slope = self.derivative(saved)
+        if isinstance(slope, Tensor) and slope.dtype is dtypes.bool_:
+            return (Where.apply(slope, grad, 0.0),)
+        return (grad * slope,)
 
 
 class Neg(UnaryOp):
@@ -299,11 +327,18 @@ class Abs(UnaryOp):
 
 
 class Sign(UnaryOp):
+    """-1, 0 or 1 (the sign of a bool is itself); its gradient is 0 everywhere."""
+
     kernel = staticmethod(lambda kernels: kernels.sign)
     float_only, saves = False, None
 
-    def derivative(self, saved):
-        return 0.0
+    def forward(self, x):
+        if isinstance(x, Tensor) and x.dtype is dtypes.bool_:
+            return Copy.apply(x)
+        return super().forward(x)
+
+    def backward(self, grad):
+        return (zeros_like(grad),)
 
 
 class Exp(UnaryOp):
@@ -465,7 +500,7 @@ class Clamp(Op):
         if self.high is not None:
             upper = x <= self.high
             inside = upper if inside is None else inside.logical_and(upper)
-        return (grad * inside, None, None)
+        return (Where.apply(inside, grad, 0.0), None, None)  # selected: inf * 0 would be nan
 
 
 class MaskedFill(Op):
@@ -478,10 +513,7 @@ class MaskedFill(Op):
         if shape != x.shape:
             raise ShapeError(f"masked_fill: mask {list(mask.shape)} must broadcast to the input's "
                              f"shape {list(x.shape)}")
-        if isinstance(value, Tensor):
-            if value.ndim != 0:
-                raise ShapeError(f"masked_fill: value must be a number or a 0-d tensor, got {describe(value)}")
-            value = value.item()
+        value = fill_value("masked_fill", value, x.dtype)
         out = Tensor._empty(x.shape, x.dtype, x.device)
         x.device.kernels.where(mask._array, value, x._array, out._array)
         self.save_for_backward(mask)

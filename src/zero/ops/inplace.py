@@ -11,6 +11,7 @@ from .. import dtypes
 from ..errors import DeviceError, DTypeError, ShapeError, describe
 from ..random import default_generator
 from ..tensors.tensor import Tensor
+from .arguments import fill_value
 from .broadcast import broadcast_shape_of
 from .conversion import transfer_array
 
@@ -85,8 +86,7 @@ def copy_(target: Tensor, src) -> Tensor:
 
 def fill_(target: Tensor, value) -> Tensor:
     target._check_inplace("fill_")
-    if isinstance(value, Tensor):
-        value = value.item()
+    value = fill_value("fill_", value, target.dtype)
     target._meta.device.kernels.fill(target._array, value)
     target._bump_version()
     return target
@@ -98,6 +98,7 @@ def masked_fill_(target: Tensor, mask: Tensor, value) -> Tensor:
         raise DTypeError("masked_fill_: mask must be a bool tensor")
     if broadcast_shape_of("masked_fill_", target, mask) != target.shape:
         raise ShapeError(f"masked_fill_: mask {list(mask.shape)} must broadcast to {describe(target)}")
+    value = fill_value("masked_fill_", value, target.dtype)
     target._meta.device.kernels.where(mask._array, value, target._array, target._array)
     target._bump_version()
     return target

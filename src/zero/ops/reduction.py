@@ -33,6 +33,15 @@ def _reduced_output(x: Tensor, dims: tuple, keepdim: bool, dtype=None):
     return out, out._array.reshape(dropped), kept
 
 
+def _check_not_empty(name: str, x: Tensor, dims: tuple) -> None:
+    """A max, min or arg-reduction has no value over no elements: every reduced dimension
+    must be non-empty (an empty tensor reduced over its other dimensions is fine)."""
+    shape = x._meta.shape
+    if any(shape[d] == 0 for d in dims):
+        raise ShapeError(f"{name}: cannot reduce over an empty dimension of {describe(x)}; the reduced "
+                         f"dimensions {list(dims)} must have non-zero sizes")
+
+
 def _expand_back(grad: Tensor, kept_shape: tuple, in_shape: tuple) -> Tensor:
     """The gradient of a reduced tensor, broadcast to the input's shape (a view)."""
     return grad.reshape(kept_shape).expand(in_shape)
@@ -97,8 +106,7 @@ class Amax(Op):
     def forward(self, x: Tensor, dims, keepdim: bool = False):
         meta, name = x._meta, self.op_name
         dims = normalize_dims(dims, len(meta.shape), name)
-        if numel(meta.shape) == 0:
-            raise ShapeError(f"{name}: cannot reduce an empty tensor {describe(x)}")
+        _check_not_empty(name, x, dims)
         out, target, self.kept_shape = _reduced_output(x, dims, keepdim)
         self.kernel(meta.device.kernels)(x._array, dims, target)
         self.save_for_backward(x, out)
@@ -107,7 +115,9 @@ class Amax(Op):
 
     def backward(self, grad):
         x, out = self.saved_tensors
-        hits = (x == out.reshape(self.kept_shape)).to(grad.dtype)
+        picked = out.reshape(self.kept_shape)
+        hits = (x == picked).logical_or((x != x).logical_and(picked != picked))  # a nan maximum: the nans
+        hits = hits.to(grad.dtype)
         count = hits.sum(self.dims, keepdim=True)
         return (_expand_back(grad, self.kept_shape, x.shape) * hits / count, None, None)
 
@@ -154,15 +164,15 @@ def _arg_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
     """argmax/argmin: int64 indices, never differentiable. dim=None: over the flattened tensor.
     ``kernel`` picks the function from a kernels namespace."""
     meta = x._meta
-    if numel(meta.shape) == 0:
-        raise ShapeError(f"{name}: cannot reduce an empty tensor {describe(x)}")
     if dim is None:
+        _check_not_empty(name, x, tuple(range(len(meta.shape))))
         flat = x.reshape(-1)
         out_shape = tuple(1 for _ in meta.shape) if keepdim else ()
         out = Tensor._empty(out_shape, dtypes.int64, meta.device)
         kernel(meta.device.kernels)(flat._array, 0, out._array.reshape(()))
         return out
     dim = normalize_dim(dim, len(meta.shape), name)
+    _check_not_empty(name, x, (dim,))
     out, target, _ = _reduced_output(x, (dim,), keepdim, dtypes.int64)
     kernel(meta.device.kernels)(x._array, dim, target)
     return out

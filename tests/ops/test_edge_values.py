@@ -1,0 +1,98 @@
+"""Regression tests for wrong gradients and values found by differential fuzzing against
+PyTorch (issue 13): each case as PyTorch documents it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zero
+from zero.errors import DTypeError, ShapeError
+
+
+def grad_of(fn, values, dtype=zero.float32):
+    x = zero.tensor(values, dtype=dtype, requires_grad=True)
+    fn(x).sum().backward()
+    return x.grad.tolist()
+
+
+@pytest.mark.parametrize("other", [0.1, 1.5, 2.0])
+def test_maximum_with_a_wider_zero_dim_tensor_gives_the_gradient_to_the_larger(other):
+    x = zero.tensor([1.0, 2.0], requires_grad=True)
+    y = zero.tensor(other, dtype=zero.float64, requires_grad=True)
+    zero.maximum(x, y).sum().backward()
+    expected_x = [0.0 if other > 1.0 else 1.0, 0.5 if other == 2.0 else (1.0 if other < 2.0 else 0.0)]
+    assert x.grad.tolist() == expected_x
+    assert y.grad.item() == sum(1 - g for g in expected_x)  # what x did not get, y got
+
+
+def test_minimum_with_a_wider_zero_dim_tensor():
+    x = zero.tensor([1.0, 2.0], requires_grad=True)
+    y = zero.tensor(1.1, dtype=zero.float64, requires_grad=True)
+    zero.minimum(x, y).sum().backward()
+    assert x.grad.tolist() == [1.0, 0.0] and y.grad.item() == 1.0
+
+
+@pytest.mark.parametrize("fn", [lambda x: x.clamp(min=0).sqrt(), lambda x: x.relu().sqrt(),
+                                lambda x: zero.maximum(x, zero.tensor(0.0)).sqrt()],
+                         ids=["clamp", "relu", "maximum"])
+def test_a_blocked_gradient_stays_zero_behind_an_infinite_slope(fn):
+    grads = grad_of(fn, [-1.0, 4.0])   # sqrt'(0) = inf, blocked by the clamp: 0, not inf * 0 = nan
+    assert grads == [0.0, 0.25]
+
+
+def test_the_slope_of_x_to_the_zero_is_zero_even_at_zero():
+    assert grad_of(lambda x: x ** 0, [0.0, 2.0]) == [0.0, 0.0]
+    assert grad_of(lambda x: x ** zero.tensor([0.0, 1.0]), [0.0, 2.0]) == [0.0, 1.0]
+
+
+def test_the_max_of_a_tensor_with_a_nan_sends_the_gradient_to_the_nan():
+    assert grad_of(lambda x: x.max(), [float("nan"), 2.0, 3.0]) == [1.0, 0.0, 0.0]
+    assert grad_of(lambda x: x.amin(), [1.0, float("nan"), float("nan")]) == [0.0, 0.5, 0.5]
+
+
+@pytest.mark.parametrize("dtype", [zero.bool, zero.uint8, zero.int32, zero.int64])
+@pytest.mark.parametrize("name", ["exp", "sin", "sqrt", "log", "tanh", "sigmoid", "rsqrt"])
+def test_float_functions_of_integers_compute_in_the_default_float_dtype(name, dtype):
+    values = [1, 0] if dtype is zero.bool else [1, 2]
+    result = getattr(zero.tensor(values, dtype=dtype), name)()
+    assert result.dtype is zero.float32
+    exact = np.asarray(values, np.float64)
+    with np.errstate(divide="ignore"):
+        special = {"sigmoid": lambda v: 1 / (1 + np.exp(-v)), "rsqrt": lambda v: 1 / np.sqrt(v)}
+        expected = special[name](exact) if name in special else getattr(np, name)(exact)
+    np.testing.assert_allclose(result.numpy(), expected, rtol=1e-6)  # exp(True) = 2.7182817, not 2.71875
+
+
+def test_sigmoid_of_the_smallest_int32_is_zero():
+    assert zero.tensor([-2 ** 31, 2 ** 31 - 1], dtype=zero.int32).sigmoid().tolist() == [0.0, 1.0]
+
+
+def test_sign_of_bool_is_the_bool():
+    assert zero.tensor([True, False]).sign().tolist() == [True, False]
+    assert zero.tensor([True, False]).sign().dtype is zero.bool
+
+
+def test_integers_to_negative_integer_powers_are_refused_by_name():
+    with pytest.raises(DTypeError, match=r"pow: integers to negative integer powers are not allowed"):
+        zero.tensor(2) ** -1
+    assert (zero.tensor(2) ** -1.0).item() == 0.5
+
+
+@pytest.mark.parametrize("value", [float("-inf"), float("nan"), 2.0 ** 63])
+def test_filling_an_integer_tensor_with_what_it_cannot_hold_is_refused(value):
+    t = zero.tensor([1, 2])
+    with pytest.raises(DTypeError, match="cannot be converted to int64 without overflow"):
+        t.masked_fill(zero.tensor([True, False]), value)
+    with pytest.raises(DTypeError, match="without overflow"):
+        t.fill_(value)
+    assert t.masked_fill(zero.tensor([True, False]), 7).tolist() == [7, 2]
+
+
+def test_empty_tensors_flow_through_reductions_over_their_other_dimensions():
+    assert zero.zeros(0, 3).amax(1).shape == (0,)
+    assert zero.zeros(0, 3).argmax(1).shape == (0,)
+    assert zero.zeros(0, 3).max(1).values.shape == (0,)
+    assert zero.zeros(0).softmax(0).shape == (0,)
+    assert zero.zeros(2, 0).log_softmax(1).shape == (2, 0)
+    with pytest.raises(ShapeError, match="empty dimension"):
+        zero.zeros(0, 3).amax(0)
