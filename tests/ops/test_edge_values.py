@@ -2,6 +2,8 @@
 PyTorch (issue 13): each case as PyTorch documents it."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -47,7 +49,10 @@ def test_the_slope_of_x_to_the_zero_is_zero_even_at_zero():
 
 def test_the_max_of_a_tensor_with_a_nan_sends_the_gradient_to_the_nan():
     assert grad_of(lambda x: x.max(), [float("nan"), 2.0, 3.0]) == [1.0, 0.0, 0.0]
-    assert grad_of(lambda x: x.amin(), [1.0, float("nan"), float("nan")]) == [0.0, 0.5, 0.5]
+    assert grad_of(lambda x: x.min(), [1.0, float("nan"), float("nan")]) == [0.0, 0.5, 0.5]
+    # amax and amin are PyTorch's other rule: a NaN maximum is found nowhere, the gradient is NaN
+    assert all(math.isnan(g) for g in grad_of(lambda x: x.amax(), [float("nan"), 2.0]))
+    assert grad_of(lambda x: x.amax(), [3.0, 3.0]) == [0.5, 0.5]
 
 
 @pytest.mark.parametrize("dtype", [zero.bool, zero.uint8, zero.int32, zero.int64])
@@ -96,3 +101,26 @@ def test_empty_tensors_flow_through_reductions_over_their_other_dimensions():
     assert zero.zeros(2, 0).log_softmax(1).shape == (2, 0)
     with pytest.raises(ShapeError, match="empty dimension"):
         zero.zeros(0, 3).amax(0)
+
+
+def test_relu_passes_the_gradient_of_a_nan_on():
+    assert grad_of(lambda x: x.relu(), [float("nan"), -1.0, 2.0]) == [1.0, 0.0, 1.0]
+
+
+def test_binary_ops_compute_in_the_promoted_dtype():
+    small = zero.tensor([2], dtype=zero.uint8)
+    minus_five = zero.tensor(-5, dtype=zero.int32)            # a 0-d tensor: the result stays uint8
+    assert zero.minimum(small, minus_five).tolist() == [2]     # min(2, uint8(-5) = 251), as PyTorch
+    assert (small < minus_five).tolist() == [True]
+    x = zero.tensor([-1.0000000150474662e30, 1.0], requires_grad=True)   # float32
+    y = zero.tensor(-1e30, dtype=zero.float64, requires_grad=True)       # equal once rounded to float32
+    zero.maximum(x, y).sum().backward()
+    assert x.grad.tolist() == [0.5, 1.0] and y.grad.item() == 0.5
+
+
+@pytest.mark.parametrize("fn", [lambda t: t - t, lambda t: t - 1, lambda t: 1 - t, lambda t: t.relu(),
+                                lambda t: t.abs(), lambda t: -t], ids=["sub", "sub_scalar", "rsub", "relu",
+                                                                       "abs", "neg"])
+def test_ops_pytorch_refuses_on_bool_are_refused_by_name(fn):
+    with pytest.raises(DTypeError, match="bool"):
+        fn(zero.tensor([True, False]))

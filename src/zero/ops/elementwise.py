@@ -26,6 +26,14 @@ def _array(x):
     return x._array if isinstance(x, Tensor) else x
 
 
+def _in_dtype(x, dtype):
+    """A tensor operand converted to the dtype the op computes in (PyTorch computes in the
+    promoted dtype: uint8 [2] min int32 -5 is min(2, 251)); a Python number as it is."""
+    if isinstance(x, Tensor) and x._meta.dtype is not dtype:
+        return x.detach().to(dtype)
+    return x
+
+
 def _device_of(*operands):
     for x in operands:
         if isinstance(x, Tensor):
@@ -53,9 +61,10 @@ class BinaryOp(Op):
 
     def forward(self, a, b):
         out = self.allocate(a, b)
-        self.kernel(out._meta.device.kernels)(_array(a), _array(b), out._array)
         self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
         self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
+        a, b = self.operands = _in_dtype(a, out._meta.dtype), _in_dtype(b, out._meta.dtype)
+        self.kernel(out._meta.device.kernels)(_array(a), _array(b), out._array)
         return out
 
     def allocate(self, a, b, dtype=None) -> Tensor:
@@ -88,9 +97,10 @@ class Sub(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.sub)
 
     def forward(self, a, b):
-        if _dtype_of(a) is dtypes.bool_ and _dtype_of(b) is dtypes.bool_:
-            raise DTypeError(f"sub: subtraction of two bool tensors ({describe(a)} - {describe(b)}) is not "
-                             "defined; use logical_xor() (the ^ operator)")
+        if dtypes.bool_ in (_dtype_of(a), _dtype_of(b)) or isinstance(a, bool) or isinstance(b, bool):
+            raise DTypeError(f"sub: subtraction with a bool operand ({describe(a)} - {describe(b)}) is not "
+                             "defined (as in PyTorch); to invert a mask use ~ or logical_not(), for the "
+                             "difference of two masks logical_xor() (^)")
         return super().forward(a, b)
 
     def backward(self, grad):
@@ -102,6 +112,7 @@ class Mul(BinaryOp):
 
     def forward(self, a, b):
         out = super().forward(a, b)
+        a, b = self.operands
         need_a, need_b = self.needs_input_grad
         self.save_for_backward(b if need_a and isinstance(b, Tensor) else None,
                                a if need_b and isinstance(a, Tensor) else None)
@@ -122,6 +133,7 @@ class Div(BinaryOp):
 
     def forward(self, a, b):
         out = super().forward(a, b)
+        b = self.operands[1]
         self.save_for_backward(b if isinstance(b, Tensor) else None,
                                out if self.needs_input_grad[1] else None)
         self.b_scalar = b
@@ -145,6 +157,7 @@ class Pow(BinaryOp):
             raise DTypeError(f"pow: integers to negative integer powers are not allowed ({describe(a)} ** {b}); "
                              "make the base floating point with .float()")
         out = super().forward(a, b)
+        a, b = self.operands
         self.save_for_backward(a if isinstance(a, Tensor) else None,
                                b if isinstance(b, Tensor) else None,
                                out if self.needs_input_grad[1] else None)
@@ -182,6 +195,7 @@ class Maximum(BinaryOp):
 
     def forward(self, a, b):
         out = super().forward(a, b)
+        a, b = self.operands
         self.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
         self.a_scalar, self.b_scalar = a, b  # used when that side is a Python number
         return out
@@ -201,7 +215,7 @@ def _pick_gradient(op, grad):
     the gradient is selected, not multiplied by a mask (an infinite gradient times 0 would
     be NaN)."""
     a, b, _ = op.saved_tensors
-    a = a if a is not None else op.a_scalar
+    a = a if a is not None else op.a_scalar  # (saved in the dtype it was computed in)
     b = b if b is not None else op.b_scalar
     larger = (a < b) if isinstance(op, Minimum) else (a > b)     # where a was picked alone
     smaller = (a > b) if isinstance(op, Minimum) else (a < b)    # where b was
@@ -218,7 +232,9 @@ class Compare(BinaryOp):
 
     def forward(self, a, b):
         out = self.allocate(a, b, dtypes.bool_)
-        self.kernel(out._meta.device.kernels)(_array(a), _array(b), out._array)
+        common = dtypes.result_type(a, b)
+        self.kernel(out._meta.device.kernels)(_array(_in_dtype(a, common)), _array(_in_dtype(b, common)),
+                                              out._array)
         return out
 
 
@@ -305,6 +321,11 @@ class UnaryOp(Op):
         return (grad * slope,)
 
 
+def _refuse_bool(op: Op, x, hint: str) -> None:
+    if isinstance(x, Tensor) and x.dtype is dtypes.bool_:
+        raise DTypeError(f"{op.op_name}: not defined for a bool tensor ({describe(x)}), as in PyTorch; {hint}")
+
+
 class Neg(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.neg)
     float_only, saves = False, None
@@ -321,6 +342,10 @@ class Neg(UnaryOp):
 class Abs(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.abs)
     float_only = False
+
+    def allocate(self, x) -> Tensor:
+        _refuse_bool(self, x, "it is the bool itself")
+        return super().allocate(x)
 
     def derivative(self, x):
         return x.sign()
@@ -406,8 +431,12 @@ class Relu(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.relu)
     float_only, saves = False, "output"
 
+    def allocate(self, x) -> Tensor:
+        _refuse_bool(self, x, "convert the mask with .float() first")
+        return super().allocate(x)
+
     def derivative(self, out):
-        return out > 0
+        return (out <= 0).logical_not()   # PyTorch's rule: a NaN output passes the gradient on
 
 
 class Silu(UnaryOp):

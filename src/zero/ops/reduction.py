@@ -115,14 +115,29 @@ class Amax(Op):
 
     def backward(self, grad):
         x, out = self.saved_tensors
-        picked = out.reshape(self.kept_shape)
-        hits = (x == picked).logical_or((x != x).logical_and(picked != picked))  # a nan maximum: the nans
-        hits = hits.to(grad.dtype)
+        hits = self.hits(x, out.reshape(self.kept_shape)).to(grad.dtype)
         count = hits.sum(self.dims, keepdim=True)
         return (_expand_back(grad, self.kept_shape, x.shape) * hits / count, None, None)
 
+    def hits(self, x: Tensor, picked: Tensor) -> Tensor:
+        """Where the extreme value was found. For amax/amin, as in PyTorch, a NaN extreme is
+        found nowhere, and the gradient is NaN everywhere (0 / 0)."""
+        return x == picked
+
 
 class Amin(Amax):
+    kernel = staticmethod(lambda kernels: kernels.amin)
+
+
+class Max(Amax):
+    """``x.max()`` with no dim: amax, except that a NaN maximum is found where the NaNs are,
+    which share the gradient (PyTorch's max() and amax() differ in just this)."""
+
+    def hits(self, x: Tensor, picked: Tensor) -> Tensor:
+        return (x == picked).logical_or((x != x).logical_and(picked != picked))
+
+
+class Min(Max):
     kernel = staticmethod(lambda kernels: kernels.amin)
 
 
@@ -191,7 +206,7 @@ def reduce_max(x: Tensor, dim=None, keepdim: bool = False):
     if isinstance(dim, Tensor):
         return x.maximum(dim)
     if dim is None:
-        return Amax.apply(x, None, False)
+        return Max.apply(x, None, False)
     return MaxWithIndices.apply(x, dim, keepdim)
 
 
@@ -199,7 +214,7 @@ def reduce_min(x: Tensor, dim=None, keepdim: bool = False):
     if isinstance(dim, Tensor):
         return x.minimum(dim)
     if dim is None:
-        return Amin.apply(x, None, False)
+        return Min.apply(x, None, False)
     return MinWithIndices.apply(x, dim, keepdim)
 
 
