@@ -18,16 +18,18 @@ The layers, each importing only from those below it:
 """
 from __future__ import annotations
 
-from . import autograd, cpu, cuda, data, errors, nn, optim, profiler
+from . import accelerator, autograd, cpu, cuda, data, errors, nn, optim, profiler
 from .backends.device import Device
 from .dtypes import (DType, float16, float32, float64, get_default_dtype, int32, int64, promote_types, result_type,
                      set_default_dtype, uint8)
 from .dtypes import bool_ as bool
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .ops.functions import (abs, add, all, amax, amin, any, argmax, argmin, broadcast_to, clamp, clip, clone, cos,
-                            div, eq, exp, flatten, ge, gt, is_tensor, le, log, log_softmax, logical_and, logical_not,
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, broadcast_to, clamp, clip,
+                            clone, cos, div, einsum, eq, exp, flatten, flip, ge, gt, is_tensor, isclose, le, log,
+                            log_softmax, logical_and, logical_not,
                             logical_or, logical_xor, logsumexp, lt, masked_fill, max, maximum, mean, min, minimum,
-                            mul, ne, neg, numel, permute, pow, relu, reshape, rsqrt, sigmoid, sign, sin, softmax,
+                            mul, ne, neg, nelement, numel, permute, pow, relu, reshape, roll, rsqrt, sigmoid, sign,
+                            sin, softmax,
                             sqrt, square, squeeze, std, sub, sum, t, tanh, transpose, unsqueeze, var, where)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul

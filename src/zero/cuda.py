@@ -20,9 +20,11 @@ from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
 from .errors import AutogradError, DeviceError
 from .ops.index_checks import set_eager_checks
+from .random import manual_seed as _seed_default_generator
 
 __all__ = ["is_available", "device_count", "synchronize", "memory_stats", "trim_free_pool", "empty_cache",
-           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks"]
+           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks", "manual_seed",
+           "manual_seed_all", "current_device"]
 
 
 def is_available() -> bool:
@@ -32,6 +34,21 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return _runtime.device_count()
+
+
+def manual_seed(seed: int) -> None:
+    """Seed the random numbers of CUDA tensors. Zero draws every random number from one
+    generator on the host (so a seed gives the same numbers on every device): this seeds
+    it, as ``zero.manual_seed`` does."""
+    _seed_default_generator(seed)
+
+
+manual_seed_all = manual_seed  # one generator serves every GPU
+
+
+def current_device() -> int:
+    """The index of the GPU Zero uses (its CUDA backend uses one: cuda:0)."""
+    return 0
 
 
 def synchronize() -> None:

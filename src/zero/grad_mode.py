@@ -80,3 +80,32 @@ class enable_grad(_GradModeContext):
     """Record the graph again inside a ``no_grad`` region."""
 
     mode = True
+
+
+class inference_mode:
+    """PyTorch's ``inference_mode``: ops inside record no graph, as under ``no_grad`` (Zero
+    has no separate, faster kind of tensor for code that never meets autograd).
+    ``inference_mode(False)`` leaves grad mode as it is. A context manager or a decorator."""
+
+    def __init__(self, mode: bool = True):
+        self.inference = bool(mode)
+
+    def __enter__(self):
+        self.previous = _state.enabled
+        if self.inference:
+            _state.enabled = False
+        return self
+
+    def __exit__(self, *exc):
+        _state.enabled = self.previous
+        return False
+
+    def __call__(self, fn):
+        inference = self.inference
+
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            with inference_mode(inference):
+                return fn(*args, **kwargs)
+
+        return wrapper

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import zero
+from zero.models import GPT, MLP, GPTConfig
 from zero import nn
 from zero.errors import ShapeError
 
@@ -155,14 +156,25 @@ def test_to_keeps_parameter_objects_and_moves_grads():
     assert model(zero.randn(2, 4, dtype=zero.float64)).dtype is zero.float64
 
 
-def test_linear_he_initialisation_and_zero_bias():
+def test_linear_and_embedding_initialise_as_pytorch_does():
     zero.manual_seed(0)
     layer = nn.Linear(400, 300)
-    std = float(layer.weight.detach().numpy().std())
-    assert abs(std - math.sqrt(2 / 400)) < 0.05 * math.sqrt(2 / 400)
-    assert np.all(layer.bias.detach().numpy() == 0)
+    bound = 1 / math.sqrt(400)
+    for values in (layer.weight.detach().numpy(), layer.bias.detach().numpy()):
+        assert values.min() >= -bound and values.max() <= bound
+        assert abs(float(values.std()) - bound / math.sqrt(3)) < 0.1 * bound  # uniform on ±bound
     embedding = nn.Embedding(500, 64)
-    assert abs(float(embedding.weight.detach().numpy().std()) - 0.02) < 0.002
+    assert abs(float(embedding.weight.detach().numpy().std()) - 1.0) < 0.02
+
+
+def test_the_books_models_keep_the_books_initialisation():
+    zero.manual_seed(0)
+    mlp = MLP(hidden=300)
+    std = float(mlp.fc1.weight.detach().numpy().std())
+    assert abs(std - math.sqrt(2 / 784)) < 0.05 * math.sqrt(2 / 784)   # He: N(0, 2 / fan_in)
+    assert np.all(mlp.fc1.bias.detach().numpy() == 0)
+    gpt = GPT(GPTConfig(vocab_size=500, n_embd=64, n_head=2, n_layer=1))
+    assert abs(float(gpt.token_embedding.weight.detach().numpy().std()) - 0.02) < 0.002
 
 
 def test_containers_name_their_members():

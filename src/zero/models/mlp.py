@@ -19,6 +19,15 @@ class MLP(nn.Module):
         self.fc2 = nn.Linear(hidden, classes)
         self.register_buffer("input_mean", tensor(0.0))
         self.register_buffer("input_std", tensor(1.0))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """The book's He initialisation, N(0, 2 / fan_in), and zero biases (PyTorch's
+        nn.Linear default is uniform on ±1/√fan_in instead)."""
+        for layer in (self.fc1, self.fc2):
+            nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
+            if layer.bias is not None:
+                nn.init.zeros_(layer.bias)
 
     def set_input_statistics(self, mean: float, std: float) -> None:
         self.input_mean.fill_(mean)

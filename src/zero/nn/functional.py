@@ -12,12 +12,13 @@ in ``zero.ops``:
     attention       scaled_dot_product_attention          ops.fused (causal) / ops.attention
     fused layers    linear, ffn, linear_cross_entropy     ops.fused
     lookups         embedding, one_hot                    ops.joining / compositions
+    padding         pad                                    ops.rearrange
 """
 from __future__ import annotations
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
-from ..ops import attention, elementwise, fused, joining
+from ..ops import attention, elementwise, fused, joining, rearrange
 from ..ops.dropout import dropout
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
@@ -27,7 +28,7 @@ from ..tensors.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
            "mse_loss", "layer_norm", "dropout", "scaled_dot_product_attention", "linear", "ffn",
-           "linear_cross_entropy", "embedding", "one_hot"]
+           "linear_cross_entropy", "embedding", "one_hot", "pad"]
 
 
 # -- activations (elementwise ops) ----------------------------------------------------------
@@ -107,6 +108,13 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         return fused.flash_attention(query, key, value, scale=scale, is_causal=True)
     return attention.scaled_dot_product_attention(query, key, value, attn_mask=attn_mask, dropout_p=dropout_p,
                                                   is_causal=is_causal, scale=scale, generator=generator)
+
+
+def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # noqa: A002
+    """Pad (or, with negative amounts, crop) the last dimensions: ``pad`` lists (before,
+    after) pairs from the last dimension backwards; mode "constant" (``value``, default 0),
+    "reflect", "replicate" or "circular" (PyTorch's F.pad)."""
+    return rearrange.pad(input, pad, mode, value)
 
 
 # -- lookups ----------------------------------------------------------------------------------

@@ -14,7 +14,11 @@ from .parameter import Parameter
 
 class Linear(Module):
     """y = x Wᵀ + b, with W stored as [out_features, in_features] and read through a
-    transposed view (no copy). He-initialised weight, zero bias, as in the book."""
+    transposed view (no copy).
+
+    Initialised as PyTorch's: weight and bias uniform on ±1/√in_features. (The book's MLP
+    uses He initialisation instead, N(0, 2/in_features) and a zero bias: ``zero.models.MLP``
+    applies it with ``nn.init.kaiming_normal_``.)"""
 
     def __init__(self, in_features: int, out_features: int, bias: bool = True, *, device=None, dtype=None):
         super().__init__()
@@ -24,9 +28,10 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.normal_(self.weight, 0.0, math.sqrt(2.0 / self.in_features))
+        bound = 1.0 / math.sqrt(self.in_features) if self.in_features else 0.0
+        init.uniform_(self.weight, -bound, bound)
         if self.bias is not None:
-            init.zeros_(self.bias)
+            init.uniform_(self.bias, -bound, bound)
 
     def forward(self, x):  # (*, in) -> (*, out)
         return F.linear(x, self.weight, self.bias)
@@ -36,13 +41,18 @@ class Linear(Module):
 
 
 class Embedding(Module):
-    """A table of ``num_embeddings`` vectors; ``forward(ids)`` picks rows: (*) -> (*, dim)."""
+    """A table of ``num_embeddings`` vectors; ``forward(ids)`` picks rows: (*) -> (*, dim).
+    Initialised as PyTorch's, N(0, 1). (The book's GPT uses N(0, 0.02²): ``zero.models.GPT``
+    applies it.)"""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, *, std: float = 0.02, device=None, dtype=None):
+    def __init__(self, num_embeddings: int, embedding_dim: int, *, device=None, dtype=None):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device, dtype=dtype))
-        init.normal_(self.weight, 0.0, std)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.normal_(self.weight, 0.0, 1.0)
 
     def forward(self, ids):
         return F.embedding(ids, self.weight)

@@ -6,7 +6,8 @@ names are PyTorch's, so some shadow Python's builtins (``sum``, ``max``, ``input
 from __future__ import annotations
 
 from ..tensors.tensor import Tensor
-from . import elementwise
+from . import comparison, elementwise, rearrange
+from .einsum import einsum  # noqa: F401  (zero.einsum)
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
@@ -243,12 +244,31 @@ def t(input: Tensor) -> Tensor:
     return input.t()
 
 
+def flip(input: Tensor, dims) -> Tensor:
+    return rearrange.flip(input, dims)
+
+
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
+    return rearrange.roll(input, shifts, dims)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    return comparison.isclose(input, other, rtol, atol, equal_nan)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return comparison.allclose(input, other, rtol, atol, equal_nan)
+
+
 def clone(input: Tensor) -> Tensor:
     return input.clone()
 
 
 def numel(input: Tensor) -> int:
     return input.numel()
+
+
+nelement = numel
 
 
 def is_tensor(obj) -> bool:

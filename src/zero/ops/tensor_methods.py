@@ -11,11 +11,20 @@ from typing import TYPE_CHECKING
 
 from ..autograd import engine
 from ..tensors import creation
-from . import conversion, elementwise, indexing, inplace, joining, reduction, softmax, views
+from . import comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, softmax, views
 from . import matmul as matmul_ops
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
+
+
+def _dim(dim, axis):
+    """``dim``, or NumPy's name for it, ``axis`` (not both)."""
+    if axis is None:
+        return dim
+    if dim is not None:
+        raise TypeError("pass dim or axis (its NumPy name), not both")
+    return axis
 
 
 def _sizes(args) -> tuple:
@@ -184,48 +193,58 @@ class TensorMethods:
         return elementwise.Where.apply(condition, self, other)
 
     # -- reductions -----------------------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        return reduction.Sum.apply(self, dim, keepdim, dtype)
+    # (``axis=`` is accepted for ``dim=``, as PyTorch does for NumPy's habit.)
+    def sum(self, dim=None, keepdim=False, dtype=None, *, axis=None):
+        return reduction.Sum.apply(self, _dim(dim, axis), keepdim, dtype)
 
-    def mean(self, dim=None, keepdim=False, dtype=None):
-        return reduction.mean(self, dim, keepdim, dtype)
+    def mean(self, dim=None, keepdim=False, dtype=None, *, axis=None):
+        return reduction.mean(self, _dim(dim, axis), keepdim, dtype)
 
-    def var(self, dim=None, correction=1, keepdim=False, unbiased=None):
+    def var(self, dim=None, correction=1, keepdim=False, unbiased=None, *, axis=None):
         if unbiased is not None:
             correction = int(unbiased)
-        return reduction.Var.apply(self, dim, correction, keepdim)
+        return reduction.Var.apply(self, _dim(dim, axis), correction, keepdim)
 
-    def std(self, dim=None, correction=1, keepdim=False, unbiased=None):
+    def std(self, dim=None, correction=1, keepdim=False, unbiased=None, *, axis=None):
         if unbiased is not None:
             correction = int(unbiased)
-        return reduction.std(self, dim, correction, keepdim)
+        return reduction.std(self, _dim(dim, axis), correction, keepdim)
 
-    def max(self, dim=None, keepdim=False):
-        return reduction.reduce_max(self, dim, keepdim)
+    def max(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.reduce_max(self, _dim(dim, axis), keepdim)
 
-    def min(self, dim=None, keepdim=False):
-        return reduction.reduce_min(self, dim, keepdim)
+    def min(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.reduce_min(self, _dim(dim, axis), keepdim)
 
-    def amax(self, dim=None, keepdim=False):
-        return reduction.Amax.apply(self, dim, keepdim)
+    def amax(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.Amax.apply(self, _dim(dim, axis), keepdim)
 
-    def amin(self, dim=None, keepdim=False):
-        return reduction.Amin.apply(self, dim, keepdim)
+    def amin(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.Amin.apply(self, _dim(dim, axis), keepdim)
 
-    def argmax(self, dim=None, keepdim=False):
-        return reduction.argmax(self, dim, keepdim)
+    def argmax(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.argmax(self, _dim(dim, axis), keepdim)
 
-    def argmin(self, dim=None, keepdim=False):
-        return reduction.argmin(self, dim, keepdim)
+    def argmin(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.argmin(self, _dim(dim, axis), keepdim)
 
-    def logsumexp(self, dim, keepdim=False):
-        return reduction.LogSumExp.apply(self, dim, keepdim)
+    def logsumexp(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.LogSumExp.apply(self, _dim(dim, axis), keepdim)
 
-    def all(self, dim=None, keepdim=False):
-        return reduction.all_true(self, dim, keepdim)
+    def all(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.all_true(self, _dim(dim, axis), keepdim)
 
-    def any(self, dim=None, keepdim=False):
-        return reduction.any_true(self, dim, keepdim)
+    def any(self, dim=None, keepdim=False, *, axis=None):
+        return reduction.any_true(self, _dim(dim, axis), keepdim)
+
+    def nelement(self):
+        return self.numel()
+
+    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return comparison.isclose(self, other, rtol, atol, equal_nan)
+
+    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
+        return comparison.allclose(self, other, rtol, atol, equal_nan)
 
     def softmax(self, dim, dtype=None):
         return softmax.softmax(self, dim, dtype)
@@ -282,6 +301,16 @@ class TensorMethods:
 
     def flatten(self, start_dim=0, end_dim=-1):
         return views.flatten(self, start_dim, end_dim)
+
+    # -- rearranging (copies) ---------------------------------------------------------------------
+    def flip(self, *dims):
+        return rearrange.flip(self, _sizes(dims))
+
+    def roll(self, shifts, dims=None):
+        return rearrange.roll(self, shifts, dims)
+
+    def repeat(self, *sizes):
+        return rearrange.repeat(self, _sizes(sizes))
 
     def __getitem__(self, key):
         return indexing.getitem(self, key)

@@ -240,9 +240,13 @@ def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -
     return _finish(t, requires_grad)
 
 
-def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None) -> Tensor:
-    """Integers in [low, high); ``randint(high, size)`` starts at 0."""
-    if high is None:
+def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None,
+            requires_grad: bool = False) -> Tensor:
+    """Integers in [low, high): ``randint(low, high, size)``, or ``randint(high, size)``
+    from 0 (PyTorch's two forms)."""
+    if isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    elif high is None:
         low, high = 0, low
     if high <= low:
         raise ValueError(f"randint: high ({high}) must be greater than low ({low})")

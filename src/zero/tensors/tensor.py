@@ -57,8 +57,24 @@ class Tensor(TensorMethods):
     _retains_grad: bool
     _grad_accumulator: AccumulateGrad | None  # a leaf's node in the graph, made by autograd on first use
 
+    def __new__(cls, *args):
+        """PyTorch's legacy constructor: ``Tensor([1, 2])`` copies data as the default float
+        dtype, ``Tensor(2, 3)`` is an uninitialised 2 x 3 tensor, ``Tensor()`` an empty one.
+        (``zero.tensor(data)``, ``zero.empty(shape)`` ... say what they mean; prefer them.)"""
+        dtype, device = dtypes.get_default_dtype(), Device("cpu")
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = args[0]
+            if isinstance(data, Tensor):
+                return data.detach() if data.dtype is dtype else data.detach().to(dtype)
+            array = np.asarray(data._host_array() if hasattr(data, "_meta") else data)
+            return cls._from_host(array, dtype, device)
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0 for n in args):
+            raise TypeError(f"Tensor(): expected data (a list, a NumPy array) or sizes (non-negative ints), "
+                            f"got {args!r}; zero.tensor(data) and zero.empty(*sizes) say which")
+        return cls._empty(tuple(args) if args else (0,), dtype, device)
+
     def __init__(self, *args, **kwargs):
-        raise TypeError("make tensors with zero.tensor(data), zero.zeros(shape), zero.empty(shape) ...")
+        pass  # __new__ builds the tensor
 
     # -- construction (internal) ----------------------------------------------------------------
     @classmethod
@@ -269,6 +285,12 @@ class Tensor(TensorMethods):
     def __array__(self, dtype=None, copy=None):
         array = self._host_array()
         return array if dtype is None else array.astype(dtype)
+
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.4f}"``: a 0-d tensor formats as its Python number (as in PyTorch)."""
+        if self._meta.shape == ():
+            return format(self.item(), spec)
+        return object.__format__(self, spec)
 
     def __float__(self) -> float:
         return float(self.item())
