@@ -71,3 +71,23 @@ def test_cuda_seeding_and_the_accelerator_api():
     if not zero.cuda.is_available():
         assert zero.accelerator.current_accelerator() is None and zero.accelerator.device_count() == 0
     assert math.isfinite(zero.cuda.current_device())
+
+
+def test_multinomial_draws_by_weight_and_refuses_what_is_no_distribution():
+    zero.manual_seed(0)
+    draws = zero.multinomial(zero.tensor([1.0, 3.0]), 1000, replacement=True)
+    assert draws.dtype is zero.int64 and 0.7 < float(draws.float().mean()) < 0.8   # P(1) = 3/4
+    rows = zero.tensor([[0.0, 5.0, 1.0], [2.0, 0.0, 2.0]]).multinomial(2)
+    assert rows.shape == (2, 2)
+    for row, weights in zip(rows.tolist(), ([0.0, 5.0, 1.0], [2.0, 0.0, 2.0])):
+        assert len(set(row)) == 2 and all(weights[i] > 0 for i in row)   # without replacement, never weight 0
+    from zero.ops.sampling import SamplingError
+    for bad in ([0.0, 0.0], [1.0, -1.0], [1.0, float("nan")]):
+        with pytest.raises(SamplingError):
+            zero.multinomial(zero.tensor(bad), 1)
+    with pytest.raises(SamplingError, match="without replacement"):
+        zero.multinomial(zero.tensor([1.0, 1.0]), 3)
+    generator = zero.Generator(seed=5)
+    again = zero.Generator(seed=5)
+    assert zero.multinomial(zero.ones(10), 4, generator=generator).tolist() == \
+        zero.multinomial(zero.ones(10), 4, generator=again).tolist()

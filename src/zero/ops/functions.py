@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..tensors.tensor import Tensor
 from . import comparison, elementwise, rearrange
 from .einsum import einsum  # noqa: F401  (zero.einsum)
+from .sampling import multinomial  # noqa: F401  (zero.multinomial)
 
 
 # -- arithmetic ---------------------------------------------------------------------------------

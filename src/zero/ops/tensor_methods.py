@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 from ..autograd import engine
 from ..tensors import creation
-from . import comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, softmax, views
+from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
+               views)
 from . import matmul as matmul_ops
 
 if TYPE_CHECKING:
@@ -301,6 +302,9 @@ class TensorMethods:
 
     def flatten(self, start_dim=0, end_dim=-1):
         return views.flatten(self, start_dim, end_dim)
+
+    def multinomial(self, num_samples, replacement=False, *, generator=None):
+        return sampling.multinomial(self, num_samples, replacement, generator)
 
     # -- rearranging (copies) ---------------------------------------------------------------------
     def flip(self, *dims):
