@@ -68,6 +68,8 @@ class Op:
         needs = []
         for a in args:
             if isinstance(a, Tensor):
+                if a._view_of is not None and a._view_of[2] != a._view_of[0]._history_stamp:
+                    refresh_view(a)
                 if device is None:
                     device = a._meta.device
                 elif a._meta.device is not device:
@@ -119,9 +121,10 @@ class Op:
         for t, version in zip(saved, self._saved_versions or ()):
             if t is not None and t._storage.version != version:
                 raise InPlaceError(
-                    f"{self.name}: a tensor it saved for backward ({t.dtype.name}{list(t.shape)}) "
-                    f"was modified in place after it was saved (version {version}, now "
-                    f"{t._storage.version}); make a clone() before modifying it")
+                    f"one of the variables needed for gradient computation has been modified by an inplace "
+                    f"operation: [{t.dtype.name}{list(t.shape)}], saved by {self.name}, is at version "
+                    f"{t._storage.version}; expected version {version} instead. Work on a clone() of it, "
+                    "or do the in-place operation before it is used")
         return saved
 
     def release(self) -> None:
@@ -184,6 +187,22 @@ def gradient_node(t: Tensor) -> Op:
     if node is None:
         node = t._grad_accumulator = AccumulateGrad(t)
     return node
+
+
+def refresh_view(t: Tensor) -> None:
+    """A view whose base an in-place op rebased (through another view) takes the base's new
+    history: the view steps replayed from the base (see ops/inplace.py)."""
+    assert t._view_of is not None
+    base, steps, _ = t._view_of
+    previous, _state.enabled = _state.enabled, True  # the view's history, even when used under no_grad
+    try:
+        view = base
+        for step, params in steps:
+            view = step.apply(view, *params)
+    finally:
+        _state.enabled = previous
+    t.grad_fn, t._requires_grad = view.grad_fn, view._requires_grad
+    t._view_of = (base, steps, base._history_stamp)
 
 
 def freed_graph_error(node: Op) -> AutogradError:

@@ -12,8 +12,13 @@ from __future__ import annotations
 from ..autograd.op import Op
 from ..errors import DeviceError, DTypeError, ShapeError, ZeroIndexError, describe
 from ..tensors.creation import tensor, zeros
-from ..tensors.meta import contiguous_strides, numel
+from ..tensors.meta import broadcast_shapes, contiguous_strides, numel
 from ..tensors.tensor import Tensor
+from . import inplace
+from .arguments import fill_value
+from .broadcast import sum_to_shape
+from .conversion import Copy
+from .views import mark_view
 
 
 def _is_basic(item) -> bool:
@@ -74,7 +79,7 @@ class BasicIndex(Op):
         meta = x._meta
         shape, strides, offset = basic_index_geometry(meta.shape, meta.strides, meta.offset, key)
         self.in_shape, self.in_dtype, self.key = meta.shape, meta.dtype, key
-        return x._view_as(shape, strides, offset)
+        return mark_view(x._view_as(shape, strides, offset), x, (BasicIndex, (key,)))
 
     def backward(self, grad):
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
@@ -130,27 +135,67 @@ def getitem(x: Tensor, key) -> Tensor:
 
 
 def setitem(x: Tensor, key, value) -> None:
-    """``x[key] = value``: an in-place write (not recorded in the graph)."""
-    x._check_inplace("setitem")
+    """``x[key] = value``: an in-place write, recorded in the graph when something requires
+    grad (ops/inplace.py). A basic key writes a view of ``x``; an index tensor, the indexed
+    places (``IndexPut``); a bool mask of ``x``'s shape, where it holds."""
     key = _normalize_key(key)
-    kernels = x._meta.device.kernels
-    value_array = value._array if isinstance(value, Tensor) else value
     if isinstance(value, Tensor) and value.device is not x.device:
         raise DeviceError(f"setitem: value {describe(value)} for a tensor {describe(x)}")
+    if not isinstance(value, Tensor):
+        fill_value("setitem", value, x.dtype)
     if all(_is_basic(k) for k in key):
-        meta = x._meta
-        target = x._view_as(*basic_index_geometry(meta.shape, meta.strides, meta.offset, key))
-        if isinstance(value, Tensor) and value.ndim > target.ndim:
-            value_array = value_array.reshape(value.shape[value.ndim - target.ndim:]) \
-                if numel(value.shape[:value.ndim - target.ndim]) == 1 else value_array
+        target = BasicIndex.apply(x, key)
+        if isinstance(value, Tensor):
+            if value.ndim > target.ndim and numel(value.shape[:value.ndim - target.ndim]) == 1:
+                value = value.reshape(value.shape[value.ndim - target.ndim:])  # leading 1s: PyTorch drops them
+            if broadcast_shapes(value.shape, target.shape, op="setitem") != target.shape:
+                raise ShapeError(f"setitem: cannot assign a value of shape {list(value.shape)} to a slice of "
+                                 f"shape {list(target.shape)}")
+            inplace.copy_(target, value)
+        else:
+            inplace.fill_(target, value)
+        return
+    index = _advanced_key(x, key)
+    kernels = x._meta.device.kernels
+    value_array = value._array if isinstance(value, Tensor) else value
+
+    def write():
         try:
-            kernels.copy(value_array, target._array)
-        except ValueError:
-            raise ShapeError(f"setitem: cannot assign a value of shape "
-                             f"{list(getattr(value, 'shape', ()))} to a slice of shape {list(target.shape)}") from None
-    else:
-        try:
-            kernels.index_put(x._array, _advanced_key(x, key), value_array)
+            kernels.index_put(x._array, index, value_array)
         except IndexError as e:
             raise ZeroIndexError(f"setitem: index out of range for {describe(x)}: {e}") from None
-    x._bump_version()
+
+    inplace.modify(x, "setitem", (value,), write, lambda old: IndexPut.apply(old, index, value))
+
+
+class IndexPut(Op):
+    """``x`` with ``x[key] = value`` done out of place (the recorded form of setitem with index
+    tensors). Backward: the gradient of ``x`` is zero at the overwritten places; ``value``'s is
+    the gradient gathered there (summed back to its shape)."""
+
+    def forward(self, x: Tensor, key: tuple, value):
+        out = Copy.apply(x.detach())
+        kernels = x._meta.device.kernels
+        try:
+            kernels.index_put(out._array, key, value._array if isinstance(value, Tensor) else value)
+        except (IndexError, ValueError) as e:
+            raise ZeroIndexError(f"setitem: cannot write {describe(value)} at that index of {describe(x)}: "
+                                 f"{e}") from None
+        self.key = key
+        self.value_shape = value.shape if isinstance(value, Tensor) else ()
+        self.value_dtype = value.dtype if isinstance(value, Tensor) else None
+        return out
+
+    def backward(self, grad):
+        kernels = grad.device.kernels
+        grad_x = None
+        if self.needs_input_grad[0]:
+            grad_x = Copy.apply(grad)
+            kernels.index_put(grad_x._array, self.key, 0)
+        grad_value = None
+        if self.needs_input_grad[2]:
+            picked = kernels.index_get(grad._array, self.key)
+            gathered = Tensor._empty(tuple(picked.shape), grad.dtype, grad.device)
+            kernels.copy(picked, gathered._array)
+            grad_value = sum_to_shape(gathered, self.value_shape, self.value_dtype)
+        return grad_x, None, grad_value

@@ -1,19 +1,36 @@
-"""In-place updates: what optimizers and initialisers use.
+"""In-place updates: ``x.add_(y)``, ``x += y``, ``x[idx] = v``, ``x.relu_()`` ...
 
-They write into the tensor's own storage and are never recorded in the graph,
-so they are refused on a tensor that requires grad while grad mode is on
-(``Tensor._check_inplace``); optimizers run under ``no_grad``. Each write bumps
-the storage's version, so a backward that saved the old values notices.
+Outside the graph -- grad mode off (optimizers, initialisers), or no operand requiring
+grad -- an in-place op is one kernel writing into the tensor's own storage.
+
+Inside the graph it is recorded as PyTorch records it. The op is computed out of place
+from a snapshot of the tensor's current value (a recorded copy, so its history carries
+on), the result is written into the storage, and the tensor takes the result's history
+as its own: later ops see the new value and its gradient flows through the in-place op
+to the old value. When the tensor is a view, its *base* is rebased instead: its new
+history is ``CopySlices`` -- the old base outside the view, the result inside -- and the
+view's own history is the view of that (other views of the base pick the new history
+up when next used: ``autograd.op.refresh_view``).
+
+Every write bumps the storage's version. A tensor an op saved for backward and that was
+overwritten since makes that backward raise ("modified by an inplace operation"). What
+stays refused, as in PyTorch: an in-place op on a leaf that requires grad (or a view of
+one) while grad mode is on, and on a view where several elements share one memory
+location (an expanded tensor).
 """
 from __future__ import annotations
 
 from .. import dtypes
-from ..errors import DeviceError, DTypeError, ShapeError, describe
+from ..autograd.op import Op
+from ..errors import DeviceError, DTypeError, InPlaceError, ShapeError, describe
+from ..grad_mode import _state, no_grad
 from ..random import default_generator
+from ..tensors.creation import full_like, zeros_like
 from ..tensors.tensor import Tensor
 from .arguments import fill_value
 from .broadcast import broadcast_shape_of
-from .conversion import transfer_array
+from .conversion import Copy, transfer_array
+from .elementwise import MaskedFill, Relu, Where, clamp
 
 
 def _operand(target: Tensor, other, op: str):
@@ -31,88 +48,195 @@ def _operand(target: Tensor, other, op: str):
     return other
 
 
-def _write(target: Tensor, op: str, kernel, other) -> Tensor:
-    """target = kernel(target, other), written in place: ``kernel`` is a binary kernel of the
-    target's device (``kernels.add``)."""
-    target._check_inplace(op)
-    kernel(target._array, _operand(target, other, op), target._array)
+def modify(target: Tensor, op: str, operands: tuple, write, compute) -> Tensor:
+    """Update ``target`` in place. ``write()`` is the kernel write, for when no graph is
+    recorded; ``compute(snapshot)`` gives the new value out of place, with its history,
+    from the target's current value -- for when one is."""
+    _check_writable(target, op)
+    tracked = target._meta.dtype.is_floating_point and _state.enabled and (
+        target._requires_grad or any(isinstance(t, Tensor) and t._requires_grad for t in operands))
+    if not tracked:
+        write()
+        target._bump_version()
+        return target
+    _check_not_a_leaf(target, op)
+    snapshot = Copy.apply(target) if target._requires_grad else target.detach()
+    result = compute(snapshot)
+    if result._meta.dtype is not target._meta.dtype:
+        result = result.to(target._meta.dtype)
+    if result._meta.shape != target._meta.shape:
+        result = result.expand(target._meta.shape)
+    target._meta.device.kernels.copy(result._array, target._array)
     target._bump_version()
+    _take_history(target, result)
     return target
 
 
+def _check_writable(target: Tensor, op: str) -> None:
+    if not isinstance(target, Tensor):
+        raise TypeError(f"{op}: expected a tensor, got {describe(target)}")
+    if any(stride == 0 and size > 1 for size, stride in zip(target._meta.shape, target._meta.strides)):
+        raise InPlaceError(f"{op}: more than one element of {describe(target)} refers to a single memory "
+                           "location (an expanded tensor); clone() it before writing into it")
+
+
+def _check_not_a_leaf(target: Tensor, op: str) -> None:
+    base = target._view_of[0] if target._view_of is not None else None
+    for t, what in ((target, "a leaf tensor"), (base, "a view of a leaf tensor")):
+        if t is not None and t.grad_fn is None and t._requires_grad:
+            raise InPlaceError(f"{op}: {what} that requires grad ({describe(t)}) is used in an in-place "
+                               "operation; wrap it in `with zero.no_grad():` (as optimizers do) or work on "
+                               "a clone()")
+
+
+def _take_history(target: Tensor, result: Tensor) -> None:
+    if target._view_of is None:
+        target.grad_fn, target._requires_grad = result.grad_fn, result._requires_grad
+        return
+    base, steps, _ = target._view_of
+    rebased = CopySlices.apply(base, steps, result)
+    base.grad_fn, base._requires_grad = rebased.grad_fn, rebased._requires_grad
+    base._history_stamp += 1
+    view = base
+    for step, params in steps:
+        view = step.apply(view, *params)
+    target.grad_fn, target._requires_grad = view.grad_fn, view._requires_grad
+    target._view_of = (base, steps, base._history_stamp)
+
+
+class Overwrite(Op):
+    """``new``'s values in place of ``old``'s (copy_, fill_, normal_ ...): the gradient goes to
+    ``new``; ``old`` gets zeros, as in PyTorch, so it keeps its place in the graph."""
+
+    def forward(self, old: Tensor, new: Tensor):  # new: old's shape
+        return new._alias()
+
+    def backward(self, grad):
+        return zeros_like(grad), grad
+
+
+class CopySlices(Op):
+    """The base of a view after an in-place op wrote the view: the base's old values outside
+    the view, the op's result inside. (The values are already in place: forward copies
+    nothing.) Backward splits the gradient the same way."""
+
+    def forward(self, base: Tensor, steps: tuple, result: Tensor):
+        self.steps = steps
+        return base._alias()
+
+    def backward(self, grad):
+        grad_base = grad.clone()
+        region = grad_base
+        for step, params in self.steps:   # the view, replayed on the gradient
+            region = step.apply(region, *params)
+        grad_result = region.clone()
+        region.fill_(0)                   # what the view held before was overwritten
+        return grad_base, None, grad_result
+
+
+# -- the in-place ops ---------------------------------------------------------------------------
+
+
 def add_(target: Tensor, other, alpha=1) -> Tensor:
+    kernels = target._meta.device.kernels
     if alpha != 1:
-        if isinstance(other, Tensor):
-            target._check_inplace("add_")
-            other = other * alpha  # a temporary; optimizers use fused kernels instead
+        if isinstance(other, Tensor) and not (_state.enabled and other._requires_grad):
+            with no_grad():
+                other = other * alpha  # a temporary; optimizers use fused kernels instead
         else:
             other = other * alpha
-    return _write(target, "add_", target._meta.device.kernels.add, other)
+    value = _operand(target, other, "add_")
+    return modify(target, "add_", (other,), lambda: kernels.add(target._array, value, target._array),
+                  lambda old: old + other)
 
 
 def mul_(target: Tensor, other) -> Tensor:
-    return _write(target, "mul_", target._meta.device.kernels.mul, other)
+    kernels, value = target._meta.device.kernels, _operand(target, other, "mul_")
+    return modify(target, "mul_", (other,), lambda: kernels.mul(target._array, value, target._array),
+                  lambda old: old * other)
 
 
 def div_(target: Tensor, other) -> Tensor:
     if not target.dtype.is_floating_point:
         raise DTypeError(f"div_: true division cannot be written into {describe(target)}")
-    return _write(target, "div_", target._meta.device.kernels.div, other)
+    kernels, value = target._meta.device.kernels, _operand(target, other, "div_")
+    return modify(target, "div_", (other,), lambda: kernels.div(target._array, value, target._array),
+                  lambda old: old / other)
 
 
 def clamp_(target: Tensor, low=None, high=None) -> Tensor:
-    target._check_inplace("clamp_")
-    target._meta.device.kernels.clamp(target._array, low, high, target._array)
-    target._bump_version()
-    return target
+    kernels = target._meta.device.kernels
+    return modify(target, "clamp_", (low, high), lambda: kernels.clamp(target._array, low, high, target._array),
+                  lambda old: clamp(old, low, high))
+
+
+def relu_(target: Tensor) -> Tensor:
+    kernels = target._meta.device.kernels
+    return modify(target, "relu_", (), lambda: kernels.relu(target._array, target._array),
+                  lambda old: Relu.apply(old))
 
 
 def copy_(target: Tensor, src) -> Tensor:
     """Copy values (broadcast, converted to the target's dtype) from src, which may live on
-    another device."""
-    target._check_inplace("copy_")
+    another device; the gradient goes to src."""
     if not isinstance(src, Tensor):
         raise TypeError(f"copy_: src must be a tensor, got {type(src).__name__}")
     if broadcast_shape_of("copy_", target, src) != target.shape:
         raise ShapeError(f"copy_: {describe(src)} does not broadcast to the target {describe(target)}")
-    if src._meta.device is not target._meta.device:
-        source = transfer_array(src, target._meta.device)
-    else:
-        source = src._array
-    target._meta.device.kernels.copy(source, target._array)
-    target._bump_version()
-    return target
+    device = target._meta.device
+
+    def write():
+        source = transfer_array(src, device) if src._meta.device is not device else src._array
+        device.kernels.copy(source, target._array)
+
+    def compute(old: Tensor) -> Tensor:
+        return Overwrite.apply(old, src.to(device).to(old.dtype).expand(old.shape))
+
+    return modify(target, "copy_", (src,), write, compute)
 
 
 def fill_(target: Tensor, value) -> Tensor:
-    target._check_inplace("fill_")
     value = fill_value("fill_", value, target.dtype)
-    target._meta.device.kernels.fill(target._array, value)
-    target._bump_version()
-    return target
+    kernels = target._meta.device.kernels
+    return modify(target, "fill_", (), lambda: kernels.fill(target._array, value),
+                  lambda old: Overwrite.apply(old, full_like(old, value)))
 
 
 def masked_fill_(target: Tensor, mask: Tensor, value) -> Tensor:
-    target._check_inplace("masked_fill_")
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         raise DTypeError("masked_fill_: mask must be a bool tensor")
     if broadcast_shape_of("masked_fill_", target, mask) != target.shape:
         raise ShapeError(f"masked_fill_: mask {list(mask.shape)} must broadcast to {describe(target)}")
     value = fill_value("masked_fill_", value, target.dtype)
-    target._meta.device.kernels.where(mask._array, value, target._array, target._array)
-    target._bump_version()
-    return target
+    kernels = target._meta.device.kernels
+    return modify(target, "masked_fill_", (mask,),
+                  lambda: kernels.where(mask._array, value, target._array, target._array),
+                  lambda old: MaskedFill.apply(old, mask, value))
+
+
+def where_(target: Tensor, condition: Tensor, other) -> Tensor:
+    """target = where(condition, target, other), in place (for setitem with a bool mask)."""
+    kernels = target._meta.device.kernels
+    value = other._array if isinstance(other, Tensor) else other
+    return modify(target, "where_", (other,),
+                  lambda: kernels.where(condition._array, target._array, value, target._array),
+                  lambda old: Where.apply(condition, old, other))
 
 
 def normal_(target: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
-    target._check_inplace("normal_")
-    (generator or default_generator()).fill_normal(target, mean, std)
-    target._bump_version()
-    return target
+    rng = generator or default_generator()
+    return modify(target, "normal_", (), lambda: rng.fill_normal(target, mean, std),
+                  lambda old: _random_like(old, lambda t: rng.fill_normal(t, mean, std)))
 
 
 def uniform_(target: Tensor, low=0.0, high=1.0, generator=None) -> Tensor:
-    target._check_inplace("uniform_")
-    (generator or default_generator()).fill_uniform(target, low, high)
-    target._bump_version()
-    return target
+    rng = generator or default_generator()
+    return modify(target, "uniform_", (), lambda: rng.fill_uniform(target, low, high),
+                  lambda old: _random_like(old, lambda t: rng.fill_uniform(t, low, high)))
+
+
+def _random_like(old: Tensor, fill) -> Tensor:
+    """New random values of ``old``'s shape: the old values (and their gradient) are gone."""
+    fresh = Tensor._empty(old._meta.shape, old._meta.dtype, old._meta.device)
+    fill(fresh)
+    return Overwrite.apply(old, fresh)

@@ -401,7 +401,7 @@ class TensorMethods:
     def triu(self, diagonal=0):
         return joining.triu(self, diagonal)
 
-    # -- in-place updates (optimizers, initialisers; refused on tensors in the graph) ----------
+    # -- in-place updates (recorded in the graph when something requires grad) -----------------
     def add_(self, other, alpha=1):
         return inplace.add_(self, other, alpha)
 
@@ -434,6 +434,9 @@ class TensorMethods:
 
     def masked_fill_(self, mask, value):
         return inplace.masked_fill_(self, mask, value)
+
+    def relu_(self):
+        return inplace.relu_(self)
 
     __iadd__ = add_
     __isub__ = sub_

@@ -21,6 +21,17 @@ from .broadcast import sum_to_shape
 from .conversion import Copy
 
 
+def mark_view(out: Tensor, x: Tensor, step: tuple) -> Tensor:
+    """Remember that ``out`` is a view of ``x`` made by ``step`` (op class, parameters), as
+    the steps from the root base: an in-place op on ``out`` rebases that base (ops/inplace.py)."""
+    if x._view_of is None:
+        out._view_of = (x, (step,), x._history_stamp)
+    else:
+        base, steps, stamp = x._view_of
+        out._view_of = (base, steps + (step,), stamp)
+    return out
+
+
 class View(Op):
     """Reinterpret the storage with a new shape; only where strides allow it."""
 
@@ -33,7 +44,7 @@ class View(Op):
                             f"{list(shape)} without copying; use .reshape(...) (which copies when it "
                             "must) or .contiguous().view(...)")
         self.in_shape = meta.shape
-        return x._view_as(shape, strides, meta.offset)
+        return mark_view(x._view_as(shape, strides, meta.offset), x, (View, (shape,)))
 
     def backward(self, grad):
         return (reshape(grad, self.in_shape), None)
@@ -61,8 +72,8 @@ class Permute(Op):
             raise ShapeError(f"permute: dims {list(dims)} must be a permutation of 0..{ndim - 1} "
                              f"for {describe(x)}")
         self.inverse = tuple(sorted(range(ndim), key=dims.__getitem__))
-        return x._view_as(tuple(meta.shape[d] for d in dims), tuple(meta.strides[d] for d in dims),
-                          meta.offset)
+        out = x._view_as(tuple(meta.shape[d] for d in dims), tuple(meta.strides[d] for d in dims), meta.offset)
+        return mark_view(out, x, (Permute, (dims,)))
 
     def backward(self, grad):
         return (Permute.apply(grad, self.inverse), None)
@@ -105,7 +116,7 @@ class Expand(Op):
                 raise ShapeError(f"expand: cannot expand {describe(x)} to {list(shape)} "
                                  f"(dimension {i} has size {old}, only size-1 dimensions can grow)")
         self.in_shape = meta.shape
-        return x._view_as(tuple(new_shape), tuple(new_strides), meta.offset)
+        return mark_view(x._view_as(tuple(new_shape), tuple(new_strides), meta.offset), x, (Expand, (tuple(shape),)))
 
     def backward(self, grad):
         return (sum_to_shape(grad, self.in_shape), None)

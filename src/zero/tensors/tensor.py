@@ -30,8 +30,7 @@ import numpy as np
 
 from .. import dtypes
 from ..backends.device import Device
-from ..errors import AutogradError, DeviceError, DTypeError, InPlaceError
-from ..grad_mode import _state
+from ..errors import AutogradError, DeviceError, DTypeError
 from .meta import TensorMeta, contiguous_strides, is_contiguous, normalize_dim, numel
 from .storage import Storage
 
@@ -46,7 +45,7 @@ class Tensor(TensorMethods):
     # _array comes before _storage: on deallocation slots are cleared in this order, so the
     # storage sees no lingering array of ours when it returns its block to the allocator.
     __slots__ = ("_array", "_storage", "_meta", "grad_fn", "grad", "_requires_grad",
-                 "_retains_grad", "_grad_accumulator", "__weakref__")
+                 "_retains_grad", "_grad_accumulator", "_view_of", "_history_stamp", "__weakref__")
 
     _array: Any              # the NumPy (or CuPy) view kernels read and write
     _storage: Storage
@@ -56,6 +55,8 @@ class Tensor(TensorMethods):
     _requires_grad: bool
     _retains_grad: bool
     _grad_accumulator: AccumulateGrad | None  # a leaf's node in the graph, made by autograd on first use
+    _view_of: tuple | None   # a view: (its root base, the view steps from it, the base's history stamp then)
+    _history_stamp: int      # counts the times an in-place op on a view gave this (base) a new history
 
     def __new__(cls, *args):
         """PyTorch's legacy constructor: ``Tensor([1, 2])`` copies data as the default float
@@ -88,6 +89,8 @@ class Tensor(TensorMethods):
         t._requires_grad = requires_grad
         t._retains_grad = False
         t._grad_accumulator = None
+        t._view_of = None
+        t._history_stamp = 0
         return t
 
     @classmethod
@@ -120,6 +123,8 @@ class Tensor(TensorMethods):
         t._requires_grad = False
         t._retains_grad = False
         t._grad_accumulator = None
+        t._view_of = None
+        t._history_stamp = 0
         return t
 
     # -- metadata -------------------------------------------------------------------------------
@@ -244,13 +249,6 @@ class Tensor(TensorMethods):
         self._array = other._array
         self._storage = other._storage
         self._meta = other._meta
-
-    def _check_inplace(self, op: str) -> None:
-        """In-place writes are for optimizers and initialisers, not for the graph."""
-        if _state.enabled and self._requires_grad:
-            kind = "a leaf tensor" if self.grad_fn is None else "a tensor in the graph"
-            raise InPlaceError(f"{op}: in-place update of {kind} that requires grad; wrap it in "
-                               "`with zero.no_grad():` (as optimizers do) or work on a clone()")
 
     def _bump_version(self) -> None:
         self._storage.version += 1
