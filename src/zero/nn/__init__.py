@@ -1,5 +1,6 @@
 """Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops."""
 from . import functional, init, utils
+from .attention import MultiheadAttention
 from .container import ModuleDict, ModuleList, Sequential
 from .layers import (
                      GELU,
@@ -22,4 +23,4 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "ModuleDict", "Linear", "Embedding",
            "LayerNorm", "Dropout", "Identity", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "Flatten",
-           "CrossEntropyLoss", "MSELoss", "functional", "init", "utils"]
+           "CrossEntropyLoss", "MSELoss", "MultiheadAttention", "functional", "init", "utils"]
