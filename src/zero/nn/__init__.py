@@ -1,6 +1,7 @@
 """Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops."""
 from . import functional, init, utils
 from .attention import MultiheadAttention
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .layers import (
                      GELU,
@@ -23,4 +24,5 @@ from .parameter import Parameter
 
 __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "ModuleDict", "Linear", "Embedding",
            "LayerNorm", "Dropout", "Identity", "ReLU", "GELU", "SiLU", "Tanh", "Sigmoid", "Softmax", "Flatten",
-           "CrossEntropyLoss", "MSELoss", "MultiheadAttention", "functional", "init", "utils"]
+           "CrossEntropyLoss", "MSELoss", "MultiheadAttention", "BatchNorm1d", "BatchNorm2d",
+           "functional", "init", "utils"]

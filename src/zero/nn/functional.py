@@ -8,6 +8,7 @@ in ``zero.ops``:
     softmax         softmax, log_softmax                  ops.softmax
     losses          cross_entropy, nll_loss, mse_loss     ops.loss
     normalisation   layer_norm                            ops.normalization
+                    batch_norm                            composition (here)
     regularisation  dropout                               ops.dropout
     attention       scaled_dot_product_attention          ops.fused (causal) / ops.attention
     fused layers    linear, ffn, linear_cross_entropy     ops.fused
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
+from ..grad_mode import no_grad
 from ..ops import attention, elementwise, fused, joining, rearrange
 from ..ops.dropout import dropout
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
@@ -28,7 +30,7 @@ from ..tensors.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
            "mse_loss", "layer_norm", "dropout", "scaled_dot_product_attention", "linear", "ffn",
-           "linear_cross_entropy", "embedding", "one_hot", "pad"]
+           "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm"]
 
 
 # -- activations (elementwise ops) ----------------------------------------------------------
@@ -87,6 +89,39 @@ def linear_cross_entropy(input: Tensor, weight: Tensor, target: Tensor, ignore_i
     ``chunk_size`` rows at a time (default: a chunk of logits takes about 8 MiB)."""
     return fused.linear_cross_entropy(input, weight, target, ignore_index=ignore_index, reduction=reduction,
                                       chunk_size=chunk_size)
+
+
+def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,  # noqa: A002
+               momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """PyTorch's ``F.batch_norm`` over x (N, C, *), per channel (the formulas are in
+    ``zero.nn.batchnorm``): batch statistics in training, updating the running ones (C,)
+    in place when given; the running statistics otherwise (None: the batch's always)."""
+    if not isinstance(input, Tensor) or input.ndim < 2:
+        raise ShapeError(f"batch_norm: expected an input (N, C, ...), got {describe(input)}")
+    channels = input.shape[1]
+    broadcast = (1, channels) + (1,) * (input.ndim - 2)            # (1, C, 1, ...)
+    dims = (0,) + tuple(range(2, input.ndim))
+    use_batch = training or running_mean is None or running_var is None
+    if use_batch:
+        count = input.numel() // channels
+        if count <= 1:
+            raise ShapeError(f"batch_norm: expected more than 1 value per channel when training, got "
+                             f"{describe(input)}")
+        mean = input.mean(dims, keepdim=True)
+        centred = input - mean
+        var = (centred * centred).mean(dims, keepdim=True)
+        if training and running_mean is not None and running_var is not None:
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.reshape(channels).detach() * momentum)
+                running_var.mul_(1 - momentum).add_(var.reshape(channels).detach() * (momentum * count / (count - 1)))
+        out = centred / (var + eps).sqrt()
+    else:
+        out = (input - running_mean.reshape(broadcast)) / (running_var.reshape(broadcast) + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(broadcast)
+    if bias is not None:
+        out = out + bias.reshape(broadcast)
+    return out
 
 
 # -- attention --------------------------------------------------------------------------------
