@@ -450,3 +450,18 @@ def test_against_torch():
             *(torch.tensor(a) for a in (q, k, v)),
             **{n: torch.tensor(o) if n == "attn_mask" else o for n, o in options.items()})
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_dropout2d_zeroes_whole_channels_and_scales_the_rest():
+    zero.manual_seed(0)
+    x = zero.ones(4, 8, 3, 3, requires_grad=True)
+    y = zero.nn.Dropout2d(0.5)(x)
+    per_channel = y.detach().numpy().reshape(32, 9)
+    assert np.all(per_channel.std(axis=1) == 0)                      # a channel is kept or dropped whole
+    assert set(np.unique(per_channel).tolist()) == {0.0, 2.0}
+    y.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), y.detach().numpy())  # the gradient takes the same mask
+    layer = zero.nn.Dropout2d(0.5).eval()
+    assert layer(x) is x
+    with pytest.raises(zero.errors.ShapeError, match="3-D .* or 4-D"):
+        F.dropout2d(zero.ones(2, 3), 0.5)

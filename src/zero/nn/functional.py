@@ -21,7 +21,7 @@ from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
 from ..grad_mode import no_grad
 from ..ops import attention, elementwise, fused, joining, rearrange
-from ..ops.dropout import dropout
+from ..ops.dropout import dropout, dropout2d
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
 from ..ops.softmax import log_softmax, softmax
@@ -29,7 +29,7 @@ from ..tensors.creation import arange
 from ..tensors.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
-           "mse_loss", "layer_norm", "dropout", "scaled_dot_product_attention", "linear", "ffn",
+           "mse_loss", "layer_norm", "dropout", "dropout2d", "scaled_dot_product_attention", "linear", "ffn",
            "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm"]
 
 

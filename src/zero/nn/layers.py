@@ -101,6 +101,15 @@ class Dropout(Module):
         return f"p={self.p}"
 
 
+class Dropout2d(Dropout):
+    """Zero whole channels of (N, C, H, W) inputs with probability p in training."""
+
+    def forward(self, x):
+        if self.p == 0.0 or not self.training:
+            return x
+        return F.dropout2d(x, self.p, training=True)
+
+
 class Identity(Module):
     def forward(self, x):
         return x

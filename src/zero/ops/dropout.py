@@ -13,8 +13,9 @@ and shape give the same mask whatever the input's strides.
 from __future__ import annotations
 
 from ..autograd.op import Op
-from ..errors import DTypeError, describe
+from ..errors import DTypeError, ShapeError, describe
 from ..random import default_generator
+from ..tensors.creation import rand
 from ..tensors.tensor import Tensor
 
 
@@ -45,3 +46,21 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator=None) ->
         return x
     seed = (generator or default_generator()).next_seed()
     return Dropout.apply(x, float(p), seed)
+
+
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, generator=None) -> Tensor:
+    """PyTorch's F.dropout2d: whole channels of x (N, C, H, W) -- or (C, H, W) -- zeroed with
+    probability p, the others scaled by 1 / (1 - p). A composition: a (N, C, 1, 1) mask drawn
+    from the generator, broadcast over the channel's elements."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout2d: probability p must lie in [0, 1], got {p}")
+    if not isinstance(x, Tensor) or x.ndim not in (3, 4):
+        raise ShapeError(f"dropout2d: expected a 3-D (C, H, W) or 4-D (N, C, H, W) input, got {describe(x)}")
+    if not x.dtype.is_floating_point:
+        raise DTypeError(f"dropout2d: needs a floating-point input, got {describe(x)}")
+    if not training or p == 0.0:
+        return x
+    channels = x.shape[:x.ndim - 2]                                          # (N, C) or (C,)
+    draws = rand(channels + (1, 1), generator=generator, dtype=x.dtype, device=x.device)
+    keep = (draws >= p).to(x.dtype) * (1.0 / (1.0 - p)) if p < 1.0 else draws * 0.0
+    return x * keep
