@@ -95,9 +95,12 @@ def to_zero(value):
 
 
 @pytest.mark.parametrize("name, options", CASES, ids=IDS)
-@pytest.mark.parametrize("dtype, tolerance", [(np.float32, 1e-6), (np.float64, 1e-12)], ids=["float32", "float64"])
-def test_weights_agree_with_pytorch(name, options, dtype, tolerance):
-    zp, tp, _, _ = run_both(name, options, dtype)
+@pytest.mark.parametrize("dtype, n, tolerance", [(np.float32, STEPS, 1e-6), (np.float32, 50, 1e-5),
+                                                 (np.float64, STEPS, 1e-12)],
+                         ids=["float32-5", "float32-50", "float64-5"])
+def test_weights_agree_with_pytorch(name, options, dtype, n, tolerance):
+    """(Measured, float32: at most 5e-7 after 5 steps, 5e-6 after 50 -- rounding only.)"""
+    zp, tp, _, _ = run_both(name, options, dtype, n)
     assert max_relative_difference(zp, tp) < tolerance
 
 
@@ -172,17 +175,3 @@ def test_param_groups_and_named_parameters_number_alike():
     zs = optim.SGD(model.named_parameters(), lr=0.1).state_dict()
     ts = torch.optim.SGD(twin.named_parameters(), lr=0.1).state_dict()
     assert zs["param_groups"][0]["param_names"] == ts["param_groups"][0]["param_names"] == ["weight", "bias"]
-
-
-@pytest.mark.parametrize("n", [5, 50])
-def test_report_agreement(n, capsys):
-    """Prints the largest relative weight difference per optimizer after n float32 steps."""
-    rows = []
-    for (name, options), case_id in zip(CASES, IDS):
-        zp, tp, _, _ = run_both(name, options, np.float32, n)
-        rows.append((case_id, max_relative_difference(zp, tp)))
-    with capsys.disabled():
-        print(f"\nmax relative weight difference from PyTorch after {n} float32 steps:")
-        for case_id, difference in rows:
-            print(f"  {case_id:12s} {difference:.2e}")
-    assert all(difference < 1e-5 for _, difference in rows)
