@@ -1,116 +1,280 @@
-"""Optimizer: holds parameter groups and per-parameter state (the book's ``Optimizer``).
+"""Optimizer: parameter groups and per-parameter state (the book's ``Optimizer``), as PyTorch lays them out.
 
 The optimizer needs no knowledge of the model: it gets a flat list of
-parameters (or of groups, each a dict with its own ``lr``, ``weight_decay``
-...). ``zero_grad`` clears gradients before each backward (backward
-accumulates); ``step`` updates every parameter in place under no_grad, so the
-update never enters the graph.
+parameters (or of ``(name, parameter)`` pairs, or of groups, each a dict with
+its own ``lr``, ``weight_decay`` ...). ``zero_grad`` clears gradients before
+each backward (backward accumulates); ``step`` updates every parameter that has
+a gradient, in place and under no_grad, so the update never enters the graph.
 
-``state_dict()`` refers to parameters by their position across groups, as
-PyTorch does, so a checkpoint loads into a new optimizer built on a new model.
+One home for what every update rule shares: ``step`` (the closure, grad mode,
+the walk over groups and parameters with a gradient), ``gradient`` (the sign
+under ``maximize=True`` and L2 weight decay), ``state_for`` (the state created
+the first time a parameter is seen), ``advance`` (the step counter). A subclass
+writes only ``_update(p, group)``: its formula for one parameter.
+
+``state_dict()`` is PyTorch's layout, so a checkpoint moves between Zero and
+PyTorch::
+
+    {"state": {0: {"step": tensor(3.), "exp_avg": ..., "exp_avg_sq": ...}, ...},
+     "param_groups": [{"lr": 0.001, "betas": (0.9, 0.999), ..., "params": [0, 1, 2]}]}
+
+Parameters are numbered by position across the groups, so the checkpoint loads
+into a new optimizer built on a new model. ``step`` is a 0-d float32 tensor on
+the CPU (float64 when that is the default dtype), as in PyTorch 2.x: reading it
+never waits for a GPU. ``load_state_dict`` also takes older layouts -- Zero's
+before this one kept ``step`` as a Python int and no ``maximize``/``foreach``
+keys -- converting the step and filling missing hyper-parameters from the
+optimizer's defaults, the rule PyTorch applies to its own old checkpoints.
 """
 from __future__ import annotations
 
 import copy
+import functools
+from collections import defaultdict
 
+from .. import dtypes
 from ..errors import DeviceError, DTypeError, ShapeError
+from ..grad_mode import enable_grad, no_grad
 from ..nn.utils import zero_grads
+from ..ops.functions import add
+from ..tensors.creation import tensor
 from ..tensors.tensor import Tensor
+
+# PyTorch's names for the hyper-parameters whose range each constructor checks ("Invalid learning rate: -1").
+_LABELS = {"lr": "learning rate", "eps": "epsilon value"}
+
+
+def check_non_negative(optimizer: str, **values) -> None:
+    """ValueError, in PyTorch's words, for the first hyper-parameter below 0."""
+    for name, value in values.items():
+        if not value >= 0.0:  # (also catches nan)
+            raise ValueError(f"{optimizer}: Invalid {_LABELS.get(name, name + ' value')}: {value}")
+
+
+def check_betas(optimizer: str, betas) -> tuple:
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"{optimizer}: Invalid beta parameter at index {i}: {beta}")
+    return tuple(float(b) for b in betas)
+
+
+def execution_options(optimizer: str, **options) -> dict:
+    """PyTorch's options that choose how a step runs, not what it computes (``foreach``,
+    ``fused``, ``capturable``, ``differentiable``: each optimizer takes those PyTorch's takes).
+    Zero accepts them (programs pass ``fused=True``) and keeps them in each group, as PyTorch's
+    state_dict does; the result is the same whatever they say. ``differentiable=True`` (a step
+    recorded in the graph) is the exception: Zero's updates never enter the graph."""
+    if options.get("differentiable"):
+        raise NotImplementedError(f"{optimizer}: differentiable=True is not supported: Zero's optimizer "
+                                  "steps are never recorded in the autograd graph")
+    return options
+
+
+def _marks_step_called(step):
+    """Wrap a subclass's ``step`` so that schedulers can tell it ran (PyTorch's order rule:
+    ``scheduler.step()`` after ``optimizer.step()``)."""
+    @functools.wraps(step)
+    def wrapper(self, *args, **kwargs):
+        self._opt_called = True
+        return step(self, *args, **kwargs)
+    return wrapper
 
 
 class Optimizer:
+    state_names: tuple[str, ...] = ()  # per-parameter state tensors shaped like the parameter
+
     def __init__(self, params, defaults: dict):
-        self.defaults = dict(defaults)
+        name = type(self).__name__
+        if isinstance(params, Tensor):
+            raise TypeError(f"{name}: params should be an iterable of tensors or dicts, got a Tensor "
+                            "(pass [tensor] or model.parameters())")
+        self.defaults = defaults
+        self.state: defaultdict = defaultdict(dict)  # Parameter -> dict, keyed by the parameter object
         self.param_groups: list[dict] = []
-        self.state: dict = {}  # Parameter -> dict (keyed by the parameter object)
-        params = list(params)
-        if not params:
-            raise ValueError(f"{type(self).__name__} got an empty parameter list")
-        groups = params if isinstance(params[0], dict) else [{"params": params}]
+        groups = list(params)
+        if not groups:
+            raise ValueError(f"{name}: optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
 
-    def add_param_group(self, group: dict) -> None:
-        group = dict(group)
-        params = group["params"]
-        group["params"] = [params] if isinstance(params, Tensor) else list(params)
-        for p in group["params"]:
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "step" in vars(cls):
+            cls.step = _marks_step_called(vars(cls)["step"])
+
+    def add_param_group(self, param_group: dict) -> None:
+        """Add a group (a dict with "params" and any hyper-parameters that differ from the
+        defaults); the dict itself becomes the group, as in PyTorch."""
+        name = type(self).__name__
+        if not isinstance(param_group, dict):
+            raise TypeError(f"{name}: param_group must be a dict, got {type(param_group).__name__}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            params = [params]
+        elif isinstance(params, set):
+            raise TypeError(f"{name}: parameters must be in an ordered collection (a list), not a set: "
+                            "a set's order changes between runs")
+        params = list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]  # model.named_parameters()
+        if names and len(names) != len(params):
+            raise ValueError(f"{name}: all parameters should be with or without names; some names are missing")
+        params = [p[1] if isinstance(p, tuple) else p for p in params]
+        for p in params:
             if not isinstance(p, Tensor):
-                raise TypeError(f"{type(self).__name__} can only optimize tensors, got {type(p).__name__}")
-            if not p.is_leaf:
-                raise ValueError(f"{type(self).__name__}: can't optimize a non-leaf tensor")
-        seen = {id(p) for g in self.param_groups for p in g["params"]}
-        if any(id(p) in seen for p in group["params"]):
-            raise ValueError("some parameters appear in more than one parameter group")
+                raise TypeError(f"{name} can only optimize tensors, got {type(p).__name__}")
+            if not (p.is_leaf or p.retains_grad):
+                raise ValueError(f"{name}: can't optimize a non-leaf tensor")
+        param_group["params"] = params
+        if names:
+            param_group["param_names"] = names
         for key, value in self.defaults.items():
-            group.setdefault(key, value)
-        group.setdefault("initial_lr", group.get("lr"))
-        self.param_groups.append(group)
+            param_group.setdefault(key, value)
+        for group in self.param_groups:
+            if ("param_names" in group) != ("param_names" in param_group):
+                raise ValueError(f"{name}: all parameter groups should be with names or all without")
+        seen = {id(p) for g in self.param_groups for p in g["params"]}
+        if any(id(p) in seen for p in params):
+            raise ValueError(f"{name}: some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         zero_grads(self._all_params(), set_to_none)
 
-    def step(self) -> None:
+    # -- the update ------------------------------------------------------------------------------
+    def step(self, closure=None):
+        """Update every parameter that has a gradient. ``closure`` (optional) re-evaluates the
+        model and returns the loss; it runs with grad enabled, before the update."""
+        self._opt_called = True
+        loss = None
+        if closure is not None:
+            with enable_grad():
+                loss = closure()
+        with no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is not None:
+                        self._update(p, group)
+        return loss
+
+    def _update(self, p: Tensor, group: dict) -> None:
+        """Apply this optimizer's rule to parameter ``p`` (which has a gradient) of ``group``."""
         raise NotImplementedError
+
+    @staticmethod
+    def gradient(p: Tensor, group: dict, weight_decay: bool = True) -> Tensor:
+        """The gradient the rule reads: −∇ under ``maximize=True``, plus ``weight_decay``·p
+        (L2 decay, folded into the gradient) unless ``weight_decay=False``. A new tensor
+        whenever it differs from ``p.grad``, which is never written."""
+        grad: Tensor = p.grad  # type: ignore[assignment]  # (step() passes only parameters with one)
+        if group.get("maximize"):
+            grad = -grad
+        decay = group.get("weight_decay", 0)
+        if weight_decay and decay != 0:
+            grad = add(grad, p, alpha=decay)
+        return grad
+
+    def state_for(self, p: Tensor, group: dict) -> dict:
+        """``p``'s state, made by ``_init_state`` the first time ``p`` is updated."""
+        state = self.state[p]
+        if not state:
+            state.update(self._init_state(p, group))
+        return state
+
+    def _init_state(self, p: Tensor, group: dict) -> dict:
+        raise NotImplementedError
+
+    @staticmethod
+    def new_step() -> Tensor:
+        """A step counter as PyTorch keeps it: 0-d, on the CPU, float32 (float64 by default dtype)."""
+        return tensor(0.0, dtype=dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32)
+
+    @staticmethod
+    def advance(state: dict) -> float:
+        """Count one more step in ``state["step"]`` and return the count."""
+        step = state["step"]
+        step.add_(1)
+        return float(step)
 
     # -- checkpoints ----------------------------------------------------------------------------
     def _all_params(self) -> list:
         return [p for g in self.param_groups for p in g["params"]]
 
     def state_dict(self) -> dict:
-        index = {id(p): i for i, p in enumerate(self._all_params())}
+        """``{"state": {index: {name: value}}, "param_groups": [{hyper-parameters, "params": [index]}]}``.
+        The state's tensors are the optimizer's own (save or copy them before the next step)."""
+        index: dict[int, int] = {}
         groups = []
         for g in self.param_groups:
-            saved = {k: v for k, v in g.items() if k != "params"}
-            saved["params"] = [index[id(p)] for p in g["params"]]
-            groups.append(saved)
-        state = {index[id(p)]: {k: (v.detach() if isinstance(v, Tensor) else v) for k, v in s.items()}
-                 for p, s in self.state.items() if id(p) in index}
+            packed = {k: v for k, v in g.items() if k != "params"}
+            for p in g["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in g["params"]]
+            groups.append(packed)
+        state = {(index[id(k)] if isinstance(k, Tensor) else k): dict(v) for k, v in self.state.items()}
         return {"state": state, "param_groups": groups}
 
     def load_state_dict(self, state_dict: dict) -> None:
-        """Restore state and hyper-parameters saved by ``state_dict`` (state tensors are
-        copied to each parameter's device)."""
-        saved_groups = state_dict["param_groups"]
+        """Restore state and hyper-parameters saved by ``state_dict`` -- Zero's or PyTorch's
+        (with its tensors as Zero tensors). State tensors are copied to each parameter's device
+        and, when floating point, to its dtype; the step stays a CPU tensor."""
+        name = type(self).__name__
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
-            raise ShapeError(f"{type(self).__name__}.load_state_dict: the checkpoint has {len(saved_groups)} "
-                             f"parameter groups, this optimizer {len(self.param_groups)}")
+            raise ValueError(f"{name}.load_state_dict: loaded state dict has a different number of parameter "
+                             f"groups: {len(saved_groups)} in the checkpoint, {len(self.param_groups)} here")
         for i, (saved, group) in enumerate(zip(saved_groups, self.param_groups)):
             if len(saved["params"]) != len(group["params"]):
-                raise ShapeError(f"{type(self).__name__}.load_state_dict: group {i} has {len(saved['params'])} "
-                                 f"parameters in the checkpoint, {len(group['params'])} here")
-        params = self._all_params()
-        new_state = {}
+                raise ValueError(f"{name}.load_state_dict: loaded state dict contains a parameter group that "
+                                 f"doesn't match the size of optimizer's group: group {i} has "
+                                 f"{len(saved['params'])} parameters in the checkpoint, {len(group['params'])} here")
+        by_index = {int(i): p for saved, group in zip(saved_groups, self.param_groups)
+                    for i, p in zip(saved["params"], group["params"])}
+        new_state: defaultdict = defaultdict(dict)
         for key, values in state_dict["state"].items():
-            p = params[int(key)]
-            restored = {}
-            for name, value in values.items():
-                if isinstance(value, Tensor):
-                    if value.shape != p.shape and value.ndim > 0:
-                        raise ShapeError(f"{type(self).__name__}.load_state_dict: state {name!r} of parameter "
-                                         f"{key} has shape {list(value.shape)}, the parameter {list(p.shape)}")
-                    value = value.to(device=p.device, dtype=p.dtype if value.is_floating_point() else None,
-                                     copy=True)
-                restored[name] = value
-            new_state[p] = restored
-        self.state = new_state
+            p = by_index.get(int(key)) if isinstance(key, (int, str)) and str(key).isdigit() else None
+            if p is None:
+                new_state[key] = values  # state not tied to a parameter: kept as it is, as PyTorch does
+                continue
+            new_state[p] = {k: self._restore_state_value(p, key, k, v) for k, v in values.items()}
         for saved, group in zip(saved_groups, self.param_groups):
-            for k, v in saved.items():
-                if k != "params":
-                    group[k] = copy.deepcopy(v)
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+            for key, value in self.defaults.items():  # older checkpoints lack the newer keys
+                saved.setdefault(key, value)
+        self.state = new_state
+        self.param_groups = saved_groups
+
+    def _restore_state_value(self, p: Tensor, index, key: str, value):
+        if key == "step":
+            step = self.new_step()
+            step.fill_(float(value))  # an int (Zero's layout before 0.1) or a 0-d tensor (PyTorch's)
+            return step
+        if isinstance(value, Tensor):
+            if key in self.state_names and value.shape != p.shape:
+                raise ShapeError(f"{type(self).__name__}.load_state_dict: state {key!r} of parameter {index} "
+                                 f"has shape {list(value.shape)}, the parameter {list(p.shape)}")
+            return value.to(device=p.device, dtype=p.dtype if p.is_floating_point() else None, copy=True)
+        if isinstance(value, dict):
+            return {k: self._restore_state_value(p, index, k, v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(self._restore_state_value(p, index, "", v) for v in value)
+        return value
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]
         for i, g in enumerate(self.param_groups):
-            lines.append(f"  group {i}: " + ", ".join(f"{k}={v}" for k, v in g.items() if k != "params")
-                         + f", {len(g['params'])} tensors")
+            lines.append(f"Parameter Group {i}")
+            lines.extend(f"    {k}: {v}" for k, v in sorted(g.items()) if k not in ("params", "param_names"))
         return "\n".join(lines) + "\n)"
 
 
 def flat_arrays(param, grad, *state):
     """1-D arrays over ``param``, its ``grad`` (copied to contiguous memory if it is not:
-    it is only read) and each state tensor (None stays None). Writes to the param and
-    state arrays go straight into the tensors."""
+    it is only read) and each state tensor (None stays None), for the fused kernels.
+    Writes to the param and state arrays go straight into the tensors."""
     if not param.is_contiguous():
         raise ShapeError(f"optimizer: parameter of shape {list(param.shape)} must be contiguous")
     arrays = [param._array.reshape(-1)]

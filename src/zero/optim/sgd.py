@@ -1,37 +1,44 @@
-"""Stochastic gradient descent with momentum, Nesterov momentum and weight decay."""
+"""Stochastic gradient descent with momentum, Nesterov momentum and weight decay: PyTorch's SGD.
+
+    g  = ∇θ + λ θ                       (λ = weight_decay; −∇θ under maximize=True)
+    b  = g                              at the first step (momentum μ ≠ 0)
+    b ← μ b + (1 − τ) g                 after it (τ = dampening)
+    d  = g + μ b (nesterov), b (momentum) or g (neither)
+    θ ← θ − lr · d
+
+Each parameter is updated by one fused kernel (``kernels.sgd_step``), not a chain of
+temporaries. The state is PyTorch's: ``momentum_buffer``, and nothing when μ = 0.
+"""
 from __future__ import annotations
 
-from ..grad_mode import no_grad
-from .optimizer import Optimizer, flat_arrays
+from .optimizer import Optimizer, check_non_negative, execution_options, flat_arrays
 
 
 class SGD(Optimizer):
-    """p ← p − lr·d with d = buf (momentum), g + μ·buf (Nesterov) or g (plain), where
-    g = ∇p + weight_decay·p and buf = μ·buf + (1 − dampening)·g (buf = g at the first step)."""
+    state_names = ("momentum_buffer",)
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False):
-        if lr < 0 or momentum < 0 or weight_decay < 0:
-            raise ValueError(f"SGD: lr, momentum and weight_decay must be non-negative (lr={lr}, "
-                             f"momentum={momentum}, weight_decay={weight_decay})")
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
+                 differentiable: bool = False, fused=None):
+        check_non_negative("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
-            raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening = 0")
-        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
-                                      weight_decay=weight_decay, nesterov=nesterov))
+            raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
+                                      nesterov=nesterov, maximize=maximize,
+                                      **execution_options("SGD", foreach=foreach, differentiable=differentiable,
+                                                          fused=fused)))
 
-    @no_grad()
-    def step(self) -> None:
-        for group in self.param_groups:
-            momentum = group["momentum"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state.setdefault(p, {})
-                first_step = "momentum_buffer" not in state
-                if momentum != 0.0 and first_step:
-                    state["momentum_buffer"] = p.grad.new_zeros(p.shape)
-                buffer = state.get("momentum_buffer")
-                param, grad, buf = flat_arrays(p, p.grad, buffer)
-                p.device.kernels.sgd_step(param, grad, buf, group["lr"], momentum, group["dampening"],
-                                          group["weight_decay"], group["nesterov"], first_step)
-                p._bump_version()
+    def _update(self, p, group) -> None:
+        grad = self.gradient(p, group, weight_decay=False)  # the kernel adds the decay
+        momentum = group["momentum"]
+        buffer, first_step = None, False
+        if momentum != 0:
+            state = self.state[p]
+            buffer = state.get("momentum_buffer")
+            if buffer is None:
+                buffer = state["momentum_buffer"] = p.new_zeros(p.shape)
+                first_step = True
+        param, grad_array, buffer_array = flat_arrays(p, grad, buffer)
+        p.device.kernels.sgd_step(param, grad_array, buffer_array, group["lr"], momentum, group["dampening"],
+                                  group["weight_decay"], group["nesterov"], first_step)
+        p._bump_version()

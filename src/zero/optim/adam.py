@@ -1,0 +1,58 @@
+"""Adam, PyTorch's: L2 weight decay by default, decoupled (AdamW's) on request, AMSGrad optional.
+
+    g  = ∇θ (−∇θ under maximize=True), + λ θ       (L2, weight_decay = λ)
+      or θ ← θ (1 − lr λ)                           (decoupled_weight_decay=True)
+    m ← β1 m + (1 − β1) g
+    v ← β2 v + (1 − β2) g²
+    v̂ ← max(v̂, v) and use v̂ for v                 (amsgrad=True)
+    θ ← θ − lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + ε)
+
+ε is added outside the square root, as in PyTorch (Zero's ``AdamW`` keeps the
+book's ε inside it). Written with tensor ops, so it runs on every device; the
+state is PyTorch's: ``step``, ``exp_avg``, ``exp_avg_sq``, ``max_exp_avg_sq``.
+"""
+from __future__ import annotations
+
+import math
+
+from .optimizer import Optimizer, check_betas, check_non_negative, execution_options
+
+
+class Adam(Optimizer):
+    state_names = ("exp_avg", "exp_avg_sq", "max_exp_avg_sq")
+
+    def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, foreach=None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False, fused=None,
+                 decoupled_weight_decay: bool = False):
+        check_non_negative("Adam", lr=lr, eps=eps)
+        betas = check_betas("Adam", betas)
+        check_non_negative("Adam", weight_decay=weight_decay)
+        super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                                      maximize=maximize,
+                                      **execution_options("Adam", foreach=foreach, capturable=capturable,
+                                                          differentiable=differentiable, fused=fused),
+                                      decoupled_weight_decay=decoupled_weight_decay))
+
+    def _init_state(self, p, group) -> dict:
+        state = {"step": self.new_step(), "exp_avg": p.new_zeros(p.shape), "exp_avg_sq": p.new_zeros(p.shape)}
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = p.new_zeros(p.shape)
+        return state
+
+    def _update(self, p, group) -> None:
+        decoupled = group["decoupled_weight_decay"]
+        grad = self.gradient(p, group, weight_decay=not decoupled)
+        state = self.state_for(p, group)
+        t = self.advance(state)
+        lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
+        if decoupled and group["weight_decay"] != 0:
+            p.mul_(1 - lr * group["weight_decay"])
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.add_((grad - m) * (1 - beta1))  # = β1 m + (1 − β1) g, rounded as PyTorch's lerp_ rounds it
+        v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(v))
+            v = state["max_exp_avg_sq"]
+        denominator = (v.sqrt() / math.sqrt(1 - beta2 ** t)).add_(eps)
+        p.add_(m * (-lr / (1 - beta1 ** t)) / denominator)
