@@ -116,3 +116,16 @@ def test_default_dtype():
     assert zero.ones(2).dtype is zero.float32
     with pytest.raises(zero.errors.DTypeError, match="floating"):
         zero.set_default_dtype(zero.int32)
+
+
+def test_the_16_bit_floats_store_cast_and_promote():
+    x = zero.tensor([1.5, 2.25, 3.0], dtype=zero.bfloat16)
+    assert x.dtype is zero.bfloat16 and x.element_size() == 2 and str(x.numpy().dtype) == "bfloat16"
+    assert x.float().tolist() == [1.5, 2.25, 3.0] and x.to("float16").dtype is zero.float16
+    assert (x * 2).dtype is zero.bfloat16 and (x * 2).tolist() == [3.0, 4.5, 6.0]
+    assert zero.promote_types(zero.bfloat16, zero.float16) is zero.float32   # as PyTorch
+    assert (x + zero.ones(3)).dtype is zero.float32 and (x + 1.0).dtype is zero.bfloat16
+    y = zero.ones(3, requires_grad=True)
+    (y.bfloat16() * 3).float().sum().backward()
+    assert y.grad.dtype is zero.float32 and y.grad.tolist() == [3.0, 3.0, 3.0]
+    assert zero.tensor([1.0]).bfloat16().dtype is zero.bfloat16 and zero.zeros(2, dtype="bfloat16").dtype is zero.bfloat16

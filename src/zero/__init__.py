@@ -20,8 +20,8 @@ from __future__ import annotations
 
 from . import accelerator, amp, autograd, cpu, cuda, data, errors, nn, optim, profiler
 from .backends.device import Device
-from .dtypes import (DType, float16, float32, float64, get_default_dtype, int32, int64, promote_types, result_type,
-                     set_default_dtype, uint8)
+from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dtype, int32, int64, promote_types,
+                     result_type, set_default_dtype, uint8)
 from .dtypes import bool_ as bool
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, broadcast_to, clamp, clip, clone,

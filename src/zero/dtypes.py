@@ -1,11 +1,16 @@
 """Data types and PyTorch's type-promotion rules.
 
 The book's ``DataType`` has F32 and I32; Zero adds float64 (for gradient
-checks), int64, uint8 and bool so that indices, masks and raw data have a home.
-Each ``DType`` knows its NumPy twin, which is what CPU kernels see.
+checks), int64, uint8 and bool so that indices, masks and raw data have a home,
+and the two 16-bit floats: float16 and bfloat16 (NumPy's type for it comes from
+the ml_dtypes package). Each ``DType`` knows its NumPy twin, which is what CPU
+kernels see. (The 16-bit floats are for storing and moving values -- creation,
+casts, .to(), .numpy(), elementwise arithmetic; the fused and Numba kernels work
+in float32 and float64 only, and CuPy has no bfloat16.)
 """
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from .errors import DTypeError
@@ -39,16 +44,19 @@ class DType:
 float32 = DType("float32", np.float32, FLOATING)
 float64 = DType("float64", np.float64, FLOATING)
 float16 = DType("float16", np.float16, FLOATING)
+bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, FLOATING)
 int32 = DType("int32", np.int32, INTEGER)
 int64 = DType("int64", np.int64, INTEGER)
 uint8 = DType("uint8", np.uint8, INTEGER)
 bool_ = DType("bool", np.bool_, BOOL)
 
-ALL_DTYPES = (float32, float64, float16, int32, int64, uint8, bool_)
+ALL_DTYPES = (float32, float64, float16, bfloat16, int32, int64, uint8, bool_)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
 # Aliases PyTorch users type.
 _BY_NAME.update({"float": float32, "double": float64, "half": float16, "int": int32, "long": int64})
+# The 16-bit floats are the only pair of one category and size: together they need float32.
+_SAME_SIZE_PAIRS = {frozenset((float16, bfloat16)): float32}
 
 _default_float = float32
 
@@ -109,6 +117,8 @@ def promote_types(a: DType, b: DType) -> DType:
         return a if a.category > b.category else b
     if a.itemsize != b.itemsize:
         return a if a.itemsize > b.itemsize else b
+    if frozenset((a, b)) in _SAME_SIZE_PAIRS:
+        return _SAME_SIZE_PAIRS[frozenset((a, b))]
     # Same category and size but different (uint8 vs bool cannot happen here): prefer signed.
     return a if a is not uint8 else b
 

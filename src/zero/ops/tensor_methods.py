@@ -352,6 +352,9 @@ class TensorMethods:
     def half(self):
         return conversion.to_dtype(self, "float16")
 
+    def bfloat16(self):
+        return conversion.to_dtype(self, "bfloat16")
+
     def long(self):
         return conversion.to_dtype(self, "int64")
 
