@@ -128,4 +128,5 @@ def test_the_16_bit_floats_store_cast_and_promote():
     y = zero.ones(3, requires_grad=True)
     (y.bfloat16() * 3).float().sum().backward()
     assert y.grad.dtype is zero.float32 and y.grad.tolist() == [3.0, 3.0, 3.0]
-    assert zero.tensor([1.0]).bfloat16().dtype is zero.bfloat16 and zero.zeros(2, dtype="bfloat16").dtype is zero.bfloat16
+    assert zero.tensor([1.0]).bfloat16().dtype is zero.bfloat16
+    assert zero.zeros(2, dtype="bfloat16").dtype is zero.bfloat16
