@@ -11,6 +11,8 @@
     loader.py       DataLoader: the arguments and how they fit together, len()
     iterator.py     one epoch; loading in the main process
     fetch.py        indices -> batch (the same code in the main process and in workers)
+    multiprocess.py loading in worker processes: the main process's side
+    worker.py       inside a worker: seeding, get_worker_info(), errors
     idx.py, mnist.py, download.py, text.py      IDX files, MNIST, its downloader, text for the GPT job
 """
 from __future__ import annotations
@@ -23,9 +25,10 @@ from .loader import DataLoader
 from .mnist import MNIST, default_cache_dir, find_mnist
 from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                       WeightedRandomSampler)
+from .worker import WorkerInfo, get_worker_info
 
 __all__ = ["MIRRORS", "MNIST", "MNIST_SHA256", "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader",
            "Dataset", "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
-           "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "default_cache_dir",
-           "default_collate", "default_convert", "download_mnist", "find_mnist", "random_split",
+           "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_cache_dir",
+           "default_collate", "default_convert", "download_mnist", "find_mnist", "get_worker_info", "random_split",
            "read_idx", "write_idx"]

@@ -51,6 +51,7 @@ from collections.abc import Callable
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .iterator import SingleProcessIterator, loader_length
+from .multiprocess import MultiProcessIterator
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
@@ -188,7 +189,13 @@ class DataLoader:
     def __iter__(self):
         if self.num_workers == 0:
             return SingleProcessIterator(self)
-        raise NotImplementedError("DataLoader: worker processes are not built yet; use num_workers=0")
+        if not self.persistent_workers:
+            return MultiProcessIterator(self)
+        if self._iterator is None:
+            self._iterator = MultiProcessIterator(self)
+        else:
+            self._iterator.reset(self)
+        return self._iterator
 
 
 def _warn_if_too_many_workers(num_workers: int) -> None:
