@@ -21,7 +21,7 @@ LAYERS = [
     ("tensors", ("zero.tensors",)),
     ("autograd", ("zero.autograd",)),
     ("ops", ("zero.ops",)),
-    ("library", ("zero.nn", "zero.optim", "zero.data", "zero.serialization", "zero.profiler", "zero.cpu",
+    ("library", ("zero.nn", "zero.optim", "zero.data", "zero.utils", "zero.serialization", "zero.profiler", "zero.cpu",
                  "zero.cuda")),
     ("models", ("zero.models",)),
     ("cli", ("zero.cli", "zero.__main__")),

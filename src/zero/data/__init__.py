@@ -4,6 +4,9 @@
     path, kind = find_mnist()
     loader = DataLoader(MNIST(path, train=True), batch_size=64, shuffle=True)
 
+The loading machinery is also ``zero.utils.data``, under PyTorch's names (the
+same classes): ``from zero.utils.data import DataLoader, TensorDataset``.
+
     dataset.py      Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset, ChainDataset, random_split
     sampler.py      Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler,
                     BatchSampler
