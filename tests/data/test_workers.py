@@ -34,15 +34,16 @@ class Rows(Dataset):
 
 @pytest.mark.parametrize("dataset", [make_dataset(), Rows()], ids=["batch method", "per sample"])
 @pytest.mark.parametrize("kwargs", [dict(batch_size=4), dict(batch_size=5, shuffle=True, drop_last=True),
-                                    dict(batch_size=3, shuffle=True, prefetch=1)])
+                                    dict(batch_size=3, shuffle=True, prefetch=1),
+                                    dict(batch_size=4, shuffle=True, persistent=True)])
 def test_two_workers_yield_the_batches_of_none_for_the_same_seed(dataset, kwargs):
     """The issue's demand: num_workers=2 yields the same batches as num_workers=0 -- for three epochs,
-    and leaving the random state where num_workers=0 leaves it."""
+    and leaving the random state where num_workers=0 leaves it (persistent workers too)."""
     kwargs = dict(kwargs)
-    prefetch = kwargs.pop("prefetch", None)
+    prefetch, persistent = kwargs.pop("prefetch", None), kwargs.pop("persistent", False)
     epochs = {}
     for workers in (0, 2):
-        extra = dict(num_workers=2, prefetch_factor=prefetch) if workers else {}
+        extra = dict(num_workers=2, prefetch_factor=prefetch, persistent_workers=persistent) if workers else {}
         loader = DataLoader(dataset, **kwargs, **extra)
         zero.manual_seed(1234)
         epochs[workers] = [as_lists(loader) for _ in range(3)] + [zero.get_rng_state()]
@@ -153,6 +154,20 @@ def test_persistent_workers_live_across_epochs():
         assert not process.is_alive()
 
 
+def test_persistent_workers_are_seeded_once_and_their_generators_run_on():
+    class Draw(Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return zero.rand(1).item(), get_worker_info().seed
+
+    loader = DataLoader(Draw(), batch_size=1, num_workers=2, persistent_workers=True)
+    first, second = ([b[0].numpy().tolist() + b[1].numpy().tolist() for b in loader] for _ in range(2))
+    assert [s for _, s in first] == [s for _, s in second]  # the same seeds ...
+    assert [d for d, _ in first] != [d for d, _ in second]  # ... but not the same numbers again
+
+
 def test_persistent_iterable_workers_restart_their_streams():
     loader = DataLoader(Numbers(6), batch_size=2, num_workers=2, persistent_workers=True)
     epochs = [[b.numpy().tolist() for b in loader] for _ in range(3)]
@@ -235,11 +250,11 @@ def test_timeout():
             return 2
 
         def __getitem__(self, i):
-            time.sleep(1.5)
+            time.sleep(0.6)
             return i
 
-    with pytest.raises(RuntimeError, match="timed out after 0.5 seconds"):
-        list(DataLoader(Slow(), batch_size=1, num_workers=1, timeout=0.5))
+    with pytest.raises(RuntimeError, match="timed out after 0.2 seconds"):
+        list(DataLoader(Slow(), batch_size=1, num_workers=1, timeout=0.2))
 
 
 def test_the_spawn_start_method():

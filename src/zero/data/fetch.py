@@ -26,12 +26,13 @@ from .collate import default_collate
 from .dataset import IterableDataset, batch_method
 
 
-def _as_slice_or_array(indices: list):
+def _as_slice_or_array(indices):
     """A run ``[a, a+1, ..., b-1]`` as ``slice(a, b)`` (a view to copy, not a gather), else an int64 array."""
-    array = np.asarray(indices, dtype=np.int64)
-    if len(array) and array[0] >= 0 and np.array_equal(array, np.arange(array[0], array[0] + len(array))):
-        return slice(int(array[0]), int(array[0]) + len(array))
-    return array
+    if isinstance(indices, list) and indices and type(indices[0]) is int:
+        start = indices[0]
+        if start >= 0 and indices == list(range(start, start + len(indices))):
+            return slice(start, start + len(indices))
+    return np.asarray(indices, dtype=np.int64)
 
 
 class MapFetcher:

@@ -20,7 +20,9 @@ seeds, before anything else runs in it:
   processes, which would otherwise all inherit the same NumPy state).
 
 ``get_worker_info().seed`` is ``base_seed + i``; a ``worker_init_fn(worker_id)``
-runs after the seeding, and may re-seed other libraries from it.
+runs after the seeding, and may re-seed other libraries from it. Persistent
+workers are seeded once, when they start; their generators run on from epoch
+to epoch (as in PyTorch), so epoch 2's augmentations differ from epoch 1's.
 
 **Errors.** An exception raised in a worker (by the dataset, the collate
 function or ``worker_init_fn``) is caught, its traceback formatted, and sent
