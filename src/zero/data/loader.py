@@ -1,141 +1,208 @@
-"""Datasets and the DataLoader: from a dataset to batches of tensors.
+"""The DataLoader: from a dataset to batches, with PyTorch's arguments and rules.
 
-    dataset = TensorDataset(images, labels)            # [N, 784] float32, [N] int64
-    loader = DataLoader(dataset, batch_size=64, shuffle=True, drop_last=False)
+    loader = DataLoader(dataset, batch_size=64, shuffle=True, drop_last=False, num_workers=0)
     for x, y in loader:                                # x: [64, 784], y: [64]
         ...
 
-A dataset that holds whole tensors (``TensorDataset`` and its subclasses, such
-as ``MNIST``; any dataset with a ``batch(indices)`` method) is batched by
-indexing the whole arrays at once -- a slice, or a fancy index with the
-shuffled positions -- never by fetching and stacking one sample at a time.
-Any other dataset (``__len__`` and ``__getitem__``) is batched by stacking its
-samples.
+How the arguments fit together (as in PyTorch):
 
-Shuffling draws one permutation per epoch, when ``iter(loader)`` is called,
-from ``generator`` (a ``zero.Generator``) or else from Zero's default
-generator, so ``zero.manual_seed(s)`` makes the order of every epoch
-reproducible, and each epoch is shuffled anew.
+* The **sampler** chooses indices: ``sampler=`` if given, else a
+  ``RandomSampler`` (``shuffle=True``) or a ``SequentialSampler``.
+* ``batch_size`` groups them with a ``BatchSampler(sampler, batch_size,
+  drop_last)``; or ``batch_sampler=`` gives the lists of indices itself (and
+  then ``batch_size``, ``shuffle``, ``sampler`` and ``drop_last`` must stay at
+  their defaults). ``batch_size=None`` turns batching off: every sample is one
+  "batch", passed through ``collate_fn`` (``default_convert`` by default).
+* ``collate_fn`` turns a list of samples into a batch (``default_collate``).
+* An ``IterableDataset`` takes no ``sampler``/``batch_sampler``/``shuffle``:
+  batches are consecutive items of its stream.
+* ``num_workers > 0`` fetches batches in worker processes (``multiprocess.py``,
+  ``worker.py``): the batches are the same, in the same order, as with
+  ``num_workers=0``. ``prefetch_factor`` (default 2) batches per worker are
+  fetched ahead; ``persistent_workers=True`` keeps the workers between
+  epochs; ``worker_init_fn(worker_id)`` runs first in each worker;
+  ``multiprocessing_context`` picks the start method ("fork", "spawn" ...);
+  ``timeout`` bounds the wait for one batch (seconds; 0: no limit).
+* ``pin_memory`` (and ``pin_memory_device``) are accepted and do nothing:
+  Zero's CPU tensors are not page-locked, so there is nothing to pin.
+
+``len(loader)`` is ``len(batch_sampler)`` -- ``ceil(len(sampler) / batch_size)``,
+or ``floor`` with ``drop_last`` -- or ``len(sampler)`` without batching; for an
+IterableDataset, ``len(dataset)`` divided the same way (a ``TypeError`` if the
+dataset has no ``__len__``).
+
+**Zero's two additions, for the default arguments.** A dataset with a
+``batch(indices)`` method (``TensorDataset``, ``MNIST``, a ``Subset`` of one)
+is batched by indexing whole arrays at once, not sample by sample, when the
+collate function is ``default_collate``; the batch is the same either way.
+And the epoch's order is drawn at ``iter(loader)`` (see ``sampler.py`` and
+``iterator.py``): ``zero.manual_seed(s)`` makes every epoch reproducible, and
+the random state right after ``iter(loader)`` is fixed, which exact
+``--resume`` relies on.
 """
 from __future__ import annotations
 
-import math
-from collections.abc import Iterator
+import multiprocessing
+import multiprocessing.context
+import os
+import warnings
+from collections.abc import Callable
 
-import numpy as np
-
-from ..errors import ShapeError
-from ..grad_mode import no_grad
-from ..ops.joining import index_select, stack
-from ..random import default_generator
-from ..tensors.creation import as_tensor, from_numpy, tensor
-from ..tensors.tensor import Tensor
-
-
-class Dataset:
-    """What a DataLoader needs: ``len(dataset)`` and ``dataset[i]``."""
-
-    def __len__(self) -> int:
-        raise NotImplementedError
-
-    def __getitem__(self, index):
-        raise NotImplementedError
+from .collate import default_collate, default_convert
+from .dataset import IterableDataset
+from .iterator import SingleProcessIterator, loader_length
+from .multiprocess import MultiProcessIterator
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 
-class TensorDataset(Dataset):
-    """Samples are rows: ``dataset[i] == (t[i] for t in tensors)``.
+class _EndlessPlaceholders:
+    """The sampler of an IterableDataset: ``None`` for ever (the stream itself decides when to stop)."""
 
-    Takes zero tensors or NumPy arrays (arrays are shared, not copied); all must
-    have the same first dimension. ``.tensors`` holds them as zero tensors.
-    """
-
-    def __init__(self, *tensors):
-        if not tensors:
-            raise ValueError("TensorDataset needs at least one tensor")
-        tensors = tuple(as_tensor(t) for t in tensors)
-        for i, t in enumerate(tensors):
-            if t.ndim == 0:
-                raise ShapeError(f"TensorDataset: tensor {i} is 0-d; every tensor needs a first dimension")
-            if t.shape[0] != tensors[0].shape[0]:
-                sizes = ", ".join(str(list(t.shape)) for t in tensors)
-                raise ShapeError(f"TensorDataset: tensors must have the same first dimension, got shapes "
-                                 f"{sizes}")
-        self.tensors = tensors
-
-    def __len__(self) -> int:
-        return self.tensors[0].shape[0]
-
-    def __getitem__(self, index):
-        return tuple(t[index] for t in self.tensors)
-
-    def batch(self, indices) -> tuple:
-        """Rows ``indices`` (a slice or an integer array) of every tensor, as new contiguous tensors."""
-        return tuple(_take_rows(t, indices) for t in self.tensors)
+    def __iter__(self):
+        while True:
+            yield None
 
 
-def _take_rows(t, indices):
-    """``t[indices]`` as a fresh tensor (a batch never aliases the dataset)."""
-    if t.device.type == "cpu":
-        rows = t.detach().numpy()[indices]  # a slice is a view: copy it; fancy indexing copies already
-        return from_numpy(rows.copy() if isinstance(indices, slice) else rows)
-    if isinstance(indices, slice):
-        indices = np.arange(*indices.indices(t.shape[0]))
-    with no_grad():
-        return index_select(t.detach(), 0, tensor(indices, device=t.device))
-
-
-def _collate(samples: list):
-    """Stack a list of samples: a tuple of fields becomes a tuple of batched tensors."""
-    first = samples[0]
-    if isinstance(first, (tuple, list)):
-        return tuple(_collate([s[i] for s in samples]) for i in range(len(first)))
-    if isinstance(first, Tensor):
-        return stack([s.detach() for s in samples])
-    return tensor(np.stack([np.asarray(s) for s in samples]) if isinstance(first, np.ndarray) else samples)
+# Attributes that define what the loader yields; PyTorch refuses to change them after construction.
+_FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
 
 
 class DataLoader:
-    """Batches of a dataset, in order or shuffled.
+    """Batches of a dataset: PyTorch's ``torch.utils.data.DataLoader`` (see the module's docstring)."""
 
-    Each batch is a tuple of zero tensors (one per field of a sample; a dataset
-    whose samples are single values gives single tensors). ``len(loader)`` is
-    the number of batches: ``ceil(N / batch_size)``, or ``floor`` with
-    ``drop_last=True``, which drops a last batch smaller than ``batch_size``.
-    """
+    def __init__(self, dataset, batch_size: int | None = 1, shuffle: bool | None = None, sampler=None,
+                 batch_sampler=None, num_workers: int = 0, collate_fn: Callable | None = None,
+                 pin_memory: bool = False, drop_last: bool = False, timeout: float = 0,
+                 worker_init_fn: Callable | None = None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor: int | None = None, persistent_workers: bool = False,
+                 pin_memory_device: str = ""):
+        if not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"DataLoader: num_workers must be a non-negative integer (0 loads in the main "
+                             f"process), got num_workers={num_workers!r}")
+        if timeout < 0:
+            raise ValueError(f"DataLoader: timeout must be non-negative, got timeout={timeout!r}")
+        if num_workers == 0 and prefetch_factor is not None:
+            raise ValueError("DataLoader: prefetch_factor applies to worker processes only: pass num_workers > 0, "
+                             "or leave prefetch_factor=None")
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
+        if prefetch_factor is not None and (not isinstance(prefetch_factor, int) or prefetch_factor < 1):
+            # (PyTorch accepts 0 here and fails at iter(); there is no loading without fetching ahead at all.)
+            raise ValueError(f"DataLoader: prefetch_factor must be a positive integer, got {prefetch_factor!r}")
+        if persistent_workers and num_workers == 0:
+            raise ValueError("DataLoader: persistent_workers=True needs num_workers > 0")
 
-    def __init__(self, dataset, batch_size: int = 1, shuffle: bool = False, drop_last: bool = False,
-                 generator=None):
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"DataLoader: batch_size must be a positive integer, got {batch_size!r}")
+        if isinstance(dataset, IterableDataset):
+            unset = {"shuffle": shuffle in (None, False), "sampler": sampler is None,
+                     "batch_sampler": batch_sampler is None}
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if not unset[name]:
+                    raise ValueError(f"DataLoader over an IterableDataset: {name} must be left unset (the stream "
+                                     f"has its own order), got {name}={value!r}")
+        else:
+            shuffle = bool(shuffle)
+        if sampler is not None and shuffle:
+            raise ValueError("DataLoader: sampler= and shuffle=True are mutually exclusive (the sampler decides "
+                             "the order; use RandomSampler to shuffle)")
+        if batch_sampler is not None:
+            if batch_size != 1 or shuffle or sampler is not None or drop_last:
+                raise ValueError("DataLoader: batch_sampler= is mutually exclusive with batch_size, shuffle, "
+                                 "sampler and drop_last (the batch sampler decides all four)")
+            batch_size, drop_last = None, False
+        elif batch_size is None and drop_last:
+            raise ValueError("DataLoader: batch_size=None turns automatic batching off, so drop_last=True has "
+                             "nothing to drop")
+
+        if sampler is None:
+            if isinstance(dataset, IterableDataset):
+                sampler = _EndlessPlaceholders()
+            elif shuffle:
+                sampler = RandomSampler(dataset, generator=generator)
+            else:
+                sampler = SequentialSampler(dataset)
+        if batch_size is not None and batch_sampler is None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)  # checks both, as PyTorch's does
+        if collate_fn is None:
+            collate_fn = default_collate if batch_sampler is not None else default_convert
+
         self.dataset = dataset
+        self.num_workers = num_workers
+        self.prefetch_factor = prefetch_factor
+        self.pin_memory = pin_memory  # accepted; nothing to pin (see the module's docstring)
+        self.pin_memory_device = pin_memory_device
+        self.timeout = timeout
+        self.worker_init_fn = worker_init_fn
+        self.multiprocessing_context = multiprocessing_context
         self.batch_size = batch_size
-        self.shuffle = bool(shuffle)
-        self.drop_last = bool(drop_last)
+        self.drop_last = drop_last
+        self.sampler = sampler
+        self.batch_sampler = batch_sampler
         self.generator = generator
+        self.collate_fn = collate_fn
+        self.persistent_workers = persistent_workers
+        self._iterator = None  # the persistent workers' iterator
+        self._reported_length: int | None = None  # len(loader) of an IterableDataset, once asked (for a warning)
+        self._initialized = True
+        _warn_if_too_many_workers(num_workers)
+
+    def __setattr__(self, name, value):
+        if name in _FIXED_AFTER_INIT and getattr(self, "_initialized", False):
+            raise ValueError(f"DataLoader: {name} cannot be changed after the DataLoader is made; make a new one")
+        super().__setattr__(name, value)
+
+    @property
+    def multiprocessing_context(self):
+        return self._multiprocessing_context
+
+    @multiprocessing_context.setter
+    def multiprocessing_context(self, context) -> None:
+        if context is not None:
+            if self.num_workers == 0:
+                raise ValueError(f"DataLoader: multiprocessing_context applies to worker processes only, but "
+                                 f"num_workers={self.num_workers}")
+            if isinstance(context, str):
+                methods = multiprocessing.get_all_start_methods()
+                if context not in methods:
+                    raise ValueError(f"DataLoader: multiprocessing_context must be one of {methods}, got {context!r}")
+                context = multiprocessing.get_context(context)
+            if not isinstance(context, multiprocessing.context.BaseContext):
+                raise TypeError(f"DataLoader: multiprocessing_context must be a start method's name or a "
+                                f"multiprocessing context, got {context!r}")
+        self._multiprocessing_context = context
+
+    @property
+    def _auto_collation(self) -> bool:
+        return self.batch_sampler is not None
+
+    @property
+    def _index_sampler(self):
+        """What the iterator draws from: lists of indices when batching, single indices when not."""
+        return self.batch_sampler if self._auto_collation else self.sampler
 
     def __len__(self) -> int:
-        n = len(self.dataset)
-        return n // self.batch_size if self.drop_last else math.ceil(n / self.batch_size)
+        iterable = isinstance(self.dataset, IterableDataset)
+        length = loader_length(self.dataset, iterable, self.batch_size, self.drop_last, self._index_sampler)
+        if iterable:
+            self._reported_length = length  # to warn if the stream turns out longer
+        return length
 
-    def _order(self):
-        """This epoch's positions: None for 0..N-1 in order, else a permutation."""
-        if not self.shuffle:
-            return None
-        return (self.generator or default_generator()).permutation(len(self.dataset))
+    def __iter__(self):
+        if self.num_workers == 0:
+            return SingleProcessIterator(self)
+        if not self.persistent_workers:
+            return MultiProcessIterator(self)
+        if self._iterator is None:
+            self._iterator = MultiProcessIterator(self)
+        else:
+            self._iterator.reset(self)
+        return self._iterator
 
-    def __iter__(self) -> Iterator:
-        # The permutation is drawn here, at iter(), not at the first next(): the RNG state after
-        # iter(loader) is fixed, whatever the training loop draws later.
-        return self._batches(self._order())
 
-    def _batches(self, order) -> Iterator:
-        n = len(self.dataset)
-        stop = n - n % self.batch_size if self.drop_last else n
-        whole = hasattr(self.dataset, "batch")
-        for start in range(0, stop, self.batch_size):
-            end = min(start + self.batch_size, stop)
-            if whole:
-                yield self.dataset.batch(slice(start, end) if order is None else order[start:end])
-            else:
-                positions = range(start, end) if order is None else order[start:end].tolist()
-                yield _collate([self.dataset[i] for i in positions])
+def _warn_if_too_many_workers(num_workers: int) -> None:
+    """Warn when there are more workers than CPUs this process may use (they would only compete)."""
+    if num_workers == 0:
+        return
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if usable is not None and num_workers > usable:
+        warnings.warn(f"DataLoader: num_workers={num_workers} worker processes, but this process may use only "
+                      f"{usable} CPUs; more workers than CPUs slow loading down", stacklevel=3)

@@ -20,7 +20,7 @@ import numpy as np
 from ..errors import DataError
 from ..tensors.creation import from_numpy
 from .idx import read_idx
-from .loader import TensorDataset
+from .dataset import TensorDataset
 
 IMAGE_SIZE = 28
 TRAIN_FILES = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")

@@ -1,0 +1,21 @@
+"""``torch.utils.data`` under Zero: the same classes as ``zero.data``, by PyTorch's names.
+
+    from zero.utils.data import DataLoader, TensorDataset, random_split
+
+is what ``from torch.utils.data import ...`` becomes. The code lives in
+``zero.data`` (one concept per file, see its docstring); this module only
+gives it PyTorch's address.
+"""
+from __future__ import annotations
+
+from ..data.collate import default_collate, default_convert
+from ..data.dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from ..data.loader import DataLoader
+from ..data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                            WeightedRandomSampler)
+from ..data.worker import WorkerInfo, get_worker_info
+
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+           "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
+           "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
+           "random_split"]
