@@ -44,12 +44,12 @@ class Graph:
     def render(self, path, format: str | None = None) -> Path:  # noqa: A002  (graphviz's name)
         """Render to an image with Graphviz's ``dot`` (format from the suffix: svg, png, pdf)."""
         path = Path(path)
-        format = format or path.suffix.lstrip(".") or "svg"
+        kind = format or path.suffix.lstrip(".") or "svg"
         dot = shutil.which("dot")
         if dot is None:
             raise AutogradError(f"draw: rendering {path} needs Graphviz's `dot` program, which is not installed "
                                 "(Debian: apt-get install graphviz); .save() writes the DOT text without it")
-        subprocess.run([dot, f"-T{format}", "-o", str(path)], input=self.source.encode("utf-8"), check=True)
+        subprocess.run([dot, f"-T{kind}", "-o", str(path)], input=self.source.encode("utf-8"), check=True)
         return path
 
     def _repr_svg_(self):  # notebooks show it as a picture when Graphviz is there
