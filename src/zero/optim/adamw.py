@@ -20,10 +20,12 @@ from .optimizer import Optimizer, flat_arrays
 class AdamW(Optimizer):
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01):
-        beta1, beta2 = betas
-        if lr < 0 or eps < 0 or weight_decay < 0 or not (0 <= beta1 < 1 and 0 <= beta2 < 1):
-            raise ValueError(f"AdamW: invalid hyper-parameters lr={lr}, betas={betas}, eps={eps}, "
-                             f"weight_decay={weight_decay}")
+        for name, value in (("learning rate", lr), ("epsilon", eps), ("weight_decay", weight_decay)):
+            if not value >= 0:  # NaN too
+                raise ValueError(f"AdamW: invalid {name} {value} (must be >= 0)")
+        for index, beta in enumerate(betas):
+            if not 0 <= beta < 1:
+                raise ValueError(f"AdamW: invalid beta parameter at index {index}: {beta} (must be in [0, 1))")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay))
 
     @no_grad()

@@ -11,9 +11,9 @@ class SGD(Optimizer):
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False):
-        if lr < 0 or momentum < 0 or weight_decay < 0:
-            raise ValueError(f"SGD: lr, momentum and weight_decay must be non-negative (lr={lr}, "
-                             f"momentum={momentum}, weight_decay={weight_decay})")
+        for name, value in (("learning rate", lr), ("momentum", momentum), ("weight_decay", weight_decay)):
+            if not value >= 0:  # NaN too
+                raise ValueError(f"SGD: invalid {name} {value} (must be >= 0)")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum needs momentum > 0 and dampening = 0")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening,
