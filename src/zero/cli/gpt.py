@@ -129,7 +129,7 @@ def run_train(args) -> int:
 def _sample_checkpoint(args) -> Path:
     checkpoints = CheckpointSet(Path(args.run) / CHECKPOINT)
     if args.checkpoint == "latest":
-        path = checkpoints.latest
+        path = checkpoints.resumable() or checkpoints.latest
     elif args.checkpoint == "best":
         path = checkpoints.best
     elif args.checkpoint.isdigit():

@@ -64,7 +64,8 @@ def check_arguments(args) -> dict | None:
     require_writable("--out", args.out, directory=True)
     checkpoints = checkpoint_set(args)
     require_new_or_resumed(checkpoints, args.resume, args.overwrite, args.out)
-    saved = _read_checkpoint(checkpoints.latest, args) if args.resume else None
+    resume_from = checkpoints.resumable() if args.resume else None
+    saved = _read_checkpoint(resume_from, args) if resume_from is not None else None
     require_at_least(args, 1, "steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
                      "eval_interval", "eval_iters", "log_interval", "keep_checkpoints")
     require_at_least(args, 0, "warmup", "sample_tokens", "seed")
@@ -79,7 +80,7 @@ def check_arguments(args) -> dict | None:
                            f"x --n-embd {args.n_embd} x --n-layer {args.n_layer}",
                            "--batch-size (or --block-size, --n-embd, --n-layer)")
     if saved is not None and saved["step"] >= args.steps:
-        raise UsageError(f"--steps {args.steps}: {checkpoints.latest} is at step {saved['step']} already; ask "
+        raise UsageError(f"--steps {args.steps}: {resume_from} is at step {saved['step']} already; ask "
                          "for more --steps to continue it")
     return saved
 
@@ -115,11 +116,13 @@ def train(args, saved: dict | None) -> int:
                        {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.99))
     first = 0
     if saved is not None:
-        first = _restore(saved, checkpoints.latest, model, optimizer, batches, tokenizer)
+        resumed_from = checkpoints.resumable()
+        assert resumed_from is not None  # check_arguments read it
+        first = _restore(saved, resumed_from, model, optimizer, batches, tokenizer)
         optimizer.param_groups[0]["weight_decay"] = args.weight_decay  # the checkpoint's, or the override
         for group in optimizer.param_groups:
             group["initial_lr"] = args.lr  # what the schedule scales from
-        print(f"resumed from {checkpoints.latest} after step {first}")
+        print(f"resumed from {resumed_from} after step {first}")
     schedule = WarmupCosineLR(optimizer, warmup_steps=args.warmup, total_steps=args.steps, min_lr=args.min_lr,
                               last_step=first - 1)
     print(f"model: {model.num_parameters():,} parameters ({config.n_layer} layers, {config.n_head} heads, "

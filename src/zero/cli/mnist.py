@@ -71,6 +71,8 @@ def check_arguments(args) -> dict | None:
     the checkpoint first: options not given take its settings; returns it."""
     saved = None
     if args.resume:
+        if not Path(args.resume).exists():  # a first save cut before naming the latest: its numbered file
+            args.resume = str(CheckpointSet(args.resume).resumable() or args.resume)
         require_input_file("--resume", args.resume)
         saved = _read_checkpoint(args)
     require_at_least(args, 1, "epochs", "batch_size", "hidden", "keep_checkpoints")
