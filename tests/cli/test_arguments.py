@@ -205,3 +205,22 @@ def test_a_resumed_run_keeps_its_settings_and_takes_new_ones_given(prepared, tmp
     lrs = {r["step"]: r["lr"] for r in map(json.loads, (tmp_path / "m.jsonl").read_text().splitlines())}
     assert list(lrs) == list(range(1, 9))
     assert math.isclose(lrs[1], 3e-3) and lrs[7] <= 1e-4 and lrs[8] <= 1e-4
+
+
+def test_running_out_of_memory_says_what_was_asked(prepared, tiny_mnist, tmp_path, capsys, monkeypatch):
+    """Past the estimate, a MemoryError mid-run (the issue's: bare, after 28 s) names the sizes
+    asked and what to lower, in one line."""
+    from zero.models import GPT, MLP
+
+    def out_of_memory(self, *args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(GPT, "forward", out_of_memory)
+    monkeypatch.setattr(MLP, "forward", out_of_memory)
+    assert gpt("train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 2) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err] and "out of memory in step 1 (--batch-size 4 x --block-size 16" in err
+    assert "lower --batch-size" in err
+    assert mnist("--data", tiny_mnist, "--hidden", 8) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.splitlines() == [err] and "out of memory training --hidden 8 with --batch-size 64" in err

@@ -26,6 +26,7 @@ shape. The --metrics file is cut back to the checkpoint's step first.
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
@@ -158,7 +159,9 @@ def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_dat
             loss.backward()
         except ArithmeticError as e:
             raise run.arithmetic_failure(done, e) from None
-        grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip) if args.grad_clip > 0 else None
+        # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
+        # measured: the divergence guard reads it
+        grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip if args.grad_clip > 0 else math.inf)
         loss_value, norm_value = run.check_step(done, loss, grad_norm)  # before the update: Diverged
         optimizer.step()
         schedule.step()
