@@ -3,14 +3,29 @@
 The bytes go to a temporary file in the target's directory, are flushed and
 fsync'ed, and ``os.replace`` puts the file in place; then the directory is
 fsync'ed. A crash at any moment leaves either the old file or the new one,
-never a half-written one (a writer killed by SIGKILL may leave its
-``.NAME.*.tmp`` file behind, beside the intact target).
+never a half-written one.
+
+A writer killed by SIGKILL leaves its ``.NAME.*.tmp`` file behind, beside the
+intact target; the next write of NAME removes it. A writer holds an exclusive
+``flock`` on its temporary while it writes, so the clean-up can tell an orphan
+(whose writer is gone: the kernel dropped its lock) from a temporary another
+process is writing right now, and leaves the latter alone.
+
+``atomic_link(source, target)`` gives an existing file a second name the same
+way (a hard link made under a temporary name, then ``os.replace``), copying the
+bytes where the file system has no hard links.
 """
 from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import tempfile
+
+try:
+    import fcntl
+except ImportError:  # not on POSIX: no locks, and orphans are left alone
+    fcntl = None  # type: ignore[assignment]
 
 _CHUNK_BYTES = 1 << 20  # os.write at most this much at a time
 
@@ -55,6 +70,46 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
+def _temporary_prefix(path: str) -> str:
+    return f".{os.path.basename(path)}."
+
+
+def remove_orphaned_temporaries(path) -> list[str]:
+    """Remove the ``.NAME.*.tmp`` files beside ``path`` that no live writer holds (left by a
+    writer that was killed); returns their paths."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    prefix = _temporary_prefix(path)
+    removed: list[str] = []
+    if fcntl is None:
+        return removed
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        if not (name.startswith(prefix) and name.endswith(".tmp")):
+            continue
+        candidate = os.path.join(directory, name)
+        try:
+            fd = os.open(candidate, os.O_RDONLY | os.O_NOFOLLOW)
+        except OSError:  # gone already, or not a plain file
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a live writer holds it
+            os.close(fd)
+            continue
+        try:
+            os.unlink(candidate)
+            removed.append(candidate)
+        except FileNotFoundError:
+            pass
+        finally:
+            os.close(fd)
+    return removed
+
+
 @contextlib.contextmanager
 def atomic_write(path):
     """Write a file all at once or not at all.
@@ -66,12 +121,16 @@ def atomic_write(path):
     block ends normally the file is flushed, fsync'ed and renamed onto ``path``
     (then the directory is fsync'ed); when it raises, the temporary file is
     removed and ``path`` is untouched. Raising inside the block (say, on a
-    checksum mismatch) is how a caller refuses what it wrote.
+    checksum mismatch) is how a caller refuses what it wrote. Temporaries of
+    ``path`` left by killed writers are removed first.
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, temporary = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp", dir=directory)
+    remove_orphaned_temporaries(path)
+    fd, temporary = tempfile.mkstemp(prefix=_temporary_prefix(path), suffix=".tmp", dir=directory)
     try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)  # ours alone: tells a clean-up this temporary is alive
         os.fchmod(fd, _new_file_mode(path))
         yield _AtomicFile(fd, temporary)
         os.fsync(fd)
@@ -81,6 +140,30 @@ def atomic_write(path):
     except BaseException:
         if fd >= 0:
             os.close(fd)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+    _fsync_directory(directory)
+
+
+def atomic_link(source, target) -> None:
+    """Make ``target`` name the file ``source`` names, replacing any old ``target`` at once
+    (a reader sees the old file or the new one). Both must be in one directory tree of one
+    file system; where hard links are not supported the bytes are copied (atomically)."""
+    source, target = os.fspath(source), os.fspath(target)
+    directory = os.path.dirname(os.path.abspath(target))
+    remove_orphaned_temporaries(target)
+    temporary = os.path.join(directory, f"{_temporary_prefix(target)}{secrets.token_hex(4)}.tmp")
+    try:
+        os.link(source, temporary)
+    except OSError:  # no hard links here (or too many): copy instead
+        with open(source, "rb") as original, atomic_write(target) as copy:
+            while chunk := original.read(_CHUNK_BYTES):
+                copy.write(chunk)
+        return
+    try:
+        os.replace(temporary, target)
+    except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temporary)
         raise

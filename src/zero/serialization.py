@@ -9,9 +9,11 @@ The file is one safetensors file:
 
     8 bytes      little-endian length of the header
     header       JSON: for each tensor its dtype, shape and byte range; and
-                 "__metadata__": {"format": "zero", "zero.checkpoint": "1",
+                 "__metadata__": {"format": "zero", "zero.checkpoint": "2",
                                   "zero.structure": "<JSON of obj>",
-                                  "zero.crc32": "<JSON {key: CRC-32 of its bytes}>"}
+                                  "zero.crc32": "<JSON {key: CRC-32 of its bytes}>",
+                                  "zero.sha256": "<64 hex digits>"}
+                 padded with spaces to a multiple of 8 bytes
     data         the tensors' bytes, back to back
 
 Tensors are stored under readable dotted keys ("model.fc1.weight"), so
@@ -21,12 +23,23 @@ where each tensor sits -- is JSON kept in the safetensors metadata. One file
 rather than a sibling ``.json``: a single ``os.replace`` swaps both at once, so
 weights and step counter can never come from two different saves.
 
+The whole file is covered by ``zero.sha256``: the SHA-256 of every byte of the
+file as written with those 64 hex digits replaced by "0"s. So a change
+anywhere -- a tensor's bytes, a byte range, the structure ("step": 50 edited to
+90), the length prefix, the padding -- is caught, and the message says whether
+a tensor (named, by its CRC-32) or the header was damaged. (Integrity, not
+authenticity: a checksum catches accidents and naive edits, not tampering by
+someone who recomputes it.)
+
 Loading parses JSON and raw bytes only: nothing in the file is ever executed
 (no pickle). It checks that the file is whole (the header's byte ranges match
-the file's length) and that each tensor's bytes match their CRC-32, so a
-truncated or damaged file is named, never half-loaded. (Integrity, not
-authenticity: a CRC catches accidents, not tampering.) A plain safetensors
-file without Zero's metadata loads as a flat ``{key: tensor}`` dict.
+the file's length), then the checksum, then each tensor's CRC-32, so a
+truncated or damaged file is named, never half-loaded. Format "1" files
+(written before the whole-file checksum, their tensors covered by CRC-32s only)
+still load, with a warning: refusing them would strand every run trained
+before; their header is simply unchecked. Any other format is refused. A plain
+safetensors file without Zero's metadata loads as a flat ``{key: tensor}``
+dict.
 
 The structure JSON tags what JSON cannot say itself:
 
@@ -45,9 +58,11 @@ either the old file or the new one, never a half-written one.
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import struct
+import warnings
 import zlib
 from pathlib import Path
 
@@ -60,7 +75,12 @@ from .files import atomic_write
 from .tensors.creation import from_numpy, tensor
 from .tensors.tensor import Tensor
 
-FORMAT_VERSION = "1"
+FORMAT_VERSION = "2"
+_LEGACY_VERSIONS = ("1",)  # no whole-file checksum: loaded with a warning
+_CHECKSUM_KEY = "zero.sha256"
+_CHECKSUM_PLACEHOLDER = "0" * 64
+_SAFETENSORS_DTYPES = {"b": {1: "BOOL"}, "u": {1: "U8", 2: "U16", 4: "U32", 8: "U64"},
+                       "i": {1: "I8", 2: "I16", 4: "I32", 8: "I64"}, "f": {2: "F16", 4: "F32", 8: "F64"}}
 _TAGS = ("__tensor__", "__ndarray__", "__tuple__", "__dict__")
 _MAX_HEADER_BYTES = 100 << 20  # safetensors' own limit on the JSON header
 
@@ -141,13 +161,50 @@ def save(obj, path) -> None:
     """
     encoder = _Encoder()
     structure = encoder.encode(obj, [], "obj")
-    checksums = {key: zlib.crc32(array.data) for key, array in encoder.arrays.items()}
+    arrays = encoder.arrays
     metadata = {"format": "zero", "zero.checkpoint": FORMAT_VERSION,
                 "zero.structure": json.dumps(structure, separators=(",", ":")),
-                "zero.crc32": json.dumps(checksums, separators=(",", ":"))}
-    data = safetensors.numpy.save(encoder.arrays, metadata=metadata)
+                "zero.crc32": json.dumps({key: zlib.crc32(_raw_bytes(a)) for key, a in arrays.items()},
+                                         separators=(",", ":")),
+                _CHECKSUM_KEY: _CHECKSUM_PLACEHOLDER}
+    header: dict = {"__metadata__": metadata}
+    offset = 0
+    for key, array in arrays.items():
+        header[key] = {"dtype": _SAFETENSORS_DTYPES[array.dtype.kind][array.itemsize], "shape": list(array.shape),
+                       "data_offsets": [offset, offset + array.nbytes]}
+        offset += array.nbytes
+    text = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    text += b" " * (-len(text) % 8)  # safetensors pads the header to 8-byte alignment
+    prefix = struct.pack("<Q", len(text))
+    digest = hashlib.sha256(prefix)
+    digest.update(text)
+    for array in arrays.values():
+        digest.update(_raw_bytes(array))
+    signed = _with_checksum(text, _CHECKSUM_PLACEHOLDER, digest.hexdigest())
+    assert signed is not None  # the placeholder is ours, written once
     with atomic_write(path) as f:
-        f.write(data)
+        f.write(prefix)
+        f.write(signed)
+        for array in arrays.values():
+            f.write(_raw_bytes(array))
+
+
+def _raw_bytes(array: np.ndarray) -> memoryview:
+    """A C-contiguous array's bytes, any shape (0-d and empty too)."""
+    return memoryview(array.reshape(-1).view(np.uint8))  # type: ignore[arg-type]
+
+
+def _checksum_field(value: str) -> bytes:
+    return f'"{_CHECKSUM_KEY}":"{value}"'.encode("ascii")
+
+
+def _with_checksum(header: bytes, old: str, new: str) -> bytes | None:
+    """The raw header with the checksum's value ``old`` replaced by ``new`` (None unless the
+    field appears exactly once)."""
+    field = _checksum_field(old)
+    if header.count(field) != 1:
+        return None
+    return header.replace(field, _checksum_field(new))
 
 
 # -- load -------------------------------------------------------------------------------------
@@ -245,6 +302,11 @@ def load(path, map_location=None):
     except IsADirectoryError:
         raise DataError(f"{path}: is a directory, not a checkpoint file") from None
     header = _read_header(path, data)
+    metadata = header.get("__metadata__") or {}
+    if not isinstance(metadata, dict):
+        raise DataError(f"{path}: corrupt header: __metadata__ is not a JSON object")
+    if _is_zero_checkpoint(metadata):
+        _check_version_and_checksum(path, data, metadata)
     try:
         arrays = safetensors.numpy.load(data)
     except Exception as e:  # the library's SafetensorError and friends
@@ -252,14 +314,8 @@ def load(path, map_location=None):
     del data
 
     decoder = _Decoder(path, arrays, None if map_location is None else to_device(map_location))
-    metadata = header.get("__metadata__") or {}
-    if not isinstance(metadata, dict):
-        raise DataError(f"{path}: corrupt header: __metadata__ is not a JSON object")
-    if "zero.structure" not in metadata:  # someone else's safetensors file: a flat dict of tensors
+    if not _is_zero_checkpoint(metadata):  # someone else's safetensors file: a flat dict of tensors
         return {key: decoder.tensor(key) for key in header if key != "__metadata__"}
-    if metadata.get("zero.checkpoint") != FORMAT_VERSION:
-        raise DataError(f"{path}: Zero checkpoint format {metadata.get('zero.checkpoint')!r}; this "
-                        f"version of Zero reads format {FORMAT_VERSION!r}")
     try:
         structure = json.loads(metadata["zero.structure"])
         checksums = json.loads(metadata.get("zero.crc32", "{}"))
@@ -269,13 +325,59 @@ def load(path, map_location=None):
     return decoder.decode(structure)
 
 
-def _check_crc(path: str, arrays: dict, checksums) -> None:
+def _is_zero_checkpoint(metadata: dict) -> bool:
+    """Any mark of Zero's: one damaged key must not make a checkpoint pass for a foreign file."""
+    return metadata.get("format") == "zero" or any(str(key).startswith("zero.") for key in metadata)
+
+
+def _check_version_and_checksum(path: str, data: bytes, metadata: dict) -> None:
+    version = metadata.get("zero.checkpoint")
+    stored = metadata.get(_CHECKSUM_KEY)
+    if version not in (FORMAT_VERSION, *_LEGACY_VERSIONS):
+        raise DataError(f"{path}: Zero checkpoint format {version!r}; this version of Zero reads formats "
+                        f"{', '.join(repr(v) for v in (FORMAT_VERSION, *_LEGACY_VERSIONS))} (a newer Zero "
+                        "wrote it, or the header is damaged)")
+    if stored is None and version in _LEGACY_VERSIONS:
+        warnings.warn(f"{path}: a format {version} checkpoint: its tensors are checked, its header is not "
+                      "(save it again to add the whole-file checksum)", stacklevel=3)
+        return
+    if stored is None:
+        raise DataError(f"{path}: corrupt header: a format {version} checkpoint without its {_CHECKSUM_KEY} "
+                        "checksum")
+    (length,) = struct.unpack("<Q", data[:8])
+    blank = _with_checksum(data[8:8 + length], str(stored), _CHECKSUM_PLACEHOLDER)
+    digest = hashlib.sha256(data[:8])
+    digest.update(b"" if blank is None else blank)
+    digest.update(memoryview(data)[8 + length:])
+    if blank is None or digest.hexdigest() != stored:
+        raise DataError(f"{path}: corrupt: the file fails its SHA-256 checksum ({_damage(data, length)}); "
+                        "it was damaged or edited after it was written")
+
+
+def _damage(data: bytes, length: int) -> str:
+    """Where a file that fails its checksum was changed: a tensor whose CRC-32 fails, else the header."""
+    try:
+        arrays = safetensors.numpy.load(data)
+        problem = _crc_problem(arrays, json.loads(json.loads(data[8:8 + length])["__metadata__"]["zero.crc32"]))
+    except Exception:  # the header no longer describes the data
+        return "its header is damaged"
+    return problem or "its header was changed; every tensor's bytes match their CRC-32"
+
+
+def _crc_problem(arrays: dict, checksums) -> str | None:
+    """What is wrong with the tensors' bytes by their CRC-32s, or None."""
     if not isinstance(checksums, dict):
-        raise DataError(f"{path}: corrupt header: zero.crc32 is not a JSON object")
+        return "zero.crc32 in the header is not a JSON object"
     for key, expected in checksums.items():
         if key not in arrays:
-            raise DataError(f"{path}: corrupt: the header lists tensor {key!r}, which the file lacks")
-        actual = zlib.crc32(arrays[key])
+            return f"the header lists tensor {key!r}, which the file lacks"
+        actual = zlib.crc32(_raw_bytes(arrays[key]))
         if actual != expected:
-            raise DataError(f"{path}: corrupt: the bytes of tensor {key!r} fail their CRC-32 check "
-                            f"(stored {expected}, computed {actual})")
+            return f"the bytes of tensor {key!r} fail their CRC-32 check (stored {expected}, computed {actual})"
+    return None
+
+
+def _check_crc(path: str, arrays: dict, checksums) -> None:
+    problem = _crc_problem(arrays, checksums)
+    if problem is not None:
+        raise DataError(f"{path}: corrupt: {problem}")

@@ -1,25 +1,12 @@
 """`zero gpt prepare | train | sample` end to end on a tiny configuration."""
 import json
 
-import pytest
-
 import zero
-from zero.cli.main import main
 
-TINY = ("--batch-size", 4, "--block-size", 16, "--n-layer", 1, "--n-head", 2, "--n-embd", 16,
-        "--dropout", 0.1, "--warmup", 2, "--eval-iters", 2, "--log-interval", 1, "--sample-tokens", 20)
+from cli_helpers import TINY_GPT, gpt
 
-
-def _run(*argv):
-    return main(["gpt", *map(str, argv)])
-
-
-@pytest.fixture
-def prepared(tmp_path):
-    text = ("To be, or not to be, that is the question:\n" * 40) + "床前明月光，疑是地上霜。🌙\n" * 20
-    (tmp_path / "input.txt").write_text(text, encoding="utf-8")
-    assert _run("prepare", tmp_path / "input.txt", "--out", tmp_path / "data") == 0
-    return tmp_path / "data"
+TINY = TINY_GPT
+_run = gpt
 
 
 def test_train_then_sample(prepared, tmp_path, capsys):

@@ -3,35 +3,12 @@ import json
 
 import numpy as np
 import pytest
+from cli_helpers import mnist, run_child
 
 import zero
-from zero.cli.main import main
-from zero.data import write_idx
 
 
-@pytest.fixture
-def tiny_mnist(tmp_path):
-    """Two easy classes the MLP can separate: bright left half vs bright right half."""
-    rng = np.random.default_rng(0)
-
-    def make(n):
-        labels = rng.integers(0, 2, n).astype(np.uint8)
-        images = rng.integers(0, 60, (n, 28, 28)).astype(np.uint8)
-        images[labels == 0, :, :14] += 150
-        images[labels == 1, :, 14:] += 150
-        return images, labels
-
-    train_images, train_labels = make(256)
-    test_images, test_labels = make(64)
-    write_idx(tmp_path / "train-images-idx3-ubyte.gz", train_images)
-    write_idx(tmp_path / "train-labels-idx1-ubyte.gz", train_labels)
-    write_idx(tmp_path / "t10k-images-idx3-ubyte", test_images)
-    write_idx(tmp_path / "t10k-labels-idx1-ubyte", test_labels)
-    return tmp_path
-
-
-def _run(*argv):
-    return main(["mnist", *map(str, argv)])
+_run = mnist
 
 
 def test_trains_and_writes_metrics(tiny_mnist, tmp_path, capsys):
@@ -47,33 +24,41 @@ def test_trains_and_writes_metrics(tiny_mnist, tmp_path, capsys):
     assert records[-1]["test_acc"] > 0.9  # the two classes are easy
 
 
-def test_resume_equals_uninterrupted_run(tiny_mnist, tmp_path, monkeypatch):
-    common = ("--data", tiny_mnist, "--batch-size", 32, "--hidden", 16, "--seed", 5, "--epochs", 2)
-    straight = tmp_path / "straight.safetensors"
-    assert _run(*common, "--save", straight) == 0
-
-    # The same run, interrupted (Ctrl-C) right after its first checkpoint ...
-    import zero.cli.mnist as job
-
-    real_save = job.save
-
-    def save_then_interrupt(obj, path):
-        real_save(obj, path)
-        raise KeyboardInterrupt
-
-    monkeypatch.setattr(job, "save", save_then_interrupt)
-    first = tmp_path / "first.safetensors"
-    assert _run(*common, "--save", first) == 130
-    monkeypatch.setattr(job, "save", real_save)
-    assert zero.load(first)["epoch"] == 1
-    # ... and resumed from it.
-    resumed = tmp_path / "resumed.safetensors"
-    assert _run(*common, "--resume", first, "--save", resumed) == 0
-
-    a, b = zero.load(straight), zero.load(resumed)
-    assert a["epoch"] == b["epoch"] == 2
+def _same_checkpoints(a, b) -> None:
+    a, b = zero.load(a), zero.load(b)
+    assert (a["epoch"], a["step"]) == (b["epoch"], b["step"])
     for key in a["model"]:
         np.testing.assert_array_equal(a["model"][key].numpy(), b["model"][key].numpy(), err_msg=key)
+    for index, state in a["optimizer"]["state"].items():
+        for name, value in state.items():
+            other = b["optimizer"]["state"][index][name]
+            assert value == other if not isinstance(value, zero.Tensor) else \
+                np.array_equal(value.numpy(), other.numpy()), (index, name)
+
+
+@pytest.mark.parametrize("signal_name, status, at_step", [("SIGINT", 130, 3), ("SIGTERM", 143, 11),
+                                                          ("SIGINT", 130, 8)])
+def test_a_signal_saves_and_resume_equals_the_uninterrupted_run(tiny_mnist, tmp_path, signal_name, status,
+                                                                at_step):
+    """8 batches an epoch: a real signal inside step 3 (epoch 1) or 11 (epoch 2) stops the run
+    mid-epoch; one inside step 8 lets epoch 1 end (evaluated, saved) first. --resume then
+    gives the very weights, optimizer state and metrics of a run never stopped."""
+    common = ("--data", tiny_mnist, "--batch-size", 32, "--hidden", 16, "--seed", 5, "--epochs", 3)
+    straight = tmp_path / "straight.safetensors"
+    assert _run(*common, "--save", straight, "--metrics", tmp_path / "straight.jsonl") == 0
+
+    stopped = tmp_path / "stopped.safetensors"
+    metrics = tmp_path / "stopped.jsonl"
+    code, _, err = run_child("mnist", *common, "--save", stopped, "--metrics", metrics,
+                             signal_at=f"{signal_name}:{at_step}")
+    assert code == status, err
+    assert f"{signal_name}: stopped after step {at_step}: checkpoint {stopped} (step {at_step})" in err
+    assert zero.load(stopped)["step"] == at_step
+    assert _run(*common, "--resume", stopped, "--save", stopped, "--metrics", metrics) == 0
+    _same_checkpoints(straight, stopped)
+    drop_time = lambda path: [{k: v for k, v in json.loads(line).items() if k not in ("seconds", "samples_per_s")}  # noqa: E731
+                              for line in path.read_text().splitlines()]
+    assert drop_time(metrics) == drop_time(tmp_path / "straight.jsonl")
 
 
 def test_a_cpu_checkpoint_resumes_on_another_device(tiny_mnist, tmp_path, second_device):

@@ -1,4 +1,5 @@
-"""What the jobs share: argument checks, devices, progress bars, metrics files, memory figures."""
+"""What the jobs share: devices, progress bars, metrics files, memory figures.
+(The rules for arguments are in ``arguments``.)"""
 from __future__ import annotations
 
 import json
@@ -9,13 +10,10 @@ from pathlib import Path
 from ..backends.device import Device
 from ..errors import UsageError
 
-
-def require_at_least(args, minimum: int, *names: str) -> None:
-    """Each ``--name`` (attribute ``name`` of the parsed ``args``) must be at least ``minimum``."""
-    for name in names:
-        value = getattr(args, name)
-        if value < minimum:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least {minimum}, got {value}")
+try:
+    import fcntl
+except ImportError:  # not POSIX: the metrics file is not locked
+    fcntl = None  # type: ignore[assignment]
 
 
 def resolve_device(name: str) -> Device:
@@ -34,23 +32,54 @@ def progress(iterable, total: int, description: str):
 
 
 class MetricsFile:
-    """One JSON object per line, flushed as written so a crash loses nothing."""
+    """One JSON object per line, flushed as written so a crash loses nothing.
 
-    def __init__(self, path: str | None, append: bool = False):
+    A new run starts the file afresh. A resumed run (``keep_until`` given) keeps the
+    records up to the one whose ``key`` is ``keep_until`` -- the step its checkpoint was
+    written at -- and cuts the rest (records of steps it will run again, a line torn by a
+    crash), so the file never holds a step twice. The file is locked (``flock``) while
+    open: two trainers never write into one metrics file.
+    """
+
+    def __init__(self, path: str | None, key: str = "step", keep_until: int | None = None):
         self.file = None
-        if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.file = open(path, "a" if append else "w", encoding="utf-8")
+        if not path:
+            return
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.file = open(path, "a+b")
+        if fcntl is not None:
+            try:
+                fcntl.flock(self.file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                self.file.close()
+                self.file = None
+                raise UsageError(f"--metrics {path}: another trainer is writing this file") from None
+        self.file.seek(0)
+        self.file.truncate(0 if keep_until is None else _records_end(self.file, key, keep_until))
 
     def write(self, record: dict) -> None:
         if self.file is not None:
-            self.file.write(json.dumps(record) + "\n")
+            self.file.write((json.dumps(record) + "\n").encode("utf-8"))
             self.file.flush()
             os.fsync(self.file.fileno())
 
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
+
+
+def _records_end(file, key: str, last: int) -> int:
+    """Byte offset just past the leading records whose ``key`` is at most ``last``."""
+    end = 0
+    for line in iter(file.readline, b""):
+        try:
+            value = json.loads(line).get(key)
+        except (ValueError, AttributeError):  # a line torn by a crash, or not a record
+            break
+        if not line.endswith(b"\n") or not isinstance(value, int) or value > last:
+            break
+        end += len(line)
+    return end
 
 
 def peak_memory(device: Device) -> int:

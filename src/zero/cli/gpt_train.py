@@ -3,39 +3,110 @@
 Each step: a random batch (targets shifted by one), the fused loss, backward,
 global-norm clipping, the warm-up + cosine learning rate, an AdamW step
 (betas 0.9, 0.99). Every --eval-interval steps and at the end: a validation
-loss estimate and a short sample in eval mode, then an atomic checkpoint of
-model, optimizer, step, RNG states and config into RUN_DIR, from which
---resume continues exactly as if the run had never stopped.
+loss estimate and a short sample in eval mode, then a checkpoint of model,
+optimizer, step, RNG states and config, from which --resume continues exactly
+as if the run had never stopped.
+
+RUN_DIR holds (see ``checkpoints`` for the rotation):
+
+    checkpoint.safetensors          the latest: --resume and `zero gpt sample` read it
+    checkpoint-000500.safetensors   the newest --keep-checkpoints, named by step
+    checkpoint-best.safetensors     the lowest validation loss so far
+                                    (`zero gpt sample --checkpoint best`)
+
+Checkpoints are also written every --checkpoint-minutes of wall-clock time and
+when SIGINT or SIGTERM arrives (then the job exits 130 / 143). A non-finite
+loss or gradient norm stops the run (exit status 3) before its update is
+applied; a model holding inf or NaN is never saved. One trainer per RUN_DIR (a
+lock); a RUN_DIR that holds checkpoints takes --resume or --overwrite.
+
+--resume continues with the checkpoint's settings (its --steps, --lr, --data
+...); options given on the command line override them, except the model's
+shape. The --metrics file is cut back to the checkpoint's step first.
 """
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 
 from .. import nn
 from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData
-from ..errors import DataError
+from ..errors import DataError, UsageError
 from ..grad_mode import no_grad
 from ..models.gpt import GPT, GPTConfig
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..optim.lr_scheduler import WarmupCosineLR
 from ..random import Generator, get_rng_state, manual_seed, set_rng_state
-from ..serialization import load, save
+from ..serialization import load
 from ..tensors.creation import tensor
-from .common import MetricsFile, peak_memory, progress, require_at_least, resolve_device, trim_device_pool
+from .arguments import (physical_memory, require_at_least, require_fits_in_memory, require_multiple,
+                        require_new_or_resumed, require_not_above, require_number, require_writable,
+                        settle_with_checkpoint)
+from .checkpoints import CheckpointSet
+from .common import peak_memory, progress, resolve_device, trim_device_pool
+from .training_run import TrainingRun
 
 CHECKPOINT = "checkpoint.safetensors"
 MODEL_KEYS = ("block_size", "n_layer", "n_head", "n_embd", "dropout")
+TRAIN_KEYS = ("steps", "batch_size", "lr", "min_lr", "warmup", "weight_decay", "grad_clip", "eval_interval",
+              "eval_iters", "log_interval", "seed", "data")
 
 
-def train(args) -> int:
-    _check_arguments(args)
+def checkpoint_set(args) -> CheckpointSet:
+    return CheckpointSet(Path(args.out) / CHECKPOINT, args.keep_checkpoints)
+
+
+def check_arguments(args) -> dict | None:
+    """Every rule on ``zero gpt train``'s arguments; runs before any data is read or prepared.
+    With --resume, reads the checkpoint first: options not given take its values (the
+    ``TRAIN_KEYS`` given override them) and returns it."""
+    require_writable("--out", args.out, directory=True)
+    checkpoints = checkpoint_set(args)
+    require_new_or_resumed(checkpoints, args.resume, args.overwrite, args.out)
+    resume_from = checkpoints.resumable() if args.resume else None
+    saved = _read_checkpoint(resume_from, args) if resume_from is not None else None
+    require_at_least(args, 1, "steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
+                     "eval_interval", "eval_iters", "log_interval", "keep_checkpoints")
+    require_at_least(args, 0, "warmup", "sample_tokens", "seed")
+    require_multiple(args, "n_embd", "n_head")
+    require_number(args, "lr", "min_lr", "weight_decay", "grad_clip", "checkpoint_minutes")
+    require_number(args, "dropout", below=1.0)
+    require_not_above(args, "min_lr", "lr")
+    if args.metrics:
+        require_writable("--metrics", args.metrics)
+    require_fits_in_memory(_training_bytes(args), physical_memory() if args.device == "cpu" else None,
+                           f"a step of --batch-size {args.batch_size} x --block-size {args.block_size} "
+                           f"x --n-embd {args.n_embd} x --n-layer {args.n_layer}",
+                           "--batch-size (or --block-size, --n-embd, --n-layer)")
+    if saved is not None and saved["step"] >= args.steps:
+        raise UsageError(f"--steps {args.steps}: {resume_from} is at step {saved['step']} already; ask "
+                         "for more --steps to continue it")
+    return saved
+
+
+def _training_bytes(args) -> int:
+    """What a training step holds at its peak, estimated from measured CPU peaks: about
+    8 (B, T, C) float32 activations per layer and 12 more, plus parameters, gradients and
+    AdamW's two moments (the vocabulary, unknown here, is taken as 256 characters)."""
+    B, T, C, L = args.batch_size, args.block_size, args.n_embd, args.n_layer
+    parameters = 12 * L * C * C + (256 + T) * C
+    return 4 * B * T * C * (8 * L + 12) + 16 * parameters
+
+
+def train(args, saved: dict | None) -> int:
+    """Train as ``args`` (checked by ``check_arguments``, which read ``saved``) say."""
     device = resolve_device(args.device)
-    data_dir, run_dir = Path(args.data), Path(args.out)
+    checkpoints = checkpoint_set(args)
+    data_dir = Path(args.data)
     tokenizer = CharTokenizer.load(data_dir / VOCAB_FILE)
     train_data = TokenData(data_dir / TRAIN_FILE, len(tokenizer))
     val_data = TokenData(data_dir / VAL_FILE, len(tokenizer))
+    for data in (train_data, val_data):
+        if len(data) <= args.block_size:
+            raise DataError(f"{data.path}: {len(data)} tokens cannot fill a window of --block-size "
+                            f"{args.block_size} plus one target; use a smaller --block-size or more text")
     config = GPTConfig(vocab_size=len(tokenizer), **{k: getattr(args, k) for k in MODEL_KEYS})
 
     manual_seed(args.seed)
@@ -45,54 +116,77 @@ def train(args) -> int:
     optimizer = AdamW([{"params": decay, "weight_decay": args.weight_decay},
                        {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.99))
     first = 0
-    if args.resume:
-        first = _resume(run_dir / CHECKPOINT, model, optimizer, batches, config, tokenizer)
-        print(f"resumed from {run_dir / CHECKPOINT} after step {first}")
+    if saved is not None:
+        resumed_from = checkpoints.resumable()
+        assert resumed_from is not None  # check_arguments read it
+        first = _restore(saved, resumed_from, model, optimizer, batches, tokenizer)
+        optimizer.param_groups[0]["weight_decay"] = args.weight_decay  # the checkpoint's, or the override
+        for group in optimizer.param_groups:
+            group["initial_lr"] = args.lr  # what the schedule scales from
+        print(f"resumed from {resumed_from} after step {first}")
     schedule = WarmupCosineLR(optimizer, warmup_steps=args.warmup, total_steps=args.steps, min_lr=args.min_lr,
                               last_step=first - 1)
     print(f"model: {model.num_parameters():,} parameters ({config.n_layer} layers, {config.n_head} heads, "
           f"{config.n_embd} wide, block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
           f"{len(train_data):,} train / {len(val_data):,} val tokens")
 
-    metrics = MetricsFile(args.metrics, append=args.resume)
+    run = TrainingRun("gpt train", checkpoints, overwrite=args.overwrite, checkpoint_minutes=args.checkpoint_minutes,
+                      metrics=args.metrics, metrics_key="step", metrics_after=first if args.resume else None,
+                      resumed_step=first if saved is not None else None,
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"))
+    try:
+        with run:
+            return _loop(args, run, model, optimizer, schedule, batches, train_data, val_data, tokenizer, config,
+                         device, first)
+    except MemoryError:
+        raise UsageError(f"out of memory in step {run.step + 1} (--batch-size {args.batch_size} x --block-size "
+                         f"{args.block_size}, about {_training_bytes(args) / 2**30:,.1f} GiB estimated): lower "
+                         "--batch-size (or --block-size)") from None
+
+
+def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_data, val_data, tokenizer, config,
+          device, first: int) -> int:
     tokens_per_step = args.batch_size * args.block_size
     clock, clock_step = time.perf_counter(), first
-    try:
-        for step in progress(range(first, args.steps), args.steps - first, "train"):
-            lr = schedule.get_last_lr()[0]
-            x, y = _batch(train_data, args, batches, device)
+    run.step = first
+    for step in progress(range(first, args.steps), args.steps - first, "train"):
+        done = step + 1
+        lr = schedule.get_last_lr()[0]
+        x, y = _batch(train_data, args, batches, device)
+        try:
             loss = model(x, y)
             optimizer.zero_grad()
             loss.backward()
-            grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip) if args.grad_clip > 0 else None
-            optimizer.step()
-            schedule.step()
+        except ArithmeticError as e:
+            raise run.arithmetic_failure(done, e) from None
+        # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
+        # measured: the divergence guard reads it
+        grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip if args.grad_clip > 0 else math.inf)
+        loss_value, norm_value = run.check_step(done, loss, grad_norm)  # before the update: Diverged
+        optimizer.step()
+        schedule.step()
 
-            done = step + 1
-            evaluate_now = done % args.eval_interval == 0 or done == args.steps
-            if done % args.log_interval and not evaluate_now:
-                continue
-            record = {"step": done, "train_loss": round(loss.item(), 5), "lr": lr,
-                      "grad_norm": None if grad_norm is None else round(grad_norm.item(), 5)}
-            seconds = (time.perf_counter() - clock) / (done - clock_step)  # loss.item() waited for the device
+        evaluate_now = done % args.eval_interval == 0 or done == args.steps
+        val_loss = None
+        if evaluate_now or done % args.log_interval == 0:
+            record = {"step": done, "train_loss": round(loss_value, 5), "lr": lr,
+                      "grad_norm": None if norm_value is None else round(norm_value, 5)}
+            seconds = (time.perf_counter() - clock) / (done - clock_step)
             record["ms_per_step"] = round(1000 * seconds, 2)
             record["tokens_per_s"] = round(tokens_per_step / seconds, 1)
             if evaluate_now:
-                record["val_loss"] = round(estimate_loss(model, val_data, args, device), 5)
+                val_loss = record["val_loss"] = round(estimate_loss(model, val_data, args, device), 5)
             print(_format(record, device), flush=True)
-            metrics.write(record)
+            run.write_metrics(record)
             if evaluate_now:
                 _show_sample(model, tokenizer, device, args.sample_tokens, args.seed)
-                _checkpoint(run_dir, model, optimizer, batches, config, tokenizer, args, done)
             clock, clock_step = time.perf_counter(), done
-    finally:
-        metrics.close()
+        if evaluate_now or run.checkpoint_due() or run.stop_requested:
+            _checkpoint(run, model, optimizer, batches, config, tokenizer, args, done, val_loss)
+        run.step = done
+        if run.stop_requested and done < args.steps:
+            return run.stop(done)
     return 0
-
-
-def _check_arguments(args) -> None:
-    require_at_least(args, 1, "steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
-                     "eval_interval", "eval_iters", "log_interval")
 
 
 def _parameter_groups(model: GPT) -> tuple[list, list]:
@@ -132,29 +226,33 @@ def _show_sample(model: GPT, tokenizer: CharTokenizer, device, tokens: int, seed
     print("--- sample ---\n" + text.strip("\n") + "\n--------------")
 
 
-def _checkpoint(run_dir: Path, model, optimizer, batches, config, tokenizer, args, step: int) -> None:
-    run_dir.mkdir(parents=True, exist_ok=True)
-    save({"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
-          "rng": {"default": get_rng_state(), "batches": batches.get_state()},
-          "config": {"model": config.to_dict(), "train": _train_settings(args)},
-          "vocab": list(tokenizer.chars)}, run_dir / CHECKPOINT)
+def _checkpoint(run: TrainingRun, model, optimizer, batches, config, tokenizer, args, step: int,
+                val_loss: float | None) -> None:
+    state = {"job": "gpt train", "model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
+             "rng": {"default": get_rng_state(), "batches": batches.get_state()},
+             "config": {"model": config.to_dict(), "train": _train_settings(args)},
+             "vocab": list(tokenizer.chars)}
+    run.save(state, step, model.named_parameters(), val_loss)
 
 
 def _train_settings(args) -> dict:
-    keys = ("steps", "batch_size", "lr", "min_lr", "warmup", "weight_decay", "grad_clip", "eval_interval",
-            "eval_iters", "seed", "data")
-    return {k: getattr(args, k) for k in keys}
+    return {k: getattr(args, k) for k in TRAIN_KEYS}
 
 
-def _resume(path: Path, model, optimizer, batches, config: GPTConfig, tokenizer) -> int:
-    if not path.is_file():
-        raise DataError(f"--resume: no checkpoint at {path}")
+def _read_checkpoint(path: Path, args) -> dict:
+    """The checkpoint --resume continues; the options not given take its settings."""
     checkpoint = load(path)
-    saved = checkpoint["config"]["model"]
-    if saved != config.to_dict():
-        differs = ", ".join(f"{k}: checkpoint {saved.get(k)} vs now {v}" for k, v in config.to_dict().items()
-                            if saved.get(k) != v)
-        raise DataError(f"--resume: {path} was trained with another model configuration ({differs})")
+    fields = ("model", "optimizer", "step", "rng", "config", "vocab")
+    if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in fields):
+        raise DataError(f"--resume: {path} is not a `zero gpt train` checkpoint")
+    config = checkpoint["config"]
+    saved = {**config.get("train", {}), **config.get("model", {})}
+    for line in settle_with_checkpoint(args, saved, path, fixed=MODEL_KEYS, adjustable=TRAIN_KEYS):
+        print(f"resume: {line}")
+    return checkpoint
+
+
+def _restore(checkpoint: dict, path: Path, model, optimizer, batches, tokenizer) -> int:
     if list(checkpoint["vocab"]) != tokenizer.chars:
         raise DataError(f"--resume: {path} was trained on data with another vocabulary")
     model.load_state_dict(checkpoint["model"])

@@ -1,0 +1,131 @@
+"""What both training jobs hold for the life of a run, and the rules they share.
+
+    with TrainingRun(job, checkpoints, ...) as run:      # lock, metrics, signal handlers
+        for step ...:
+            loss, norm = run.check_step(done, loss, grad_norm)  # Diverged: exit status 3
+            ...
+            if run.checkpoint_due() or run.stop_requested:
+                run.save(state, done, model.named_parameters(), val_loss)
+            if run.stop_requested:
+                return run.stop(done)                    # 130 (SIGINT) / 143 (SIGTERM)
+
+Checkpoints are written at the job's own points (each --eval-interval, each
+epoch, the end), every --checkpoint-minutes of wall-clock time (default 10)
+and when a stop signal arrives. Before a checkpoint is written the model's
+parameters are checked: a model holding inf or NaN is never saved (Diverged),
+so the latest checkpoint on disk is always a good one -- the one a
+divergence message names.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+from .checkpoints import CheckpointSet
+from .common import MetricsFile
+from .run_control import (Diverged, StopSignals, TrainerLock, arithmetic_failure, check_finite, nonfinite_tensors,
+                          read_step_values, signal_name)
+
+
+class TrainingRun:
+    def __init__(self, job: str, checkpoints: CheckpointSet | None, *, overwrite: bool, checkpoint_minutes: float,
+                 metrics: str | None, metrics_key: str, metrics_after: int | None,
+                 resumed_step: int | None = None, best_val_loss: float | None = None):
+        """``checkpoints`` None: the run saves nothing (``zero mnist`` without --save).
+        ``metrics_after``: on --resume, the last ``metrics_key`` value (step, epoch) whose
+        records the metrics file keeps; None starts it afresh. ``resumed_step``: the step of
+        the checkpoint a resumed run continues, ``best_val_loss`` the best it had seen."""
+        self.job, self.checkpoints, self.overwrite = job, checkpoints, overwrite
+        self.metrics_path, self.metrics_key, self.metrics_after = metrics, metrics_key, metrics_after
+        self.interval = checkpoint_minutes * 60.0
+        self.best_val_loss = best_val_loss
+        self.last_saved = resumed_step
+        self.step = resumed_step or 0  # the last step done (the job keeps it up to date)
+        self.signals = StopSignals()
+        self.lock = TrainerLock(checkpoints.lock, str(checkpoints.latest.parent)) if checkpoints else None
+        self.metrics: MetricsFile | None = None
+        self.saved_at = time.monotonic()
+
+    def __enter__(self) -> TrainingRun:
+        if self.lock is not None:
+            self.lock.__enter__()
+        try:
+            if self.overwrite and self.checkpoints is not None:
+                self.checkpoints.remove_all()
+            self.metrics = MetricsFile(self.metrics_path, self.metrics_key, self.metrics_after)
+            self.signals.__enter__()
+        except BaseException:
+            self.__exit__(None, None, None)
+            raise
+        self.saved_at = time.monotonic()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.signals.__exit__()
+        if self.metrics is not None:
+            self.metrics.close()
+        if self.lock is not None:
+            self.lock.__exit__()
+
+    def write_metrics(self, record: dict) -> None:
+        assert self.metrics is not None
+        self.metrics.write(record)
+
+    # -- the divergence guard -----------------------------------------------------------------
+    @property
+    def last_good(self) -> str:
+        if self.checkpoints is None:
+            return "nothing was saved (no --save)"
+        if self.last_saved is None:
+            return "no checkpoint was written before it"
+        return f"the last good checkpoint is {self.checkpoints.latest} (step {self.last_saved})"
+
+    def check_step(self, step: int, loss, grad_norm=None) -> tuple[float, float | None]:
+        """The step's loss and gradient norm as floats; Diverged if either is not finite."""
+        loss_value, norm_value = read_step_values(loss, grad_norm)
+        check_finite(step, loss_value, norm_value, self.last_good)
+        return loss_value, norm_value
+
+    def arithmetic_failure(self, step: int, error: ArithmeticError) -> Diverged:
+        return arithmetic_failure(step, error, self.last_good)
+
+    # -- checkpoints --------------------------------------------------------------------------
+    @property
+    def stop_requested(self) -> bool:
+        return self.signals.signum is not None
+
+    def checkpoint_due(self) -> bool:
+        """True when --checkpoint-minutes have passed since the last checkpoint (0: never)."""
+        return self.interval > 0 and time.monotonic() - self.saved_at >= self.interval
+
+    def save(self, state: dict, step: int, parameters, val_loss: float | None = None):
+        """Write ``state`` as the checkpoint of ``step`` (None without --save) after checking
+        that ``parameters`` (name, tensor) are all finite."""
+        self.saved_at = time.monotonic()
+        if self.checkpoints is None:
+            return None
+        bad, checked = nonfinite_tensors(parameters)
+        if bad:
+            names = ", ".join(bad[:3]) + (" ..." if len(bad) > 3 else "")
+            raise Diverged(f"step {step}: {len(bad)} of {checked} parameter tensors hold inf or NaN ({names}): "
+                           "the run diverged and this model is not saved; "
+                           f"{self.last_good} (try a lower --lr)")
+        is_best = val_loss is not None and (self.best_val_loss is None or val_loss < self.best_val_loss)
+        if is_best:
+            self.best_val_loss = val_loss
+        state["run"] = {"step": step, "val_loss": val_loss, "best_val_loss": self.best_val_loss}
+        path = self.checkpoints.save(state, step, is_best=is_best)
+        self.last_saved = step
+        return path
+
+    def stop(self, step: int) -> int:
+        """After a stop signal (and the checkpoint): say where the run stands; the exit status."""
+        signum = self.signals.signum
+        assert signum is not None
+        if self.checkpoints is None:
+            where = "nothing saved (no --save)"
+        else:
+            where = f"checkpoint {self.checkpoints.latest} (step {self.last_saved}); continue with --resume"
+        print(f"zero {self.job}: {signal_name(signum)}: stopped after step {step}: {where}", file=sys.stderr,
+              flush=True)
+        return self.signals.exit_status
