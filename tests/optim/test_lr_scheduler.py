@@ -213,10 +213,10 @@ def test_state_dict_is_every_attribute_but_the_optimizer():
     assert len(state["_schedulers"]) == 2 and "factor" in state["_schedulers"][0]
 
 
-def test_warmup_cosine_keeps_the_jobs_last_step_argument_and_old_state():
+def test_warmup_cosine_resumes_at_last_epoch_and_loads_the_old_state_layout():
     opt = optimizer()
     S.WarmupCosineLR(opt, warmup_steps=2, total_steps=10)  # sets initial_lr, as the jobs' fresh runs do
-    resumed = S.WarmupCosineLR(opt, warmup_steps=2, total_steps=10, last_step=4)
+    resumed = S.WarmupCosineLR(opt, warmup_steps=2, total_steps=10, last_epoch=4)
     assert resumed.last_epoch == 5 and opt.param_groups[0]["lr"] == pytest.approx(S.warmup_cosine_lr(5, BASE, 0, 2,
                                                                                                        10))
     resumed.load_state_dict({"last_step": 7, "base_lrs": [BASE]})  # Zero's layout before PyTorch's

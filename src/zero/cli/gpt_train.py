@@ -125,7 +125,7 @@ def train(args, saved: dict | None) -> int:
             group["initial_lr"] = args.lr  # what the schedule scales from
         print(f"resumed from {resumed_from} after step {first}")
     schedule = WarmupCosineLR(optimizer, warmup_steps=args.warmup, total_steps=args.steps, min_lr=args.min_lr,
-                              last_step=first - 1)
+                              last_epoch=first - 1)
     print(f"model: {model.num_parameters():,} parameters ({config.n_layer} layers, {config.n_head} heads, "
           f"{config.n_embd} wide, block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
           f"{len(train_data):,} train / {len(val_data):,} val tokens")

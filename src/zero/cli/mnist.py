@@ -138,7 +138,7 @@ def run(args) -> int:
     steps_per_epoch = len(train_loader)
     # Cosine decay to a tenth of --lr over the whole run: the last steps average out noise.
     schedule = WarmupCosineLR(optimizer, warmup_steps=0, total_steps=args.epochs * steps_per_epoch,
-                              min_lr=args.lr / 10, last_step=start_epoch * steps_per_epoch + position.batch - 1)
+                              min_lr=args.lr / 10, last_epoch=start_epoch * steps_per_epoch + position.batch - 1)
     test_loader = DataLoader(test_set, batch_size=1000)
     print(f"model: {model.num_parameters():,} parameters on {device}, {args.optimizer} lr={args.lr}, "
           f"batch {args.batch_size}, {len(train_set):,} training and {len(test_set):,} test images")

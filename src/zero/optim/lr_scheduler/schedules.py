@@ -217,12 +217,11 @@ class WarmupCosineLR(LRScheduler):
     """The book's schedule (Zero's own, used by its jobs): linear warm-up to each group's
     initial lr over ``warmup_steps``, cosine decay to ``min_lr`` at ``total_steps``, then
     ``min_lr``. A closed form: resuming with ``last_epoch`` gives exactly the uninterrupted
-    run's lrs. ``last_step=`` is the old name of ``last_epoch`` (kept for the jobs)."""
+    run's lrs."""
 
-    def __init__(self, optimizer, warmup_steps: int, total_steps: int, min_lr: float = 0.0, last_epoch: int = -1,
-                 *, last_step: int | None = None):
+    def __init__(self, optimizer, warmup_steps: int, total_steps: int, min_lr: float = 0.0, last_epoch: int = -1):
         self.warmup_steps, self.total_steps, self.min_lr = warmup_steps, total_steps, min_lr
-        super().__init__(optimizer, last_epoch if last_step is None else last_step)
+        super().__init__(optimizer, last_epoch)
 
     def get_lr(self) -> list:
         self._warn_if_outside_step()
