@@ -7,7 +7,7 @@
 #   scripts/gpu-check.sh bench    environment, smoke checks and the benchmark only
 #
 # It installs nothing and runs from the source tree (PYTHONPATH=src). The tests run with
-# ZERO_TEST_DEVICE=cuda: tests/cuda's kernel tests run compiled on the GPU instead of
+# ZERO_TEST_DEVICE=cuda: tests/backends/cuda's kernel tests run compiled on the GPU instead of
 # interpreted, its GPU-only tests run, and the op harness (tests/ops) makes its tensors on
 # cuda. Then benchmarks/gpu_gpt.py times a GPT training step at the book's configuration in
 # Zero and in PyTorch. Each stage has a time limit so that the whole run ends well inside

@@ -19,7 +19,7 @@ import numpy as np
 
 from .interpret import HostArray, interpreting, patch_interpreter, typed_scalars
 
-# Set by tests/cuda/compile_all.py: called as recorder(kernel, grid, args, meta) instead of launching.
+# Set by tests/backends/cuda/compile_all.py: called as recorder(kernel, grid, args, meta) instead of launching.
 recorder = None
 
 

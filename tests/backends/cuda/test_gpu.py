@@ -15,7 +15,7 @@ import zero
 import zero.cuda
 from zero.nn import functional as F
 
-from conftest import needs_gpu  # noqa: E402  (tests/cuda/conftest.py)
+from conftest import needs_gpu  # noqa: E402  (tests/backends/cuda/conftest.py)
 
 pytestmark = [needs_gpu, pytest.mark.usefixtures("arrays")]  # `arrays` sets the backend up (or fails)
 

@@ -23,7 +23,7 @@ HERE = Path(__file__).parent
 
 def _kernel_names() -> set:
     names = set()
-    for path in (HERE.parents[1] / "src" / "zero" / "backends" / "cuda" / "triton_kernels").glob("*.py"):
+    for path in (HERE.parents[2] / "src" / "zero" / "backends" / "cuda" / "triton_kernels").glob("*.py"):
         for line in path.read_text().splitlines():
             if line.startswith("def ") and line.split("(")[0].endswith("_kernel"):
                 names.add(line[4:].split("(")[0])

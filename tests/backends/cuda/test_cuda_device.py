@@ -15,7 +15,7 @@ from zero.errors import DeviceError
 from zero.tensor.meta import TensorMeta, contiguous_strides
 from zero.tensor.tensor import Tensor
 
-from conftest import ON_GPU  # noqa: E402  (tests/cuda/conftest.py)
+from conftest import ON_GPU  # noqa: E402  (tests/backends/cuda/conftest.py)
 
 
 class _NoKernelMayTouchThis:

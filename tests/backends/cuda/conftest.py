@@ -27,7 +27,7 @@ if not ON_GPU:
 HAVE_CUDA_STACK = all(importlib.util.find_spec(name) is not None for name in ("cupy", "triton"))
 if not HAVE_CUDA_STACK:
     if os.environ.get("CI") == "true":
-        raise RuntimeError("tests/cuda: CI must install triton and cupy-cuda13x (see .ci/run)")
+        raise RuntimeError("tests/backends/cuda: CI must install triton and cupy-cuda13x (see .ci/run)")
     collect_ignore = ["test_triton_kernels.py", "test_fused_kernels.py", "test_matmul_plan.py",
                       "test_cuda_memory.py", "test_compile_sm90.py", "test_gpu.py"]
 

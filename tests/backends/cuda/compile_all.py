@@ -1,6 +1,6 @@
 """Compile every Triton kernel ahead of time for a GPU this machine need not have.
 
-Run as a script (``python tests/cuda/compile_all.py [--arch 90]``), in a process without
+Run as a script (``python tests/backends/cuda/compile_all.py [--arch 90]``), in a process without
 TRITON_INTERPRET. It calls each CUDA kernel function on NumPy arrays shaped like one
 step of the book's GPT (smaller batch, same widths), with the launcher's ``recorder``
 set: instead of launching, each call hands over the kernel, its arguments and its
