@@ -27,7 +27,7 @@ import numpy as np
 
 from ._fastmath import fast_exp
 from ._fused_support import Workspace, shaped
-from ._jit import njit_serial
+from ._jit import njit
 
 __all__ = ["flash_attention_forward", "flash_attention_backward"]
 
@@ -121,7 +121,7 @@ def _backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v
                     grad_q[g0:g1, first_row:] += partial
 
 
-@njit_serial
+@njit
 def _probabilities(scores, scale, row0, causal, lse):
     """In place: scores (G, R, n) of query rows row0.. -> softmax(scale * scores) over the
     keys each row sees (0 beyond them); lse[g, row0 + r] = logsumexp(scale * scores)."""
@@ -145,7 +145,7 @@ def _probabilities(scores, scale, row0, causal, lse):
         lse[g, row0 + r] = peak + math.log(total)
 
 
-@njit_serial
+@njit
 def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, causal):
     """In place, for query rows row0.. and key columns col0..:
     scores -> P = exp(scale * scores - lse) (0 where masked),

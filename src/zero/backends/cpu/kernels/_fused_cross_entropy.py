@@ -17,7 +17,7 @@ import numpy as np
 
 from ._fastmath import fast_exp
 from ._fused_support import Workspace, shaped
-from ._jit import njit_serial
+from ._jit import njit
 
 __all__ = ["linear_cross_entropy_forward", "linear_cross_entropy_backward"]
 
@@ -80,7 +80,7 @@ def _backward(grad_loss, x, weight, target, lse, ignore_index, chunk_size, grad_
                 grad_weight += partial
 
 
-@njit_serial
+@njit
 def _loss_rows(logits, peaks, target, row0, ignore_index, loss, lse):
     """Per row r of the chunk (global row row0 + r), with its maximum peaks[r]: lse and
     loss (0 when ignored)."""
@@ -96,7 +96,7 @@ def _loss_rows(logits, peaks, target, row0, ignore_index, loss, lse):
         loss[row0 + r] = 0.0 if t == ignore_index else row_lse - logits[r, t]
 
 
-@njit_serial
+@njit
 def _grad_logits_rows(logits, target, row0, ignore_index, lse, grad_loss):
     """In place: logits -> g * (softmax - onehot(target)), 0 on ignored rows."""
     rows, vocab = logits.shape

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._fastmath import fast_tanh, normal_cdf_pdf
 from ._fused_support import Workspace, column_sums, shaped
-from ._jit import njit_serial
+from ._jit import njit
 
 __all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward"]
 
@@ -100,7 +100,7 @@ SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_TANH_C = 0.044715
 
 
-@njit_serial
+@njit
 def _bias_gelu(h, bias, has_bias, grad, want_grad, tanh):
     """Row by row: v = h + bias; h <- gelu(v); if want_grad: grad <- grad * gelu'(v).
     gelu(v) = v·Φ(v) (erf), or ½v(1 + tanh(√(2/π)(v + 0.044715v³))) with ``tanh``; both

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit_serial
+from ._jit import njit
 
 # -- indexing with integer or boolean arrays (NumPy's advanced indexing) ---------------------
 
@@ -55,7 +55,7 @@ def triangle(x, diagonal: int, upper: bool, out) -> None:
 
 
 
-@njit_serial
+@njit
 def _embedding_backward_loop(index, grad, out):
     """out[index[k]] += grad[k] for each row k; serial, so repeated indices never race."""
     rows = out.shape[0]
