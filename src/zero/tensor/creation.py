@@ -9,7 +9,6 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.op import Op
-from ..backends.caching_allocator import Block
 from ..device import Device, cpu, to_device
 from ..errors import DTypeError, ShapeError
 from .meta import TensorMeta
@@ -188,7 +187,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     extent = 1 + sum((n - 1) * s for n, s in zip(array.shape, array.strides)) // itemsize
     first = array[tuple(slice(0, 1) for _ in array.shape)].reshape(1)
     handle = np.lib.stride_tricks.as_strided(first.view(np.uint8), shape=(extent * itemsize,), strides=(1,))
-    storage = Storage.wrap(Block(handle, extent * itemsize), extent * itemsize, cpu)
+    storage = Storage.wrap(handle, extent * itemsize, cpu)
     meta = TensorMeta(tuple(array.shape), tuple(s // itemsize for s in array.strides), 0, dtype, cpu)
     return Tensor._from_storage(storage, meta)
 

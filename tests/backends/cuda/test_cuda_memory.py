@@ -1,10 +1,11 @@
-"""The CUDA caching allocator and the CuPy wiring, without a GPU.
+"""The CUDA caching allocator, its leases and the CuPy wiring, without a GPU.
 
 The policy (512-byte rounding, exact-size buckets, statistics, trim) runs against a fake
-raw source. The real raw source (``DeviceMemory``) runs against a fake ``cudaMalloc``:
-CuPy's memory objects, pointers and array views work on made-up addresses as long as
-nothing launches, so the ownership rules (freed when the last array goes, never reused
-under an array outside Zero, CuPy's temporaries lent from the pool) are checked for real.
+raw source. The real raw source (``DeviceMemory``) and the leases run against a fake
+``cudaMalloc``: CuPy's memory objects, pointers and array views work on made-up addresses
+as long as nothing launches, so the ownership rules (a block back in its bucket only when
+the last array on it goes, never ``cudaFree``'d or handed out under a live array, CuPy's
+temporaries lent from the same pool) are checked for real.
 """
 from __future__ import annotations
 
@@ -15,11 +16,52 @@ import pytest
 
 cupy = pytest.importorskip("cupy")
 
-from zero import dtypes  # noqa: E402
-from zero.backends import cuda as backend  # noqa: E402
-from zero.backends.cuda import memory  # noqa: E402
-from zero.device import Device  # noqa: E402
-from zero.tensor.meta import TensorMeta, contiguous_strides  # noqa: E402
+
+import zero
+from zero import dtypes
+from zero.backends import cuda as backend
+from zero.backends.cuda import memory
+from zero.device import Device
+from zero.tensor.meta import TensorMeta, contiguous_strides
+
+
+@pytest.fixture(autouse=True)
+def cupy_allocator_left_as_found():
+    """Each test here leaves CuPy's allocator as it found it: on a GPU that is Zero's pool,
+    which the rest of the test worker relies on."""
+    before = cupy.cuda.get_allocator()
+    yield
+    assert cupy.cuda.get_allocator() is before, "the test replaced CuPy's allocator and did not put it back"
+
+
+class FakeRuntime:
+    """Stands in for cudaMalloc/cudaFree: made-up addresses 4 KiB apart."""
+
+    def __init__(self, fail_first: int = 0):
+        self.next_address = 1 << 40
+        self.allocated: dict[int, int] = {}
+        self.freed: list[int] = []
+        self.fail_first = fail_first
+
+    def malloc(self, nbytes: int) -> int:
+        if self.fail_first:
+            self.fail_first -= 1
+            raise cupy.cuda.runtime.CUDARuntimeError(memory.CUDA_ERROR_MEMORY_ALLOCATION)
+        address = self.next_address
+        self.next_address += max(nbytes, 1) + 4096
+        self.allocated[address] = nbytes
+        return address
+
+    def free(self, address: int) -> None:
+        assert self.allocated.pop(address, None) is not None, "cudaFree of an address not allocated"
+        self.freed.append(address)
+
+
+def fake_runtime(setattr, fail_first: int = 0) -> FakeRuntime:
+    runtime = FakeRuntime(fail_first)
+    setattr(cupy.cuda.runtime, "malloc", runtime.malloc)
+    setattr(cupy.cuda.runtime, "free", runtime.free)
+    return runtime
 
 
 class FakeRaw:
@@ -34,9 +76,6 @@ class FakeRaw:
     def free(self, handle):
         assert handle in self.live, "freed twice"
         self.freed.append(self.live.pop(handle))
-
-    def is_exported(self, handle):
-        return False
 
 
 def test_requests_round_up_to_512_bytes():
@@ -75,92 +114,78 @@ def test_statistics_peak_and_trim():
     assert pool.memory_stats()["peak_bytes"] == 0
 
 
-# -- the real raw source on a fake cudaMalloc ------------------------------------------------
+# -- the real raw source and leases on a fake cudaMalloc --------------------------------------
 
 
-class FakeRuntime:
-    """Stands in for cudaMalloc/cudaFree: hands out made-up addresses, records frees."""
-
-    def __init__(self, monkeypatch, fail_first: int = 0):
-        self.next_address = 1 << 40
-        self.freed = []
-        self.fail_first = fail_first
-        monkeypatch.setattr(cupy.cuda.runtime, "malloc", self.malloc)
-        monkeypatch.setattr(cupy.cuda.runtime, "free", self.free)
-
-    def malloc(self, nbytes):
-        if self.fail_first:
-            self.fail_first -= 1
-            raise cupy.cuda.runtime.CUDARuntimeError(memory.CUDA_ERROR_MEMORY_ALLOCATION)
-        address = self.next_address
-        self.next_address += max(nbytes, 1) + 4096
-        return address
-
-    def free(self, address):
-        self.freed.append(address)
+def _meta(shape, dtype=dtypes.float32, offset=0, strides=None):
+    return TensorMeta(tuple(shape), strides or contiguous_strides(tuple(shape)), offset, dtype, Device("cuda"))
 
 
-def test_device_memory_is_freed_when_the_last_array_goes(monkeypatch):
-    runtime = FakeRuntime(monkeypatch)
+def test_device_memory_is_cudamalloc_and_cudafree(monkeypatch):
+    runtime = fake_runtime(monkeypatch.setattr)
     raw = memory.DeviceMemory()
-    handle = raw.malloc(1024)
-    address = handle.ptr
-    meta = TensorMeta((4, 8), contiguous_strides((4, 8)), 2, dtypes.float32, Device("cuda"))
-    view = backend.array_view(handle, meta)
-    raw.free(handle)                     # the pool lets go ...
-    del handle
-    gc.collect()
-    assert runtime.freed == []           # ... but an array still uses the memory
-    del view
-    gc.collect()
-    assert runtime.freed == [address]
+    address = raw.malloc(1024)
+    assert runtime.allocated == {address: 1024}
+    raw.free(address)
+    assert runtime.freed == [address] and runtime.allocated == {}
 
 
-def test_a_block_used_by_an_outside_array_is_not_reused(monkeypatch):
-    runtime = FakeRuntime(monkeypatch)
+HOLDERS = {
+    "a transposed view": lambda array: array.T,
+    "a reshaped view": lambda array: array.reshape(50, 15),
+    "a slice": lambda array: array[100:200],
+    "an outside array (zero.cuda.as_cupy)": lambda array: array,
+    "an array built on the memory": lambda array: cupy.ndarray((10,), cupy.float32, memptr=array.data),
+}
+
+
+@pytest.mark.parametrize("holder", sorted(HOLDERS))
+def test_a_leased_block_returns_to_its_bucket_only_when_the_last_array_on_it_goes(monkeypatch, holder):
+    runtime = fake_runtime(monkeypatch.setattr)
     pool = memory.make_allocator(memory.DeviceMemory())
-    block = pool.allocate(2048)
-    meta = TensorMeta((512,), (1,), 0, dtypes.float32, Device("cuda"))
-    outside = backend.array_view(block.handle, meta)   # what zero.cuda.as_cupy hands out
-    address = block.handle.ptr
-    pool.release(block)
-    del block
-    assert pool.memory_stats()["cached_bytes"] == 0, "an exported block went back into the pool"
-    other = pool.allocate(2048)
-    assert other.handle.ptr != address
-    assert address not in runtime.freed
-    del outside
+    handle = memory.lease_from(pool, 3000)
+    address = memory.address_of(handle)
+    array = backend.array_view(handle, _meta((750,)))
+    held = HOLDERS[holder](array)
+    del handle, array                    # the storage and its tensor are gone ...
     gc.collect()
-    assert runtime.freed == [address]
-
-
-def test_an_unshared_block_goes_back_to_its_bucket(monkeypatch):
-    FakeRuntime(monkeypatch)
-    pool = memory.make_allocator(memory.DeviceMemory())
-    block = pool.allocate(3000)
-    view = backend.array_view(block.handle, TensorMeta((750,), (1,), 0, dtypes.float32, Device("cuda")))
-    del view                              # Zero's own views are gone when a storage is released
-    address = block.handle.ptr
-    pool.release(block)
-    del block
+    stats = pool.memory_stats()
+    assert stats["live_bytes"] == 3072 and stats["cached_bytes"] == 0, "back in the pool under a live array"
+    other = memory.lease_from(pool, 3000)
+    assert memory.address_of(other) != address, "handed out again under a live array"
+    del held                             # ... and now the last array on the block
+    gc.collect()
     assert pool.memory_stats()["cached_bytes"] == 3072
-    assert pool.allocate(3000).handle.ptr == address
+    again = memory.lease_from(pool, 3000)
+    assert memory.address_of(again) == address and pool.memory_stats()["hits"] == 1
+    assert runtime.freed == [], "a block in use was given to cudaFree"
+
+
+def test_trim_frees_only_cached_blocks(monkeypatch):
+    runtime = fake_runtime(monkeypatch.setattr)
+    pool = memory.make_allocator(memory.DeviceMemory())
+    kept = memory.lease_from(pool, 1000)
+    returned = memory.lease_from(pool, 5000)
+    address = memory.address_of(returned)
+    del returned
+    assert pool.empty_cache() == 5120
+    assert runtime.freed == [address] and memory.address_of(kept) in runtime.allocated
 
 
 def test_out_of_memory_trims_the_pool_and_retries(monkeypatch):
-    runtime = FakeRuntime(monkeypatch, fail_first=1)
+    runtime = fake_runtime(monkeypatch.setattr, fail_first=1)
     raw = memory.DeviceMemory()
     trims = []
     raw.on_out_of_memory = lambda: trims.append(1)
-    handle = raw.malloc(4096)
-    assert trims == [1] and handle.ptr
+    address = raw.malloc(4096)
+    assert trims == [1] and address in runtime.allocated
     runtime.fail_first = 2
-    with pytest.raises(Exception, match="out of memory"):
+    with pytest.raises(zero.errors.DeviceError, match="CUDA out of memory: could not allocate 0.0 MiB"):
         raw.malloc(4096)
 
 
 def test_cupy_temporaries_are_lent_from_the_pool(monkeypatch):
-    FakeRuntime(monkeypatch)
+    fake_runtime(monkeypatch.setattr)
     pool = memory.make_allocator(memory.DeviceMemory())
     malloc = memory.cupy_malloc_from(pool)
     pointer = malloc(1000)
@@ -177,8 +202,9 @@ def test_cupy_temporaries_are_lent_from_the_pool(monkeypatch):
 
 
 def test_cupy_allocates_through_the_pool_once_installed(monkeypatch):
-    FakeRuntime(monkeypatch)
+    fake_runtime(monkeypatch.setattr)
     pool = memory.make_allocator(memory.DeviceMemory())
+    previous = cupy.cuda.get_allocator()
     cupy.cuda.set_allocator(memory.cupy_malloc_from(pool))
     try:
         temporary = cupy.empty((100,), cupy.float64)      # no kernel runs: works without a GPU
@@ -187,12 +213,12 @@ def test_cupy_allocates_through_the_pool_once_installed(monkeypatch):
         gc.collect()
         assert pool.memory_stats()["cached_bytes"] == 1024
     finally:
-        cupy.cuda.set_allocator(None)
+        cupy.cuda.set_allocator(previous)
 
 
 def test_array_views_follow_shape_strides_and_offset():
     handle = cupy.cuda.UnownedMemory(1 << 40, 4096, None, 0)
-    meta = TensorMeta((3, 4), (1, 6), 5, dtypes.float64, Device("cuda"))   # a transposed view at offset 5
+    meta = _meta((3, 4), dtypes.float64, offset=5, strides=(1, 6))   # a transposed view at offset 5
     view = backend.array_view(handle, meta)
     assert view.shape == (3, 4) and view.strides == (8, 48) and view.dtype == np.float64
     assert view.data.ptr == (1 << 40) + 5 * 8 == backend.address_of(handle) + 40

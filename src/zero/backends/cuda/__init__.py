@@ -3,6 +3,9 @@
 The same interface as the CPU backend (``zero.backends.cpu``):
 
     allocator                  the book's CUDA caching allocator (``memory``)
+    lease(nbytes)              the memory of one storage: a ``cupy.cuda.UnownedMemory``
+                               whose block returns to the pool when it and every array on
+                               it are gone
     kernels                    the CPU kernels' names and signatures, on CuPy arrays
     array_view(handle, meta)   a CuPy array over a storage, read through the metadata
     address_of(handle)         the device address of a storage
@@ -17,10 +20,10 @@ first use, and CuPy inside functions); ``Device("cuda").backend`` calls
 """
 from __future__ import annotations
 
-from .memory import address_of, allocator
+from .memory import address_of, allocator, lease
 from .runtime import cupy, initialise, synchronize, unavailable_reason
 
-__all__ = ["allocator", "kernels", "array_view", "address_of", "to_numpy", "from_numpy", "check_device",
+__all__ = ["allocator", "lease", "kernels", "array_view", "address_of", "to_numpy", "from_numpy", "check_device",
            "synchronize", "logits_chunk_bytes"]
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
