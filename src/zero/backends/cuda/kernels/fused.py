@@ -25,7 +25,7 @@ from ..triton_kernels.attention import (attention_backward_kv_kernel, attention_
 from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
 from ._arrays import array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
-from .linalg import fast_matmul, matmul
+from .linalg import fast_matmul, matmul, matmul_accumulate
 from .nn import cross_entropy_backward, cross_entropy_forward
 
 __all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward",
@@ -128,7 +128,7 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
         if grad_x is not None:
             matmul(logits, weight, grad_x[r0:r1])                         # (R, C)
         if grad_weight is not None:
-            matmul(logits.T, x[r0:r1], grad_weight, accumulate=r0 > 0)    # (V, C) += d logitsᵀ x
+            (matmul_accumulate if r0 else matmul)(logits.T, x[r0:r1], grad_weight)  # (V, C) += d logitsᵀ x
 
 
 # -- flash attention --------------------------------------------------------------------------

@@ -19,7 +19,9 @@ GEMM over the flattened rows. ``ZERO_FAST_MATMUL=1`` (the book's
 about 10 bits of mantissa in the products instead of 23.
 
 ``plan_matmul`` only decides (it works on NumPy arrays too, which is how CI
-checks the layouts against an emulation of cuBLAS); ``matmul`` runs the plan.
+checks the layouts against an emulation of cuBLAS); ``matmul`` runs the plan, and
+``matmul_accumulate`` runs it with cuBLAS's beta = 1 (out += a @ b), which the fused
+kernels use for running sums.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..runtime import cupy
 from ._arrays import array_module
 
 OP_N, OP_T = 0, 1                                 # cublasOperation_t
@@ -107,8 +110,8 @@ def _batched(xp, array, batch: tuple):
     return full, stride
 
 
-def plan_matmul(a, b, out) -> list:
-    """The cuBLAS calls that compute out = a @ b: (..., M, K) @ (..., K, N) -> (..., M, N)."""
+def plan_matmul(a, b, out) -> Gemm:
+    """The cuBLAS call that computes out = a @ b: (..., M, K) @ (..., K, N) -> (..., M, N)."""
     xp = array_module(a)
     rows, inner, cols = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = tuple(out.shape[:-2])
@@ -133,21 +136,28 @@ def plan_matmul(a, b, out) -> list:
         if b.flags.c_contiguous:
             stride_b = b.shape[-1] * b.shape[-2]
     first = (0,) * (a.ndim - 2)
-    return [Gemm(op_b, op_a, cols, rows, inner, b[first] if b.ndim > 2 else b, ld_b, stride_b,
-                 a[first] if a.ndim > 2 else a, ld_a, stride_a, out, max(1, cols), stride_c, max(count, 1))]
+    return Gemm(op_b, op_a, cols, rows, inner, b[first] if b.ndim > 2 else b, ld_b, stride_b,
+                a[first] if a.ndim > 2 else a, ld_a, stride_a, out, max(1, cols), stride_c, max(count, 1))
 
 
-def matmul(a, b, out, accumulate: bool = False) -> None:
-    """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/32/64).
-    ``accumulate`` (used by the fused kernels): out += a @ b instead."""
+def matmul(a, b, out) -> None:
+    """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/32/64)."""
+    _product(a, b, out, accumulate=False)
+
+
+def matmul_accumulate(a, b, out) -> None:
+    """out += a @ b in one GEMM (cuBLAS's beta = 1): the fused kernels' running sums. Not a
+    kernel of the shared contract (the CPU's fused kernels add a product themselves)."""
+    _product(a, b, out, accumulate=True)
+
+
+def _product(a, b, out, accumulate: bool) -> None:
     if isinstance(a, np.ndarray):  # the host arrays of the interpreter tests: NumPy's BLAS
         product = np.matmul(a, b)
         if accumulate:
             product += out
         np.copyto(out, product, casting="unsafe")
         return
-    from ..runtime import cupy  # noqa: PLC0415
-
     cp = cupy()
     if a.dtype not in _DATA_TYPE or a.dtype != b.dtype or out.dtype != a.dtype:
         product = cp.matmul(a, b)  # integers and mixed types: CuPy's own kernel
@@ -164,8 +174,7 @@ def matmul(a, b, out, accumulate: bool = False) -> None:
     target = out
     if not out.flags.c_contiguous:  # cuBLAS writes a dense C: work in a contiguous copy
         target = cp.ascontiguousarray(out) if accumulate else cp.empty(out.shape, out.dtype)
-    for gemm in plan_matmul(a, b, target):
-        _run(cp, gemm, 1.0 if accumulate else 0.0)
+    _run(cp, plan_matmul(a, b, target), 1.0 if accumulate else 0.0)
     if target is not out:
         cp.copyto(out, target)
 
