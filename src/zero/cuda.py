@@ -16,6 +16,7 @@ the device when the shapes change (from training to sampling, say).
 """
 from __future__ import annotations
 
+from .backends import cuda as _backend
 from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
 from .errors import AutogradError, DeviceError
@@ -35,7 +36,7 @@ def device_count() -> int:
 
 def synchronize() -> None:
     """Wait for every kernel queued on the GPU (for timing; values are read without it)."""
-    _runtime.synchronize()
+    _backend.synchronize()
 
 
 def memory_stats() -> dict:

@@ -16,8 +16,10 @@ import pytest
 
 cupy = pytest.importorskip("cupy")
 
+from fake_gpu import fake_runtime
 
 import zero
+import zero.cuda
 from zero import dtypes
 from zero.backends import cuda as backend
 from zero.backends.cuda import memory
@@ -32,36 +34,6 @@ def cupy_allocator_left_as_found():
     before = cupy.cuda.get_allocator()
     yield
     assert cupy.cuda.get_allocator() is before, "the test replaced CuPy's allocator and did not put it back"
-
-
-class FakeRuntime:
-    """Stands in for cudaMalloc/cudaFree: made-up addresses 4 KiB apart."""
-
-    def __init__(self, fail_first: int = 0):
-        self.next_address = 1 << 40
-        self.allocated: dict[int, int] = {}
-        self.freed: list[int] = []
-        self.fail_first = fail_first
-
-    def malloc(self, nbytes: int) -> int:
-        if self.fail_first:
-            self.fail_first -= 1
-            raise cupy.cuda.runtime.CUDARuntimeError(memory.CUDA_ERROR_MEMORY_ALLOCATION)
-        address = self.next_address
-        self.next_address += max(nbytes, 1) + 4096
-        self.allocated[address] = nbytes
-        return address
-
-    def free(self, address: int) -> None:
-        assert self.allocated.pop(address, None) is not None, "cudaFree of an address not allocated"
-        self.freed.append(address)
-
-
-def fake_runtime(setattr, fail_first: int = 0) -> FakeRuntime:
-    runtime = FakeRuntime(fail_first)
-    setattr(cupy.cuda.runtime, "malloc", runtime.malloc)
-    setattr(cupy.cuda.runtime, "free", runtime.free)
-    return runtime
 
 
 class FakeRaw:
@@ -222,3 +194,38 @@ def test_array_views_follow_shape_strides_and_offset():
     view = backend.array_view(handle, meta)
     assert view.shape == (3, 4) and view.strides == (8, 48) and view.dtype == np.float64
     assert view.data.ptr == (1 << 40) + 5 * 8 == backend.address_of(handle) + 40
+
+
+# -- Zero's own tensors on a fake GPU ----------------------------------------------------------
+
+
+def _step(parameters, held: dict) -> None:
+    """The memory pattern of a training step, with what runs on a GPU replaced by views:
+    activations and their views, a temporary whose array outlives the tensor (what a kernel
+    reading it sees), CuPy's own temporaries, an array handed out with as_cupy."""
+    x = zero.empty(64, 96, device="cuda")
+    hidden = [x.T, x.reshape(96, 64), x[8:40], x.unsqueeze(0).expand(3, 64, 96)]
+    scores = zero.empty(4, 64, 64, device="cuda").transpose(1, 2)
+    reading = zero.empty(64, 96, device="cuda")._array          # the tensor dies here, the array lives
+    temporaries = [cupy.empty((n,), cupy.float32) for n in (100, 5000, 64 * 96)]
+    grads = [zero.empty(*p.shape, device="cuda") for p in parameters]
+    held["last"] = zero.cuda.as_cupy(grads[0])                   # kept until the next step
+    assert reading.data.ptr and hidden and scores.shape and temporaries
+
+
+def test_steps_on_a_fake_gpu_reuse_the_pool_and_never_call_cudafree(fake_gpu):
+    """(Before leases, a block whose CuPy array outlived its tensor left the pool: it was
+    cudaFree'd when the array went, and the next step had to cudaMalloc a new one.)"""
+    parameters = [zero.empty(96, 96, device="cuda"), zero.empty(96, device="cuda")]
+    held: dict = {}
+    for _ in range(2):  # warm-up: the kept array of one step lives through the next one
+        _step(parameters, held)
+    gc.collect()
+    mallocs, steady = fake_gpu.mallocs, zero.cuda.memory_stats()["live_bytes"]
+    for _ in range(3):
+        _step(parameters, held)
+        gc.collect()
+        assert zero.cuda.memory_stats()["live_bytes"] == steady, "a step left device memory behind"
+    assert fake_gpu.freed == [], f"{len(fake_gpu.freed)} cudaFree calls during training"
+    assert fake_gpu.mallocs == mallocs, f"{fake_gpu.mallocs - mallocs} cudaMalloc calls after warm-up"
+    assert steady == 36864 + 512 + 36864          # the parameters (96x96 and 96, 512-byte buckets), the kept grad

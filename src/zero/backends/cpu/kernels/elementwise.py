@@ -8,6 +8,11 @@ import numpy as np
 from ._fastmath import fast_exp, normal_cdf_pdf
 from ._jit import njit, prange
 
+__all__ = ["copy", "fill", "add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le",
+           "gt", "ge", "logical_and", "logical_or", "logical_xor", "where", "clamp", "neg", "abs", "sign",
+           "exp", "log", "sqrt", "sin", "cos", "tanh", "logical_not", "rsqrt", "relu", "sigmoid", "silu",
+           "gelu", "gelu_backward"]
+
 # -- copies and fills -------------------------------------------------------------------------
 
 

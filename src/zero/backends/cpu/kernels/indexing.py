@@ -5,6 +5,9 @@ import numpy as np
 
 from ._jit import njit
 
+__all__ = ["index_get", "index_put", "index_add", "gather", "scatter_add", "index_select", "index_add_along",
+           "triangle"]
+
 # -- indexing with integer or boolean arrays (NumPy's advanced indexing) ---------------------
 
 

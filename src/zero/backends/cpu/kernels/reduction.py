@@ -7,6 +7,9 @@ import warnings
 
 import numpy as np
 
+__all__ = ["sum", "var", "amax", "amin", "all", "any", "logsumexp", "argmax", "argmin", "max_with_indices",
+           "min_with_indices", "scatter_along"]
+
 # -- reductions -------------------------------------------------------------------------------
 
 

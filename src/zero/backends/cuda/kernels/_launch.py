@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .interpret import HostArray, interpreting, patch_interpreter, typed_scalars
+from ..triton_interpreter import HostArray, interpreting, patch_interpreter, typed_scalars
 
 # Set by tests/backends/cuda/compile_all.py: called as recorder(kernel, grid, args, meta) instead of launching.
 recorder = None

@@ -1,5 +1,8 @@
 """Running the Triton kernels on NumPy arrays, without a GPU (``TRITON_INTERPRET=1``).
 
+A run-time part of the backend, not a test helper: whenever a process sets
+``TRITON_INTERPRET=1``, the launcher (``kernels._launch``) passes NumPy arrays through here.
+
 Tests set ``TRITON_INTERPRET=1`` before the kernels are imported; ``triton.jit``
 then makes interpreted functions that run each program in Python on the host.
 Triton's interpreter expects PyTorch tensors: it copies every pointer argument
