@@ -20,18 +20,8 @@ import numpy as np
 from . import kernels
 from .memory import allocator, lease
 
-__all__ = [
-    "address_of",
-    "allocator",
-    "array_view",
-    "check_device",
-    "from_numpy",
-    "kernels",
-    "lease",
-    "logits_chunk_bytes",
-    "synchronize",
-    "to_numpy",
-]
+__all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
+           "logits_chunk_bytes", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on the CPU a chunk's logits should stay
 # in the cache (about 8 MiB).

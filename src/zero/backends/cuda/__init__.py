@@ -32,18 +32,8 @@ from . import triton_driver
 from .memory import address_of, allocator, install_cupy_allocator, lease
 from .runtime import cupy, unavailable_reason
 
-__all__ = [
-    "address_of",
-    "allocator",
-    "array_view",
-    "check_device",
-    "from_numpy",
-    "kernels",
-    "lease",
-    "logits_chunk_bytes",
-    "synchronize",
-    "to_numpy",
-]
+__all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
+           "logits_chunk_bytes", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
 # (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).

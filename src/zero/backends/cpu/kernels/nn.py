@@ -62,8 +62,7 @@ from ._fastmath import fast_exp
 from ._jit import njit, prange
 
 __all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
-           "cross_entropy_forward", "cross_entropy_backward", "nll_loss_forward", "nll_loss_backward",
-           "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+           "cross_entropy_forward", "cross_entropy_backward", "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
 
 
 def _rows_out(out):
@@ -211,30 +210,6 @@ def _cross_entropy_backward_rows(grad_loss, logits, target, weight, lse, ignore_
         for c in range(classes):
             grad_logits[r, c] = scale * fast_exp(logits[r, c] - row_lse) - spread * weight[c]
         grad_logits[r, t] -= g * hit
-
-
-# -- NLL on log-probabilities (a gather: NumPy does it in one pass) ---------------------------
-
-
-def _picked(target, weight, ignore_index: int, dtype):
-    """(valid rows, target with ignored rows pointing at class 0, per-row weight)."""
-    target = np.asarray(target)
-    valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    row_weight = np.ones(target.shape, dtype) if weight is None else np.asarray(weight)[safe]
-    return valid, safe, row_weight
-
-
-def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
-    valid, safe, row_weight = _picked(target, weight, ignore_index, log_probs.dtype)
-    picked = np.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
-    np.copyto(loss, np.where(valid, -row_weight * picked, 0), casting="unsafe")
-
-
-def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
-    valid, safe, row_weight = _picked(target, weight, ignore_index, grad_input.dtype)
-    grad_input.fill(0)
-    grad_input[np.arange(safe.shape[0]), safe] = np.where(valid, -row_weight * grad_loss, 0)
 
 
 # -- layer norm -----------------------------------------------------------------------------

@@ -34,6 +34,8 @@ import numpy as np
 from ..runtime import cupy
 from ._arrays import array_module
 
+__all__ = ["matmul"]  # the kernel; plan_matmul, matmul_accumulate and Gemm are for tests and fused
+
 OP_N, OP_T = 0, 1                                 # cublasOperation_t
 CUDA_R_32F, CUDA_R_64F, CUDA_R_16F = 0, 1, 2      # cudaDataType_t
 COMPUTE_32F, COMPUTE_32F_FAST_TF32, COMPUTE_64F = 68, 77, 70  # cublasComputeType_t
