@@ -1,25 +1,34 @@
 """Compile every Triton kernel ahead of time for a GPU this machine need not have.
 
-Run as a script (``python tests/backends/cuda/compile_all.py [--arch 90]``), in a process without
-TRITON_INTERPRET. It calls each CUDA kernel function on NumPy arrays shaped like one
-step of the book's GPT (smaller batch, same widths), with the launcher's ``recorder``
-set: instead of launching, each call hands over the kernel, its arguments and its
-constexprs. Every distinct (kernel, signature, constexprs, options) is then compiled
-with ``triton.compile(ASTSource(...), target=GPUTarget("cuda", arch, 32))``, which
-needs no GPU, and one JSON line per compilation is printed:
+Run as a script (``python tests/backends/cuda/compile_all.py [--arch 90] [--jobs N]``), in a
+process without TRITON_INTERPRET. It calls each CUDA kernel function on NumPy arrays shaped
+like one step of the book's GPT (smaller batch, same widths), and flash attention also at
+head sizes 128 and 256, with the launcher's ``recorder`` set: instead of launching, each
+call hands over the kernel, its arguments and its constexprs. Every distinct (kernel,
+signature, constexprs, options) is then compiled with ``triton.compile(ASTSource(...),
+target=GPUTarget("cuda", arch, 32))``, which needs no GPU, ``--jobs`` at a time (one per
+core by default: a large attention tile takes ptxas half a minute), and one JSON line per
+compilation is printed:
 
-    {"kernel": ..., "signature": {...}, "constexprs": {...}, "ok": true, "seconds": 0.4, "bytes": ...}
+    {"kernel": ..., "signature": {...}, "constexprs": {...}, "ok": true, "seconds": 0.4, "bytes": ...,
+     "shared": 82432, "i32_tile_offsets": 0}
 
-So compile errors (types, shapes, unsupported operations) show up in CI, for exactly
-the specialisations a training step launches.
+``shared`` is the shared memory a block of the kernel needs; ``i32_tile_offsets`` counts
+pointer offsets into 2-D tiles computed in int32 (in Triton's IR, ``tt.addptr`` with a
+``tensor<AxBxi32>`` offset), which overflow once an array passes 2**31 elements. So compile
+errors (types, shapes, unsupported operations), shared memory a GPU does not have, and
+int32 offsets show up in CI, for exactly the specialisations a training step launches.
 """
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
+import re
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 import numpy as np
 
@@ -56,10 +65,21 @@ def _type_of(kernel, name, value) -> str:
     return mangle_type(value)
 
 
-def record_attention(q, k, v, o, lse, scale):
-    for causal in (True, False):
+def record_attention(q, k, v, o, lse, scale, causal_only=False):
+    for causal in (True,) if causal_only else (True, False):
         cuda_kernels.flash_attention_forward(q, k, v, scale, causal, o, lse)
         cuda_kernels.flash_attention_backward(o, q, k, v, o, lse, scale, causal, q, k, v)
+
+
+ATTENTION_HEADS = (128, 256)  # beyond GPT's 64: the tile and stage choice changes with the head size
+
+
+def record_attention_heads(dtype) -> None:
+    """Flash attention at larger heads, causal only (the tiles, hence shared memory, are the same)."""
+    rng = np.random.default_rng(1)
+    for head in ATTENTION_HEADS:
+        q, k, v, o = (rng.standard_normal((2, 80, head)).astype(dtype) for _ in range(4))
+        record_attention(q, k, v, o, rng.standard_normal((2, 80)).astype(dtype), head ** -0.5, causal_only=True)
 
 
 def record_step(dtype=np.float32):
@@ -112,18 +132,29 @@ def record_step(dtype=np.float32):
         del os.environ["ZERO_FAST_MATMUL"]
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--arch", type=int, default=90, help="compute capability, 90 = sm_90 (H100/H200)")
-    args = parser.parse_args()
-    launches = []
-    _launch.recorder = lambda kernel, grid, call_args, meta: launches.append((kernel, call_args, meta))
-    for dtype in (np.float32, np.float64):
-        record_step(dtype)
-    _launch.recorder = None
-    target = GPUTarget("cuda", args.arch, 32)
-    seen = set()
-    failures = 0
+I32_TILE_OFFSET = re.compile(r"tt\.addptr .*: tensor<\d+x\d+x!tt\.ptr<[^>]+>>, tensor<\d+x\d+xi32>")
+
+
+def compile_one(task: dict) -> dict:
+    """Compile one specialisation (in a worker process) and describe the result."""
+    kernel = getattr(importlib.import_module(task["module"]), task["kernel"])
+    record = {"kernel": task["kernel"], "signature": task["signature"],
+              "constexprs": {k: str(v) for k, v in task["constexprs"].items()}, "options": task["options"]}
+    start = time.perf_counter()
+    try:
+        compiled = triton.compile(ASTSource(fn=kernel, signature=task["signature"], constexprs=task["constexprs"]),
+                                  target=GPUTarget("cuda", task["arch"], 32), options=task["options"])
+        record.update(ok=True, bytes=len(compiled.asm["cubin"]), shared=compiled.metadata.shared,
+                      i32_tile_offsets=len(I32_TILE_OFFSET.findall(compiled.asm["ttir"])))
+    except Exception as e:  # noqa: BLE001  (report every failure, not just the first)
+        record.update(ok=False, error=f"{type(e).__name__}: {e}"[:2000])
+    record["seconds"] = round(time.perf_counter() - start, 3)
+    return record
+
+
+def tasks(launches, arch: int) -> list:
+    """One compilation per distinct (kernel, signature, constexprs, options) launched."""
+    found = {}
     for kernel, call_args, meta in launches:
         names = [p.name for p in kernel.params]
         options = {key: meta[key] for key in ("num_warps", "num_stages") if key in meta}
@@ -133,21 +164,28 @@ def main() -> int:
                      if name in constexprs or names.index(name) < len(call_args)}
         key = (kernel.fn.__name__, json.dumps(signature, sort_keys=True), repr(sorted(constexprs.items())),
                repr(sorted(options.items())))
-        if key in seen:
-            continue
-        seen.add(key)
-        record = {"kernel": kernel.fn.__name__, "signature": signature,
-                  "constexprs": {k: str(v) for k, v in constexprs.items()}, "options": options}
-        start = time.perf_counter()
-        try:
-            compiled = triton.compile(ASTSource(fn=kernel, signature=signature, constexprs=constexprs),
-                                      target=target, options=options)
-            record.update(ok=True, bytes=len(compiled.asm["cubin"]), shared=compiled.metadata.shared)
-        except Exception as e:  # noqa: BLE001  (report every failure, not just the first)
-            failures += 1
-            record.update(ok=False, error=f"{type(e).__name__}: {e}"[:2000])
-        record["seconds"] = round(time.perf_counter() - start, 3)
-        print(json.dumps(record), flush=True)
+        found.setdefault(key, {"module": kernel.fn.__module__, "kernel": kernel.fn.__name__, "signature": signature,
+                               "constexprs": constexprs, "options": options, "arch": arch})
+    return list(found.values())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--arch", type=int, default=90, help="compute capability, 90 = sm_90 (H100/H200)")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="compilations at a time")
+    args = parser.parse_args()
+    launches = []
+    _launch.recorder = lambda kernel, grid, call_args, meta: launches.append((kernel, call_args, meta))
+    for dtype in (np.float32, np.float64):
+        record_step(dtype)
+        record_attention_heads(dtype)
+    _launch.recorder = None
+    work = sorted(tasks(launches, args.arch), key=lambda task: -task["constexprs"].get("BLOCK_E", 0))  # slow first
+    failures = 0
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        for record in pool.map(compile_one, work):
+            failures += not record["ok"]
+            print(json.dumps(record), flush=True)
     return 1 if failures else 0
 
 

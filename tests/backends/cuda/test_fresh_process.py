@@ -84,7 +84,9 @@ launches = []
 def record(kernel, grid, args, meta):
     arguments = [_launch._argument(a) for a in args]
     pointers = [(a.data_ptr(), mangle_type(a)) for a in arguments if hasattr(a, "data_ptr")]
-    launches.append({"kernel": kernel.fn.__name__, "grid": list(grid), "pointers": pointers,
+    scalars = {p.name: p.annotation_type or mangle_type(a) for p, a in zip(kernel.params, arguments)
+               if not hasattr(a, "data_ptr")}   # the types Triton compiles the scalar arguments with
+    launches.append({"kernel": kernel.fn.__name__, "grid": list(grid), "pointers": pointers, "scalars": scalars,
                      "meta": {k: v for k, v in meta.items() if isinstance(v, (int, str, bool))}})
 
 _launch.recorder = record
@@ -92,6 +94,7 @@ batch, length, width, heads = 2, 70, 384, 6
 x = zero.empty(batch, length, width, device="cuda")
 weight, bias = zero.empty(width, device="cuda"), zero.empty(width, device="cuda")
 F.layer_norm(x, (width,), weight, bias)
+F.layer_norm(zero.empty(3, 16, device="cuda", dtype=zero.float64), (16,), eps=1e-5)
 F.softmax(zero.empty(batch * heads, length, length, device="cuda"), -1)
 F.gelu(x)
 F.dropout(x, 0.1, training=True)
@@ -105,12 +108,14 @@ print(json.dumps({"launches": launches, "allocations": allocations}))
 @pytest.mark.skipif(ON_GPU, reason="fakes, without a GPU, what a GPU run has for real")
 def test_ops_in_a_fresh_process_launch_triton_kernels_with_a_gpu_run_s_configuration():
     found = run_fresh(LAUNCHES)
-    launches = {launch["kernel"]: launch for launch in found["launches"]}
+    norm, norm64 = found["launches"][:2]
+    launches = {launch["kernel"]: launch for launch in found["launches"][1:]}
     assert list(launches) == ["layer_norm_forward_kernel", "softmax_forward_kernel", "gelu_forward_kernel",
                               "dropout_kernel", "attention_forward_kernel"]
     rows, width = 2 * 70, 384
-    norm = launches["layer_norm_forward_kernel"]
     assert norm["grid"] == [rows] and norm["meta"]["BLOCK"] == 512 and norm["meta"]["num_warps"] == 2
+    assert norm64["grid"] == [3] and norm64["meta"]["BLOCK"] == 16
+    assert norm64["scalars"]["eps"] == "fp64", "a float64 layer norm would add a float32 eps"
     softmax = launches["softmax_forward_kernel"]
     assert softmax["grid"] == [12 * 70] and softmax["meta"]["BLOCK"] == 128 and softmax["meta"]["LOG"] is False
     assert launches["gelu_forward_kernel"]["grid"] == [-(-rows * width // 1024)]

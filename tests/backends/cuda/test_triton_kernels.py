@@ -160,6 +160,18 @@ def test_layer_norm_forward_and_backward(case, shape, affine):
         np.testing.assert_allclose(case.arrays.get(device_grad), got, **TOLERANCE[case.dtype])
 
 
+def test_layer_norm_eps_is_float64_for_float64(arrays):
+    """Rows of nearly equal values: rstd is about 1/sqrt(eps), so an eps rounded to float32
+    (1e-5 becomes 9.99999974737875e-06) moves it by 1.3e-8, far beyond float64's rounding."""
+    rng = np.random.default_rng(0)
+    x = 1.0 + rng.standard_normal((8, 64)) * 1e-6
+    rstd = {}
+    for name, kernels, put in (("cpu", cpu, lambda a: a), ("cuda", cuda, arrays.put)):
+        out, mean, rstd[name] = (put(np.zeros(shape)) for shape in ((8, 64), (8,), (8,)))
+        kernels.layer_norm_forward(put(x), None, None, 1e-5, out, mean, rstd[name])
+    np.testing.assert_allclose(arrays.get(rstd["cuda"]), rstd["cpu"], rtol=1e-13)
+
+
 # -- optimizers ---------------------------------------------------------------------------------
 
 
