@@ -21,8 +21,17 @@ from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
 from .errors import AutogradError, DeviceError
 
-__all__ = ["is_available", "device_count", "synchronize", "memory_stats", "trim_free_pool", "empty_cache",
-           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy"]
+__all__ = [
+    "as_cupy",
+    "device_count",
+    "empty_cache",
+    "is_available",
+    "max_memory_allocated",
+    "memory_stats",
+    "reset_peak_memory_stats",
+    "synchronize",
+    "trim_free_pool",
+]
 
 
 def is_available() -> bool:

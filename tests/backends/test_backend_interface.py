@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-import zero.backends.cpu as cpu
+from zero.backends import cpu
 
 INTERFACE = {"allocator", "lease", "array_view", "address_of", "to_numpy", "from_numpy", "check_device",
              "synchronize", "logits_chunk_bytes", "kernels"}

@@ -31,7 +31,7 @@ def _is_type_checking(node: ast.If) -> bool:
 def _imports(path: Path, modules: set) -> set:
     name = _module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-    found = set()
+    found: set[str] = set()
 
     def visit(node) -> None:
         if isinstance(node, ast.If) and _is_type_checking(node):

@@ -84,7 +84,7 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     sub = _binary(xp.subtract, False)
     mul = _binary(xp.multiply, False)
     div = _binary(xp.true_divide, warns)    # x / 0 is inf or nan, as in PyTorch
-    pow = _binary(xp.power, warns)          # noqa: A001  (the op is called pow everywhere)
+    pow = _binary(xp.power, warns)
     maximum = _binary(xp.maximum, False)
     minimum = _binary(xp.minimum, False)
     eq = _binary(xp.equal, False)
@@ -117,7 +117,7 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
             xp.minimum(source, high, out=out, dtype=dtype, casting="unsafe")
 
     neg = _unary(xp.negative, False)
-    abs = _unary(xp.absolute, False)        # noqa: A001
+    abs = _unary(xp.absolute, False)
     sign = _unary(xp.sign, False)
     exp = _unary(xp.exp, warns)
     log = _unary(xp.log, warns)
@@ -137,7 +137,7 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
 
     # -- reductions: over ``axes``, into ``out`` shaped as x without them --------------------
 
-    def sum(x, axes: tuple, out) -> None:  # noqa: A001
+    def sum(x, axes: tuple, out) -> None:
         if not axes:
             xp.copyto(out, x, casting="unsafe")
         else:
@@ -164,13 +164,13 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         else:
             xp.amin(x, axis=axes, out=out)
 
-    def all(x, axes: tuple, out) -> None:  # noqa: A001
+    def all(x, axes: tuple, out) -> None:
         if not axes:
             xp.copyto(out, x, casting="unsafe")   # to bool: nonzero (and nan) is True
         else:
             xp.all(x, axis=axes, out=out)
 
-    def any(x, axes: tuple, out) -> None:  # noqa: A001
+    def any(x, axes: tuple, out) -> None:
         if not axes:
             xp.copyto(out, x, casting="unsafe")
         else:

@@ -31,9 +31,9 @@ from typing import Any, Protocol
 class RawMemory(Protocol):
     """Where the pool's blocks come from and go back to (``cudaMalloc``/``cudaFree``, NumPy buffers)."""
 
-    def malloc(self, nbytes: int) -> object: ...
+    def malloc(self, nbytes: int) -> Any: ...
 
-    def free(self, handle: object) -> None: ...
+    def free(self, handle: Any) -> None: ...
 
 
 @dataclass(eq=False)
@@ -62,6 +62,7 @@ class CachingAllocator:
         self.live_bytes = 0  # handed out and not yet released
         self.cached_bytes = 0  # released and kept in the pool
         self.reserved_bytes = 0  # taken from the raw source: live + cached
+        self.peak_bytes = self.hits = self.misses = 0
         self.reset_stats()
 
     # -- the two operations ---------------------------------------------------------------

@@ -35,13 +35,13 @@ import numpy as np
 if os.environ.get("TRITON_INTERPRET") == "1":
     sys.exit("compile_all.py compiles real kernels: run it without TRITON_INTERPRET=1")
 
-from triton.backends.compiler import GPUTarget  # noqa: E402
-from triton.compiler import ASTSource  # noqa: E402
-from triton.runtime.jit import mangle_type  # noqa: E402
-import triton  # noqa: E402
+import triton
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource
+from triton.runtime.jit import mangle_type
 
-from zero.backends.cuda.kernels import _launch  # noqa: E402
-import zero.backends.cuda.kernels as cuda_kernels  # noqa: E402
+import zero.backends.cuda.kernels as cuda_kernels
+from zero.backends.cuda.kernels import _launch
 
 
 class _Pointer:
@@ -154,7 +154,7 @@ def compile_one(task: dict) -> dict:
 
 def tasks(launches, arch: int) -> list:
     """One compilation per distinct (kernel, signature, constexprs, options) launched."""
-    found = {}
+    found: dict = {}
     for kernel, call_args, meta in launches:
         names = [p.name for p in kernel.params]
         options = {key: meta[key] for key in ("num_warps", "num_stages") if key in meta}

@@ -26,7 +26,7 @@ import pytest
 pytest.importorskip("cupy")
 pytest.importorskip("triton")
 
-from conftest import ON_GPU  # noqa: E402  (tests/backends/cuda/conftest.py)
+from conftest import ON_GPU  # (tests/backends/cuda/conftest.py)
 
 HERE = Path(__file__).parent
 FAKE_GPU = f"""

@@ -9,20 +9,23 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ON_GPU  # (tests/backends/cuda/conftest.py)
 
 SCRIPT = Path(__file__).parents[3] / "scripts" / "gpu-check.sh"
 NINE_MINUTES = 540
 
 
+def _number(pattern: str, text: str) -> int:
+    found = re.search(pattern, text, re.MULTILINE)
+    assert found is not None, f"gpu-check.sh has no line matching {pattern!r}"
+    return int(found[1])
+
+
 def _stated_and_used_limits() -> tuple[dict, dict, int, int]:
     text = SCRIPT.read_text()
     stated = {m[1]: int(m[2]) for m in re.finditer(r"^#   (\w+)\s+(\d+)   ", text, re.MULTILINE)}
     used = {m[1]: int(m[2]) for m in re.finditer(r"^\s*(?:pytest_)?stage (\w+) (\d+) ", text, re.MULTILINE)}
-    kill_after = int(re.search(r"^KILL_AFTER=(\d+)", text, re.MULTILINE)[1])
-    total = int(re.search(r"sum to (\d+) s", text)[1])
-    return stated, used, kill_after, total
+    return stated, used, _number(r"^KILL_AFTER=(\d+)", text), _number(r"sum to (\d+) s", text)
 
 
 def test_the_stage_limits_are_the_header_s_and_end_well_inside_nine_minutes():

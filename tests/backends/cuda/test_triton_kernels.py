@@ -18,7 +18,7 @@ import zero.backends.cuda.kernels as cuda
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf/nan on purpose (masked rows)
 
 FLOATS = (np.float32, np.float64)
-TOLERANCE = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-9, atol=1e-10)}
+TOLERANCE: dict = {np.float32: {"rtol": 1e-5, "atol": 1e-5}, np.float64: {"rtol": 1e-9, "atol": 1e-10}}
 GUARD = 12345.0
 
 
@@ -47,7 +47,7 @@ class Case:
         getattr(cpu, name)(*inputs, *host_out.values(), **kwargs)
         device_out, storages = {}, {}
         for k, (shape, dtype) in outputs.items():
-            storage, view = guarded(shape, dtype or self.dtype)
+            storage, _ = guarded(shape, dtype or self.dtype)
             storages[k] = self.arrays.put(storage)
             n = int(np.prod(shape))
             device_out[k] = storages[k][:n].reshape(shape)
@@ -109,7 +109,7 @@ def test_softmax_forward_and_backward(case, shape, log):
     _, want = case.run(f"{name}_forward", [x], {"out": (shape, None)})
     grad = random(rng, shape, case.dtype)
     case.run(f"{name}_backward", [grad, want["out"]], {"grad_in": (shape, None)},
-             tolerance=dict(rtol=1e-4, atol=1e-4) if case.dtype == np.float32 else None)
+             tolerance={"rtol": 1e-4, "atol": 1e-4} if case.dtype == np.float32 else None)
 
 
 def test_softmax_of_a_fully_masked_row_is_zero(case):

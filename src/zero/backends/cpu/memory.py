@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import sys
 import weakref
+from typing import cast
 
 import numpy as np
 
@@ -45,7 +46,7 @@ class HostMemory:
     def malloc(self, nbytes: int) -> PoolBuffer:
         raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8).view(PoolBuffer)
         start = (-raw.ctypes.data) % ALIGNMENT
-        return raw[start:start + nbytes]
+        return cast(PoolBuffer, raw[start:start + nbytes])
 
     def free(self, handle: PoolBuffer) -> None:
         """Nothing to do: NumPy frees the buffer once the pool has dropped the handle."""

@@ -22,12 +22,12 @@ NumPy would run as several passes over memory are compiled with Numba
 import numpy as np
 
 from ...array_kernels import array_kernels
-from .elementwise import *  # noqa: F403
-from .fused import *  # noqa: F403
-from .indexing import *  # noqa: F403
-from .linalg import *  # noqa: F403
-from .nn import *  # noqa: F403
-from .optim import *  # noqa: F403
+from .elementwise import *
+from .fused import *
+from .indexing import *
+from .linalg import *
+from .nn import *
+from .optim import *
 
 globals().update(array_kernels(np))
 del np, array_kernels

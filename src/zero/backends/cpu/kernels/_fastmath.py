@@ -38,7 +38,7 @@ EXP_OVERFLOW = 709.5                    # beyond, 2^n overflows: inf (exact from
 @numba.njit(cache=True, fastmath=FASTMATH, inline="always")
 def fast_exp(x):
     """exp(x) in float64, vectorisable (see the module docstring); NaN stays NaN."""
-    clamped = EXP_UNDERFLOW if x < EXP_UNDERFLOW else (EXP_OVERFLOW if x > EXP_OVERFLOW else x)
+    clamped = EXP_UNDERFLOW if x < EXP_UNDERFLOW else (EXP_OVERFLOW if x > EXP_OVERFLOW else x)  # noqa: FURB136 (min() loses NaN)
     n = math.floor(clamped * LOG2_E + 0.5)
     r = clamped - n * LN2_HIGH - n * LN2_LOW
     p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120 + r * (

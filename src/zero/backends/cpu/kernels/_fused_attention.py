@@ -29,7 +29,7 @@ from ._fastmath import fast_exp
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
-__all__ = ["flash_attention_forward", "flash_attention_backward"]
+__all__ = ["flash_attention_backward", "flash_attention_forward"]
 
 BLOCK = 128                 # query rows (forward) or key columns (backward) per block
 SCRATCH_BYTES = 2 << 20     # at most this much per scratch array: (batch, head) pairs per pass
@@ -107,6 +107,7 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
                 if j0 == 0:                          # the first block covers every query row
                     np.matmul(grad_scores, k[g0:g1, j0:j1], out=grad_q[g0:g1])
                 else:
+                    assert partial_flat is not None       # made when there is more than one block
                     partial = shaped(partial_flat, g1 - g0, rows, grad_q.shape[2])    # (g, R, E)
                     np.matmul(grad_scores, k[g0:g1, j0:j1], out=partial)
                     grad_q[g0:g1, first_row:] += partial

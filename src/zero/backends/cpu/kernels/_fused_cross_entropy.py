@@ -19,7 +19,7 @@ from ._fastmath import fast_exp
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
-__all__ = ["linear_cross_entropy_forward", "linear_cross_entropy_backward"]
+__all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]
 
 
 def _int64(target):

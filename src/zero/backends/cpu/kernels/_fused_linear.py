@@ -15,7 +15,7 @@ from ._fastmath import fast_tanh, normal_cdf_pdf
 from ._fused_support import column_sums, scratch, shaped
 from ._jit import njit
 
-__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward"]
+__all__ = ["ffn_backward", "ffn_forward", "linear_backward", "linear_forward"]
 
 
 # -- linear -----------------------------------------------------------------------------------

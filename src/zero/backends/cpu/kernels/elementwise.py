@@ -11,7 +11,7 @@ import numpy as np
 from ._fastmath import fast_exp, normal_cdf_pdf
 from ._jit import njit, prange
 
-__all__ = ["copy", "sigmoid", "silu", "gelu", "gelu_backward"]
+__all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu"]
 
 
 def copy(src, out) -> None:

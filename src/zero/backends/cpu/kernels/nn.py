@@ -61,8 +61,9 @@ import numpy as np
 from ._fastmath import fast_exp
 from ._jit import njit, prange
 
-__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
-           "cross_entropy_forward", "cross_entropy_backward", "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+__all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
+           "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
+           "softmax_backward", "softmax_forward"]
 
 
 def _rows_out(out):
@@ -106,7 +107,7 @@ def _softmax_rows(x, out, log):
         peak = -np.inf
         for c in range(classes):
             v = x[r, c]
-            if v > peak or v != v:  # a NaN anywhere makes the whole row NaN
+            if v > peak or math.isnan(v):  # a NaN anywhere makes the whole row NaN
                 peak = v
         if peak == -np.inf and not log:  # fully masked row: zeros, not 0/0
             for c in range(classes):
@@ -169,7 +170,7 @@ def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, l
         peak = -np.inf
         for c in range(classes):
             v = logits[r, c]
-            if v > peak or v != v:
+            if v > peak or math.isnan(v):
                 peak = v
         total = 0.0
         for c in range(classes):

@@ -18,12 +18,12 @@ the GPU: the host waits only where it reads a value (``item()``, ``.cpu()``).
 """
 from ...array_kernels import array_kernels
 from ..runtime import cupy
-from .elementwise import *  # noqa: F403
-from .fused import *  # noqa: F403
-from .indexing import *  # noqa: F403
-from .linalg import *  # noqa: F403
-from .nn import *  # noqa: F403
-from .optim import *  # noqa: F403
+from .elementwise import *
+from .fused import *
+from .indexing import *
+from .linalg import *
+from .nn import *
+from .optim import *
 
 globals().update(array_kernels(cupy()))
 del array_kernels, cupy

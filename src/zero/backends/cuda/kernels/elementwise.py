@@ -15,7 +15,7 @@ from ._launch import ELEMENTWISE_BLOCK, elementwise_grid, launch
 
 cp = cupy()
 
-__all__ = ["copy", "sigmoid", "silu", "gelu", "gelu_backward"]
+__all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu"]
 
 
 def copy(src, out) -> None:

@@ -20,17 +20,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..triton_kernels.attention import (attention_backward_kv_kernel, attention_backward_q_kernel,
-                                        attention_delta_kernel, attention_forward_kernel)
+from ..triton_kernels.attention import (
+    attention_backward_kv_kernel,
+    attention_backward_q_kernel,
+    attention_delta_kernel,
+    attention_forward_kernel,
+)
 from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
 from ._arrays import array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 from .linalg import fast_matmul, matmul, matmul_accumulate
 from .nn import cross_entropy_backward, cross_entropy_forward
 
-__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward",
-           "linear_cross_entropy_forward", "linear_cross_entropy_backward",
-           "flash_attention_forward", "flash_attention_backward"]
+__all__ = ["ffn_backward", "ffn_forward", "flash_attention_backward", "flash_attention_forward",
+           "linear_backward", "linear_cross_entropy_backward", "linear_cross_entropy_forward",
+           "linear_forward"]
 
 
 # -- linear ---------------------------------------------------------------------------------
@@ -167,8 +171,8 @@ def _attention_config(q, v):
                          f"shared memory than a GPU block has; the largest is {choices[-1][0]} for this dtype")
     tile, stages = fitting[0]
     precision = "tf32" if q.dtype == np.float32 and fast_matmul() else "ieee"
-    return dict(PRECISION=precision, BLOCK_M=tile, BLOCK_N=tile, BLOCK_E=block_e, BLOCK_EV=block_ev,
-                num_warps=4, num_stages=stages)
+    return {"PRECISION": precision, "BLOCK_M": tile, "BLOCK_N": tile, "BLOCK_E": block_e, "BLOCK_EV": block_ev,
+            "num_warps": 4, "num_stages": stages}
 
 
 def _group_slices(groups: int):

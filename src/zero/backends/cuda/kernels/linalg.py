@@ -28,6 +28,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -60,13 +61,13 @@ class Gemm:
     m: int
     n: int
     k: int
-    a: object
+    a: Any
     lda: int
     stride_a: int
-    b: object
+    b: Any
     ldb: int
     stride_b: int
-    c: object
+    c: Any
     ldc: int
     stride_c: int
     batch: int
@@ -182,24 +183,24 @@ def _product(a, b, out, accumulate: bool) -> None:
 
 
 def _run(cp, gemm: Gemm, beta: float = 0.0) -> None:
-    from cupy_backends.cuda.libs import cublas  # noqa: PLC0415  (loads libcublas: GPU machines only)
+    from cupy_backends.cuda.libs import cublas
 
     dtype = gemm.c.dtype
     if dtype == np.float64:
-        compute, scalar = COMPUTE_64F, np.float64
+        compute = COMPUTE_64F
     else:
         compute = COMPUTE_32F_FAST_TF32 if dtype == np.float32 and fast_matmul() else COMPUTE_32F
-        scalar = np.float32
-    alpha, beta = np.ones((), scalar), np.full((), beta, scalar)  # host scalars, alive through the call
+    scalar = np.float64 if dtype == np.float64 else np.float32   # cuBLAS's alpha and beta for float16/32: float32
+    alpha, beta_host = np.ones((), scalar), np.full((), beta, scalar)  # host scalars, alive through the call
     handle = cp.cuda.device.get_cublas_handle()
     cublas.setStream(handle, cp.cuda.get_current_stream().ptr)
     kind = _DATA_TYPE[dtype]
     if gemm.batch == 1:
         cublas.gemmEx(handle, gemm.op_a, gemm.op_b, gemm.m, gemm.n, gemm.k, alpha.ctypes.data,
-                      gemm.a.data.ptr, kind, gemm.lda, gemm.b.data.ptr, kind, gemm.ldb, beta.ctypes.data,
+                      gemm.a.data.ptr, kind, gemm.lda, gemm.b.data.ptr, kind, gemm.ldb, beta_host.ctypes.data,
                       gemm.c.data.ptr, kind, gemm.ldc, compute, GEMM_DEFAULT)
     else:
         cublas.gemmStridedBatchedEx(handle, gemm.op_a, gemm.op_b, gemm.m, gemm.n, gemm.k, alpha.ctypes.data,
                                     gemm.a.data.ptr, kind, gemm.lda, gemm.stride_a, gemm.b.data.ptr, kind,
-                                    gemm.ldb, gemm.stride_b, beta.ctypes.data, gemm.c.data.ptr, kind, gemm.ldc,
+                                    gemm.ldb, gemm.stride_b, beta_host.ctypes.data, gemm.c.data.ptr, kind, gemm.ldc,
                                     gemm.stride_c, gemm.batch, compute, GEMM_DEFAULT)

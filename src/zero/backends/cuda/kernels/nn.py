@@ -17,13 +17,18 @@ import math
 
 from ..triton_kernels.elementwise import dropout_kernel
 from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
-from ..triton_kernels.softmax import (cross_entropy_backward_kernel, cross_entropy_forward_kernel,
-                                      softmax_backward_kernel, softmax_forward_kernel)
+from ..triton_kernels.softmax import (
+    cross_entropy_backward_kernel,
+    cross_entropy_forward_kernel,
+    softmax_backward_kernel,
+    softmax_forward_kernel,
+)
 from ._arrays import array_module, contiguous, flat, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2, row_block, warps_for
 
-__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
-           "cross_entropy_forward", "cross_entropy_backward", "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+__all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
+           "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
+           "softmax_backward", "softmax_forward"]
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
