@@ -53,10 +53,15 @@ class HostMemory:
 
 
 class _Lease(weakref.ref):
-    """A weak reference to a lease's anchor, remembering the block behind it."""
+    """A weak reference to a lease's anchor, remembering the block behind it. Hashed by
+    identity (a weak reference to an array would hash the array, which cannot be hashed)."""
 
     __slots__ = ("block",)
     block: Block
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
 
 
 class HostLeases:
@@ -64,25 +69,26 @@ class HostLeases:
 
     def __init__(self, pool: CachingAllocator):
         self.pool = pool
-        self._active: dict[int, _Lease] = {}  # id(reference) -> reference: keeps the references alive
-        active, release = self._active, pool.release
+        active: set[_Lease] = set()  # the weak references, kept alive until their anchor dies
+        allocate, release, plain = pool.allocate, pool.release, np.ndarray
 
         def ended(reference: _Lease, _finalizing=sys.is_finalizing) -> None:
             if not _finalizing():  # at interpreter shutdown the pool may be half gone, and it no longer matters
-                del active[id(reference)]
+                active.remove(reference)
                 release(reference.block)
 
-        self._ended = ended
+        def lease(nbytes: int) -> np.ndarray:
+            """The anchor of a new lease of at least ``nbytes`` bytes, 64-byte aligned: a plain
+            ``uint8`` array over the whole block; build the storage's arrays on it."""
+            block = allocate(nbytes)
+            anchor = block.handle.view(plain)  # a view of another type: its base is the PoolBuffer
+            reference = _Lease(anchor, ended)
+            reference.block = block
+            active.add(reference)
+            return anchor
 
-    def lease(self, nbytes: int) -> np.ndarray:
-        """The anchor of a new lease of at least ``nbytes`` bytes, 64-byte aligned: a plain
-        ``uint8`` array over the whole block; build the storage's arrays on it."""
-        block = self.pool.allocate(nbytes)
-        anchor = block.handle.view(np.ndarray)  # a view of another type: its base is the PoolBuffer
-        reference = _Lease(anchor, self._ended)
-        reference.block = block
-        self._active[id(reference)] = reference
-        return anchor
+        self.lease = lease  # a closure: a storage pays for no attribute lookups
+        self._active = active
 
     def active(self) -> int:
         """How many leases have an array alive."""

@@ -73,7 +73,7 @@ def array_view(handle, meta):
     itemsize = meta.dtype.itemsize
     pointer = cp.cuda.MemoryPointer(handle, meta.offset * itemsize)
     return cp.ndarray(meta.shape, meta.dtype.numpy, memptr=pointer,
-                      strides=tuple(s * itemsize for s in meta.strides))
+                      strides=tuple([s * itemsize for s in meta.strides]))
 
 
 def to_numpy(array):
