@@ -9,11 +9,12 @@ transposed weights as transpose flags); what lies between them is Triton:
                      hidden layer and applies GELU' with the bias in one Triton pass
     linear + CE      per chunk of rows: GEMM into a (chunk, V) scratch, then the Triton
                      cross-entropy row kernel; backward turns the recomputed logits into
-                     d logits in place and accumulates grad_weight with GEMMs (beta = 1)
+                     d logits in place and accumulates grad_weight with GEMMs (beta = 1,
+                     ``linalg.matmul_accumulate``)
     attention        Triton flash-attention kernels (``triton_kernels.attention``)
 
-Scratch comes from the caching allocator (CuPy allocates through it) and goes back to
-its bucket when the call returns. Under ``TRITON_INTERPRET=1`` these functions also run
+Scratch is a lease from the caching allocator (CuPy allocates through it) and goes back to
+its bucket when its last array goes, normally when the call returns. Under ``TRITON_INTERPRET=1`` these functions also run
 on NumPy arrays (NumPy doing the GEMMs), which is how CI checks them against the CPU.
 """
 from __future__ import annotations
