@@ -15,10 +15,10 @@
 #
 #   probe      15   is there a GPU? (none: exit 2 at once, nothing else runs)
 #   smoke      45   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
-#                   kernel, a backward pass, no torch imported; a broken environment stops here
-#   gpu        75   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
+#                   kernel, a backward pass, no torch imported: a broken environment shows here
+#   gpu        90   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
 #   kernels    75   every Triton kernel compiled for this GPU, against the CPU kernels
-#   suite     150   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
+#   suite     135   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
 #                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
 #   benchmark  90   benchmarks/gpu_gpt.py: a GPT training step, Zero against PyTorch
 #   (6 x 5 s of kill allowance)
@@ -146,12 +146,12 @@ if [ "$MODE" = "all" ] || [ "$MODE" = "tests" ]; then
     parallel=()
     if "$PYTHON" -c "import xdist" 2>/dev/null; then parallel=(-n "$WORKERS"); fi
     section "tests: ops and a GPT step on cuda against the CPU"
-    pytest_stage gpu 75 tests/backends/cuda/test_gpu.py
+    pytest_stage gpu 90 tests/backends/cuda/test_gpu.py
     section "tests: the Triton kernels compiled for this GPU, against the CPU kernels"
     pytest_stage kernels 75 tests/backends/cuda/test_triton_kernels.py tests/backends/cuda/test_fused_kernels.py \
         tests/backends/cuda/test_shared_kernels.py
     section "tests: the rest of the suite on cuda"
-    pytest_stage suite 150 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
+    pytest_stage suite 135 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
         --ignore=tests/backends/cuda/test_triton_kernels.py --ignore=tests/backends/cuda/test_fused_kernels.py \
         --ignore=tests/backends/cuda/test_shared_kernels.py
     unset ZERO_TEST_DEVICE
