@@ -1,80 +1,106 @@
 #!/usr/bin/env bash
 # The one command to run on a machine with an NVIDIA GPU (written for an H200: CUDA 13,
-# Python 3.12, cupy-cuda13x 14.2, triton 3.6, torch, numba, numpy, pytest; no network).
+# Python 3.12, cupy-cuda13x 14.2, triton 3.6, torch, numba, numpy, pytest, pytest-xdist;
+# no network). It installs nothing and runs from the source tree (PYTHONPATH=src).
 #
-#   scripts/gpu-check.sh          environment, smoke checks, the test suite on cuda, the GPT benchmark
-#   scripts/gpu-check.sh tests    environment, smoke checks and the tests only
-#   scripts/gpu-check.sh bench    environment, smoke checks and the benchmark only
+#   scripts/gpu-check.sh          every stage below
+#   scripts/gpu-check.sh tests    every stage but the benchmark
+#   scripts/gpu-check.sh bench    the probe, the smoke stage and the benchmark
 #
-# It installs nothing and runs from the source tree (PYTHONPATH=src). The tests run with
-# ZERO_TEST_DEVICE=cuda: tests/cuda's kernel tests run compiled on the GPU instead of
-# interpreted, its GPU-only tests run, and the op harness (tests/ops) makes its tensors on
-# cuda. Then benchmarks/gpu_gpt.py times a GPT training step at the book's configuration in
-# Zero and in PyTorch. Each stage has a time limit so that the whole run ends well inside
-# 10 minutes; a failing stage is reported and the next one still runs. When $OUT is set,
-# the log, the test report (JUnit XML) and the benchmark table are written there.
-# Exit status: 0 when every stage passed.
+# Stages, most informative first, each with a time limit (seconds). At its limit a stage
+# gets SIGINT -- pytest then stops, reports and writes its JUnit XML -- and SIGKILL 5 s
+# later if it is still running; the next stage runs either way. The limits and the kill
+# allowances sum to 480 s, so a run ends within 8 minutes in all cases, well inside the
+# 9 minutes it may take (and the device machine's 10-minute limit on one command):
+#
+#   probe      15   is there a GPU? (none: exit 2 at once, nothing else runs)
+#   smoke      45   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
+#                   kernel, a backward pass, no torch imported: a broken environment shows here
+#   gpu        90   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
+#   kernels    75   every Triton kernel compiled for this GPU, against the CPU kernels
+#   suite     135   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
+#                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
+#   benchmark  90   benchmarks/gpu_gpt.py: a GPT training step, Zero against PyTorch
+#   (6 x 5 s of kill allowance)
+#
+# Reports go to $OUT (a new directory under /tmp when OUT is unset): gpu-check.log (all
+# output), <stage>.xml (JUnit, one per test stage), summary.txt (a line per stage, written
+# as each stage ends, so it survives a run that is itself stopped).
+#
+# Exit status: 0 every stage passed; 1 a stage failed or was stopped at its limit;
+# 2 no GPU is visible (nothing was run); 3 unknown mode.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 MODE=${1:-all}
+case "$MODE" in all|tests|bench) ;; *) echo "usage: scripts/gpu-check.sh [all|tests|bench]" >&2; exit 3 ;; esac
 PYTHON=${PYTHON:-python3}
-TEST_SECONDS=${TEST_SECONDS:-330}     # the whole test stage
-BENCH_SECONDS=${BENCH_SECONDS:-200}   # the benchmark stage
-WORKERS=${WORKERS:-8}                 # pytest-xdist processes (each has its own CUDA context)
+WORKERS=${WORKERS:-8}                 # pytest-xdist processes for the suite (each has its own CUDA context)
+KILL_AFTER=5
+OUT=${OUT:-$(mktemp -d /tmp/gpu-check.XXXXXX)}
+mkdir -p "$OUT"
+export OUT  # benchmarks/gpu_gpt.py writes its table there too
 export PYTHONPATH="$PWD/src${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONUNBUFFERED=1
 unset TRITON_INTERPRET ZERO_FAST_MATMUL
-
-if [ -n "${OUT:-}" ]; then
-    mkdir -p "$OUT"
-    exec > >(tee "$OUT/gpu-check.log") 2>&1
-fi
+exec > >(tee "$OUT/gpu-check.log") 2>&1
+: > "$OUT/summary.txt"
 
 failed=()
 section() { printf '\n=== %s ===\n' "$*"; }
-stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, remember a failure
+stage() {  # stage NAME SECONDS COMMAND...: run with a time limit, record the outcome
     local name=$1 seconds=$2; shift 2
-    local start=$SECONDS
-    timeout --kill-after=10 "$seconds" "$@"
+    local start=$SECONDS outcome
+    timeout --signal=INT --kill-after="$KILL_AFTER" "$seconds" "$@"
     local status=$?
     if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-        echo "!! $name: stopped after its ${seconds}s limit"
+        outcome="STOPPED at its ${seconds}s limit"
         failed+=("$name (time limit)")
     elif [ "$status" -ne 0 ]; then
-        echo "!! $name: failed (exit $status)"
+        outcome="FAILED (exit $status)"
         failed+=("$name")
+    else
+        outcome="passed"
     fi
-    echo "-- $name took $((SECONDS - start))s"
+    echo "-- $name: $outcome in $((SECONDS - start))s"
+    echo "$name: $outcome in $((SECONDS - start))s" >> "$OUT/summary.txt"
+}
+pytest_stage() {  # pytest_stage NAME SECONDS PYTEST-ARGS...: a test stage with its own JUnit report
+    local name=$1 seconds=$2; shift 2
+    stage "$name" "$seconds" "$PYTHON" -m pytest -q -p no:cacheprovider --tb=short -rfE --durations=10 \
+        --junitxml "$OUT/$name.xml" "$@"
 }
 
-section "environment"
-"$PYTHON" - <<'EOF'
-import platform, sys
-print("python", sys.version.split()[0], platform.machine())
-for name in ("numpy", "numba", "cupy", "triton", "torch", "pytest", "xdist", "safetensors"):
-    try:
-        module = __import__(name)
-        print(f"  {name} {getattr(module, '__version__', '?')}")
-    except Exception as e:  # noqa: BLE001
-        print(f"  {name}: MISSING ({type(e).__name__}: {e})")
+section "probe: is there a GPU?"
+stage probe 15 "$PYTHON" - <<'EOF'
+import sys
 try:
     import cupy
-    runtime = cupy.cuda.runtime
-    p = runtime.getDeviceProperties(0)
-    name = p["name"].decode() if isinstance(p["name"], bytes) else p["name"]
-    print(f"GPUs: {runtime.getDeviceCount()}; 0: {name}, sm_{p['major']}{p['minor']}, "
-          f"{p['totalGlobalMem'] / 2**30:.0f} GiB; driver {runtime.driverGetVersion()}, "
-          f"runtime {runtime.runtimeGetVersion()}")
-except Exception as e:  # noqa: BLE001
-    print(f"CuPy sees no GPU: {type(e).__name__}: {e}")
+    count = cupy.cuda.runtime.getDeviceCount()
+except Exception as e:  # no CuPy, no driver, no device
+    sys.exit(f"no GPU: {type(e).__name__}: {e}")
+if count == 0:
+    sys.exit("no GPU: CUDA sees 0 devices")
+p = cupy.cuda.runtime.getDeviceProperties(0)
+name = p["name"].decode() if isinstance(p["name"], bytes) else p["name"]
+print(f"GPUs: {count}; 0: {name}, sm_{p['major']}{p['minor']}, {p['totalGlobalMem'] / 2**30:.0f} GiB; "
+      f"driver {cupy.cuda.runtime.driverGetVersion()}, runtime {cupy.cuda.runtime.runtimeGetVersion()}")
+import platform
+print("python", sys.version.split()[0], platform.machine())
+for module in ("numpy", "numba", "cupy", "triton", "torch", "pytest", "xdist", "hypothesis"):
+    try:
+        print(f"  {module} {getattr(__import__(module), '__version__', '?')}")
+    except Exception as e:  # noqa: BLE001
+        print(f"  {module}: MISSING ({type(e).__name__}: {e})")
 EOF
-nvidia-smi -L 2>/dev/null || echo "(no nvidia-smi)"
+if [ ${#failed[@]} -ne 0 ]; then
+    echo "gpu-check: no GPU visible here; nothing was run (exit 2). Reports: $OUT"
+    exit 2
+fi
 
-section "smoke: one call through each layer"
-stage smoke 240 "$PYTHON" - <<'EOF'
+section "smoke: a tensor on the GPU, a matmul, a Triton kernel, a backward"
+stage smoke 45 "$PYTHON" - <<'EOF'
 import sys, time, traceback
-import numpy as np
 
 failures = 0
 
@@ -83,7 +109,7 @@ def check(name, fn):
     start = time.perf_counter()
     try:
         detail = fn()
-        print(f"ok   {name} ({time.perf_counter() - start:.2f}s){': ' + str(detail) if detail else ''}")
+        print(f"ok   {name} ({time.perf_counter() - start:.2f}s){': ' + str(detail) if detail is not None else ''}")
     except Exception:  # noqa: BLE001
         failures += 1
         print(f"FAIL {name}\n{traceback.format_exc()}")
@@ -91,44 +117,54 @@ def check(name, fn):
 import zero
 import zero.cuda
 
-check("zero.cuda.is_available", lambda: (zero.cuda.is_available(), zero.cuda.device_count()))
-check("backend set-up (allocator into CuPy, Triton on CuPy's stream)",
-      lambda: zero.zeros(3, device="cuda").device)
+check("a tensor on the GPU (set-up: Zero's pool in CuPy, Triton on CuPy's stream)",
+      lambda: zero.arange(6.0, device="cuda").sum().item())
+check("cuBLAS matmul", lambda: float((zero.ones(64, 32, device="cuda") @ zero.ones(32, 16, device="cuda"))[0, 0]))
+check("a Triton kernel (layer norm)", lambda: zero.nn.functional.layer_norm(
+      zero.randn(8, 384, device="cuda"), (384,)).pow(2).mean().item())
+def backward():
+    x = zero.randn(16, 32, device="cuda", requires_grad=True)
+    zero.nn.functional.gelu(x @ zero.randn(32, 8, device="cuda")).sum().backward()
+    return x.grad.abs().sum().item()
+check("a backward pass", backward)
 def triton_driver():
     from triton.runtime import driver
     return type(driver.active).__name__
-check("Triton driver", triton_driver)
-check("CuPy elementwise (NVRTC)", lambda: (zero.ones(5, device="cuda") * 2 + 1).sum().item())
-check("cuBLAS matmul", lambda: float((zero.ones(64, 32, device="cuda") @ zero.ones(32, 16, device="cuda"))[0, 0]))
-check("Triton layer norm", lambda: zero.nn.functional.layer_norm(zero.randn(8, 384, device="cuda"), (384,))
-      .pow(2).mean().item())
-check("Triton flash attention", lambda: zero.nn.functional.scaled_dot_product_attention(
-      *[zero.randn(2, 6, 256, 64, device="cuda") for _ in range(3)], is_causal=True).abs().mean().item())
-check("memory statistics", lambda: {k: v for k, v in zero.cuda.memory_stats().items()})
+check("Triton's driver", triton_driver)
+check("memory statistics", lambda: zero.cuda.memory_stats())
 def no_torch():
     assert "torch" not in sys.modules, "torch was imported (Triton fell back to its PyTorch driver?)"
 check("Zero ran without importing torch", no_torch)
 sys.exit(1 if failures else 0)
 EOF
+if [[ " ${failed[*]} " == *" smoke"* ]]; then
+    echo "gpu-check: the basics fail (above); the stages below show it in more detail"
+fi
 
 if [ "$MODE" = "all" ] || [ "$MODE" = "tests" ]; then
-    section "tests with ZERO_TEST_DEVICE=cuda"
+    export ZERO_TEST_DEVICE=cuda
     parallel=()
     if "$PYTHON" -c "import xdist" 2>/dev/null; then parallel=(-n "$WORKERS"); fi
-    junit=()
-    if [ -n "${OUT:-}" ]; then junit=(--junitxml "$OUT/tests.xml"); fi
-    export ZERO_TEST_DEVICE=cuda
-    stage tests "$TEST_SECONDS" "$PYTHON" -m pytest -q -p no:cacheprovider --tb=short -rfE \
-        "${parallel[@]}" "${junit[@]}" ${PYTEST_ARGS:-tests}
+    section "tests: ops and a GPT step on cuda against the CPU"
+    pytest_stage gpu 90 tests/backends/cuda/test_gpu.py
+    section "tests: the Triton kernels compiled for this GPU, against the CPU kernels"
+    pytest_stage kernels 75 tests/backends/cuda/test_triton_kernels.py tests/backends/cuda/test_fused_kernels.py \
+        tests/backends/cuda/test_shared_kernels.py
+    section "tests: the rest of the suite on cuda"
+    pytest_stage suite 135 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
+        --ignore=tests/backends/cuda/test_triton_kernels.py --ignore=tests/backends/cuda/test_fused_kernels.py \
+        --ignore=tests/backends/cuda/test_shared_kernels.py
     unset ZERO_TEST_DEVICE
 fi
 
 if [ "$MODE" = "all" ] || [ "$MODE" = "bench" ]; then
     section "benchmark: GPT training step, Zero against PyTorch"
-    stage benchmark "$BENCH_SECONDS" "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:-}
+    stage benchmark 90 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:-}
 fi
 
 section "summary"
+cat "$OUT/summary.txt"
+echo "reports: $OUT"
 if [ ${#failed[@]} -eq 0 ]; then
     echo "gpu-check: every stage passed"
     exit 0

@@ -17,6 +17,7 @@ the device when the shapes change (from training to sampling, say).
 from __future__ import annotations
 
 from . import cuda_amp as amp  # noqa: F401  (zero.cuda.amp.GradScaler, as torch.cuda.amp.GradScaler)
+from .backends import cuda as _backend
 from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
 from .errors import AutogradError, DeviceError
@@ -54,7 +55,7 @@ def current_device() -> int:
 
 def synchronize() -> None:
     """Wait for every kernel queued on the GPU (for timing; values are read without it)."""
-    _runtime.synchronize()
+    _backend.synchronize()
 
 
 def memory_stats() -> dict:

@@ -38,7 +38,7 @@ def test_live_bytes_return_to_their_value_after_backward_and_dropping_the_loss()
     loss = _loss(params)
     assert _live() > before  # the graph holds activations
     loss.backward()
-    grads = sum(p.grad.untyped_storage().block.size for p in params)
+    grads = sum(p.grad.untyped_storage().handle.base.nbytes for p in params)
     del loss
     assert _live() == before + grads  # only the gradients are new
     for p in params:

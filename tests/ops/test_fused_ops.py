@@ -179,7 +179,7 @@ def test_ffn_graph_keeps_no_hidden_activation():
     before = live_bytes()
     out = fused.ffn(x, w1, b1, w2, b2)
     held = live_bytes() - before
-    assert held == out.untyped_storage().block.size   # the output and nothing else
+    assert held == out.untyped_storage().handle.base.nbytes   # the output and nothing else
     composed = composed_ffn("none")(x, w1, b1, w2, b2)
     assert live_bytes() - before - held >= 2 * rows * hidden * 4   # the composition keeps h, gelu(h)
     del out, composed
@@ -368,7 +368,7 @@ def test_flash_attention_keeps_no_score_matrix(monkeypatch):
     zero.cpu.reset_peak_memory_stats()
     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
     held = live_bytes() - before
-    assert held <= out.untyped_storage().block.size + groups * length * 4 + 64    # out + lse
+    assert held <= out.untyped_storage().handle.base.nbytes + groups * length * 4 + 64    # out + lse
     out.backward(zero.ones_like(out))
     peak = zero.cpu.memory_stats()["peak_bytes"] - before
     # backward: three scratch arrays of at most SCRATCH_BYTES, delta, grad_out and the

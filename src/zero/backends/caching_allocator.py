@@ -10,27 +10,42 @@ released block is kept in a free pool and handed out again:
     release(b)  -> back into the free pool, unless the pool would exceed its cap
 
 The policy lives here, once; the raw source of memory is a small object with
-``malloc(nbytes)``, ``free(handle)`` and ``is_exported(handle)``. The CPU uses
+``malloc(nbytes) -> handle`` and ``free(handle)`` (``RawMemory``). The CPU uses
 NumPy byte buffers (``CPUTensorContext`` in the book: 64-byte aligned, best fit
 with a cap on oversize); CUDA uses device pointers (``CUDATensorContext``:
 512-byte rounding, exact-size buckets); tests use a fake source.
+
+Who calls ``release``: each backend lends blocks out as *leases* (``lease(nbytes)``
+in ``zero.backends.cpu`` and ``zero.backends.cuda``) and releases a block when the
+lease and every array built on it are gone. So a block in the free pool is never
+read by anyone, and ``live_bytes`` counts exactly the memory some array can still
+reach; the policy here needs no way to ask whether a block is still in use.
 """
 from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+class RawMemory(Protocol):
+    """Where the pool's blocks come from and go back to (``cudaMalloc``/``cudaFree``, NumPy buffers)."""
+
+    def malloc(self, nbytes: int) -> Any: ...
+
+    def free(self, handle: Any) -> None: ...
 
 
 @dataclass(eq=False)
 class Block:
     """A piece of raw memory of ``size`` bytes; ``handle`` is what the raw source gave."""
 
-    handle: object
+    handle: Any  # a PoolBuffer on the CPU, a device address on CUDA, anything in tests
     size: int
 
 
 class CachingAllocator:
-    def __init__(self, raw, granularity: int, max_oversize_ratio: float, max_oversize_bytes: int,
+    def __init__(self, raw: RawMemory, granularity: int, max_oversize_ratio: float, max_oversize_bytes: int,
                  max_cached_bytes: int):
         """``granularity``: every request is rounded up to a multiple of it.
         A free block of size s serves a request of n bytes only if
@@ -42,17 +57,20 @@ class CachingAllocator:
         self.max_oversize_ratio = max_oversize_ratio
         self.max_oversize_bytes = max_oversize_bytes
         self.max_cached_bytes = max_cached_bytes
-        self._free: dict[int, list[Block]] = {}  # size -> blocks of exactly that size
+        self._free: dict[int, list[Block]] = {}  # size -> free blocks of exactly that size (maybe none)
         self._free_sizes: list[int] = []  # sorted sizes that have at least one free block
         self.live_bytes = 0  # handed out and not yet released
         self.cached_bytes = 0  # released and kept in the pool
         self.reserved_bytes = 0  # taken from the raw source: live + cached
+        self.peak_bytes = self.hits = self.misses = 0
         self.reset_stats()
 
     # -- the two operations ---------------------------------------------------------------
     def allocate(self, nbytes: int) -> Block:
-        size = self.round_size(nbytes)
-        block = self._take_free(size)
+        granularity = self.granularity
+        size = max(granularity, -(-nbytes // granularity) * granularity)  # round_size, inline: the hot path
+        blocks = self._free.get(size)
+        block = self._take(blocks, size) if blocks else self._take_best_fit(size)  # an exact fit is the best
         if block is None:
             self.misses += 1
             block = Block(self.raw.malloc(size), size)
@@ -60,24 +78,25 @@ class CachingAllocator:
         else:
             self.hits += 1
         self.live_bytes += block.size
-        if self.live_bytes > self.peak_bytes:
-            self.peak_bytes = self.live_bytes
+        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
         return block
 
     def release(self, block: Block) -> None:
-        self.live_bytes -= block.size
-        if self.cached_bytes + block.size > self.max_cached_bytes or self.raw.is_exported(block.handle):
-            # Over the cap, or someone outside Zero still reads this memory (a NumPy array
-            # the user took with .numpy()): let it go instead of handing it out again.
-            self._return_to_raw(block)
+        """Take back a block nobody reads any more (its lease has ended)."""
+        size = block.size
+        self.live_bytes -= size
+        if self.cached_bytes + size > self.max_cached_bytes:
+            self._return_to_raw(block)  # the pool is full: give this one back
             return
-        sizes = self._free.get(block.size)
-        if sizes is None:
-            self._free[block.size] = [block]
-            bisect.insort(self._free_sizes, block.size)
+        blocks = self._free.get(size)
+        if blocks is None:
+            self._free[size] = [block]
+            bisect.insort(self._free_sizes, size)
         else:
-            sizes.append(block)
-        self.cached_bytes += block.size
+            if not blocks:
+                bisect.insort(self._free_sizes, size)
+            blocks.append(block)
+        self.cached_bytes += size
 
     # -- pool management --------------------------------------------------------------------
     def empty_cache(self) -> int:
@@ -97,7 +116,7 @@ class CachingAllocator:
         g = self.granularity
         return max(g, (nbytes + g - 1) // g * g)
 
-    def memory_stats(self) -> dict:
+    def memory_stats(self) -> dict[str, int]:
         return {
             "live_bytes": self.live_bytes,
             "peak_bytes": self.peak_bytes,
@@ -117,19 +136,22 @@ class CachingAllocator:
         self.peak_bytes = self.live_bytes
 
     # -- internals ------------------------------------------------------------------------------
-    def _take_free(self, size: int) -> Block | None:
-        i = bisect.bisect_left(self._free_sizes, size)
+    def _take_best_fit(self, size: int) -> Block | None:
+        """The smallest free block larger than ``size`` that is not too large, if any."""
+        i = bisect.bisect_right(self._free_sizes, size)
         if i == len(self._free_sizes):
             return None
         best = self._free_sizes[i]
         if best > max(size * self.max_oversize_ratio, size + self.max_oversize_bytes):
             return None  # too large: a small tensor must not pin a big block
-        blocks = self._free[best]
+        return self._take(self._free[best], best)
+
+    def _take(self, blocks: list[Block], size: int) -> Block:
+        """A block from the non-empty bucket ``blocks`` of free blocks of ``size`` bytes."""
         block = blocks.pop()
-        if not blocks:
-            del self._free[best]
-            del self._free_sizes[i]
-        self.cached_bytes -= block.size
+        if not blocks:  # the bucket stays, empty, for the next release of this size
+            del self._free_sizes[bisect.bisect_left(self._free_sizes, size)]
+        self.cached_bytes -= size
         return block
 
     def _return_to_raw(self, block: Block) -> None:

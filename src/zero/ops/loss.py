@@ -158,8 +158,6 @@ class CrossEntropy(ClassLoss):
     def backward(self, grad):
         rows, target_rows, logsumexp, weight, divisor = self.saved_tensors
         grad_rows = Tensor._empty(rows.shape, rows.dtype, rows.device)   # (R, C)
-        # Held in a local: a temporary tensor dying while the kernel still reads its array would
-        # look to the allocator like memory exported to NumPy, and its block would not be reused.
         row_grads = self.row_gradients(grad, divisor, rows.shape[0])     # (R,)
         grad.device.kernels.cross_entropy_backward(
             row_grads._array, rows._array, target_rows._array,

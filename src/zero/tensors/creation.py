@@ -10,7 +10,6 @@ import numbers
 import numpy as np
 
 from .. import dtypes
-from ..backends.caching_allocator import Block
 from ..backends.device import cpu, to_device
 from ..errors import DTypeError, ShapeError
 from ..random import Generator, default_generator
@@ -186,7 +185,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     extent = 1 + sum((n - 1) * s for n, s in zip(array.shape, array.strides)) // itemsize
     first = array[tuple(slice(0, 1) for _ in array.shape)].reshape(1)
     handle = np.lib.stride_tricks.as_strided(first.view(np.uint8), shape=(extent * itemsize,), strides=(1,))
-    storage = Storage.wrap(Block(handle, extent * itemsize), extent * itemsize, cpu)
+    storage = Storage.wrap(handle, extent * itemsize, cpu)
     meta = TensorMeta(tuple(array.shape), tuple(s // itemsize for s in array.strides), 0, dtype, cpu)
     return Tensor._from_storage(storage, meta)
 

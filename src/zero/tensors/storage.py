@@ -1,8 +1,9 @@
 """Storage: one block of device memory (the book's ``TensorNode``).
 
-A storage only owns bytes. It takes a block from its device's allocator when
-made and gives it back when the last tensor using it goes away (Python's
-reference count plays the book's ``shared_ptr<TensorNode>``). Views share one
+A storage holds a lease on a block of its device's memory (``device.backend.lease``).
+The backend gives the block back to the allocator's pool when the lease and every
+array built on the memory are gone -- the storage, the tensors' arrays, a NumPy array
+the user took -- so nothing happens here when a storage is deleted. Views share one
 storage and interpret it through their own metadata.
 
 ``version`` counts in-place writes, so an op that saved a tensor for backward
@@ -26,41 +27,25 @@ def new_serial() -> int:
 
 
 class Storage:
-    __slots__ = ("block", "nbytes", "device", "_allocator", "version", "serial", "__weakref__")
+    __slots__ = ("handle", "nbytes", "device", "version", "serial", "__weakref__")
 
     def __init__(self, nbytes: int, device: Device):
-        allocator = device.backend.allocator
-        self.block = allocator.allocate(nbytes)
-        self._allocator = allocator
+        self.handle = device.backend.lease(nbytes)  # what the kernels address: an anchor array, a device pointer
         self.nbytes = nbytes
         self.device = device
         self.version = 0
         self.serial = next(_serials)
 
     @classmethod
-    def wrap(cls, block, nbytes: int, device: Device) -> Storage:
-        """Memory Zero did not allocate (``from_numpy``): never returned to an allocator."""
+    def wrap(cls, handle, nbytes: int, device: Device) -> Storage:
+        """Memory Zero did not allocate (``from_numpy``): never leased, never pooled."""
         storage = object.__new__(cls)
-        storage.block = block
-        storage._allocator = None
+        storage.handle = handle
         storage.nbytes = nbytes
         storage.device = device
         storage.version = 0
         storage.serial = next(_serials)
         return storage
-
-    @property
-    def handle(self):
-        """What the device's kernels address: a uint8 NumPy array on CPU, a pointer on CUDA."""
-        return self.block.handle
-
-    def __del__(self):
-        allocator = getattr(self, "_allocator", None)  # unset when __init__ failed (no such device)
-        if allocator is not None:
-            try:
-                allocator.release(self.block)
-            except Exception:  # interpreter shutdown: modules may already be gone
-                pass
 
     def __repr__(self) -> str:
         return f"Storage({self.nbytes} bytes on {self.device})"

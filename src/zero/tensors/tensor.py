@@ -42,8 +42,6 @@ else:
 
 
 class Tensor(TensorMethods):
-    # _array comes before _storage: on deallocation slots are cleared in this order, so the
-    # storage sees no lingering array of ours when it returns its block to the allocator.
     __slots__ = ("_array", "_storage", "_meta", "grad_fn", "grad", "_requires_grad",
                  "_retains_grad", "_grad_accumulator", "_view_of", "_history_stamp", "__weakref__")
 

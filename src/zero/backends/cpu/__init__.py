@@ -1,23 +1,49 @@
-"""The CPU backend: NumPy byte buffers from a caching allocator, NumPy/Numba kernels."""
+"""The CPU backend: NumPy memory from a caching allocator, NumPy/Numba kernels.
+
+The interface every backend offers (``zero.backends.cuda`` has the same names):
+
+    allocator                  the caching allocator (statistics, empty_cache)
+    lease(nbytes)              the memory of one storage: an anchor array, whose block
+                               returns to the pool when it and every array on it are gone
+    array_view(handle, meta)   the NumPy array a kernel sees for a tensor
+    address_of(handle)         the address of a storage's first byte
+    to_numpy / from_numpy      host arrays (on the CPU, the arrays themselves)
+    check_device(device)       nothing to check: every machine has its CPU
+    synchronize()              nothing to wait for: CPU kernels finish before they return
+    logits_chunk_bytes         how large a chunk of logits linear + cross-entropy makes
+    kernels                    the kernel functions (``zero.backends.cpu.kernels``)
+"""
 from __future__ import annotations
 
 import numpy as np
 
 from . import kernels
-from .memory import allocator
+from .memory import allocator, lease
 
-__all__ = ["allocator", "kernels", "array_view", "address_of", "to_numpy", "from_numpy", "check_device"]
+__all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
+           "logits_chunk_bytes", "synchronize", "to_numpy"]
+
+# Linear + cross-entropy works on chunks of rows; on the CPU a chunk's logits should stay
+# in the cache (about 8 MiB).
+logits_chunk_bytes = 8 << 20
 
 
 def check_device(device) -> None:
     """Every machine has its CPU."""
 
 
+def synchronize() -> None:
+    """CPU kernels have finished when they return."""
+
+
 def array_view(handle: np.ndarray, meta) -> np.ndarray:
     """The NumPy array a kernel sees: the storage's bytes read through the metadata."""
     itemsize = meta.dtype.itemsize
-    return np.ndarray(meta.shape, meta.dtype.numpy, buffer=handle, offset=meta.offset * itemsize,
-                      strides=tuple(s * itemsize for s in meta.strides))
+    # (shape, dtype, buffer, offset, strides) passed by position, the byte strides as a list:
+    # every tensor pays this, and it costs half of keywords and a tuple from a generator
+    # (measured 0.83 us against 1.6 us for a 4x4 float32 view).
+    return np.ndarray(meta.shape, meta.dtype.numpy, handle, meta.offset * itemsize,
+                      [s * itemsize for s in meta.strides])
 
 
 def address_of(handle: np.ndarray) -> int:

@@ -1,31 +1,98 @@
-"""Host memory for the CPU allocator: 64-byte aligned NumPy byte buffers."""
+"""Host memory for the CPU: 64-byte aligned NumPy buffers, pooled, lent out as leases.
+
+The pool. ``HostMemory`` is the caching allocator's raw source: a block's handle is a
+64-byte aligned slice of a NumPy byte buffer, of type ``PoolBuffer``. The allocator
+(``allocator``, the book's ``CPUTensorContext``) keeps released blocks and hands them
+out again, best fit within 25 % or 4 KiB of the request.
+
+Leases. A storage's memory is a lease on a block: ``lease(nbytes)`` takes a block and
+returns its *anchor*, a plain ``uint8`` array over the whole block. Every array
+a kernel or a user sees is made from the anchor (``np.ndarray(..., buffer=anchor)`` in
+``array_view``), and NumPy then records the anchor as the ``base`` of that array and of
+every view of it -- transposes, reshapes, slices, ``Tensor.numpy()`` -- because NumPy
+collapses a chain of bases only through arrays of the same type: the anchor is a plain
+ndarray and the buffer below it a ``PoolBuffer``, so the chain stops at the anchor.
+The anchor therefore lives exactly as long as the last array over its block, and a weak
+reference to it returns the block to the pool when it dies. A NumPy array the user
+took with ``.numpy()``, or the array of a temporary that a kernel is still reading,
+keeps its block out of the pool for as long as it lives, and ``live_bytes`` counts it;
+nothing asks Python how many references something has.
+
+(Arrays made by ``np.lib.stride_tricks.as_strided`` record another base, but hold the
+anchor all the same: what matters is that nothing reaches the block without it.)
+"""
 from __future__ import annotations
 
 import os
 import sys
+import weakref
+from typing import cast
 
 import numpy as np
 
-from ..caching_allocator import CachingAllocator
+from ..caching_allocator import Block, CachingAllocator
 
 ALIGNMENT = 64  # a cache line, and what AVX-512 loads like
 
 
+class PoolBuffer(np.ndarray):
+    """The type of the pool's raw buffers. It is a subclass only so that NumPy's collapsing
+    of view bases stops at a lease's anchor above it (see the module docstring)."""
+
+
 class HostMemory:
-    """The raw source: a handle is a 64-byte aligned ``uint8`` view into a larger buffer."""
+    """The raw source: a handle is a 64-byte aligned ``PoolBuffer`` slice of a larger buffer."""
 
-    def malloc(self, nbytes: int) -> np.ndarray:
-        raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    def malloc(self, nbytes: int) -> PoolBuffer:
+        raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8).view(PoolBuffer)
         start = (-raw.ctypes.data) % ALIGNMENT
-        return raw[start:start + nbytes]
+        return cast(PoolBuffer, raw[start:start + nbytes])
 
-    def free(self, handle: np.ndarray) -> None:
-        pass  # NumPy frees the buffer when the last array using it goes away
+    def free(self, handle: PoolBuffer) -> None:
+        """Nothing to do: NumPy frees the buffer once the pool has dropped the handle."""
 
-    def is_exported(self, handle: np.ndarray) -> bool:
-        # The buffer is referenced by the handle and by getrefcount's argument; anything
-        # more is a NumPy array outside Zero (from Tensor.numpy()) still using the memory.
-        return sys.getrefcount(handle.base) > 2
+
+class _Lease(weakref.ref):
+    """A weak reference to a lease's anchor, remembering the block behind it. Hashed by
+    identity (a weak reference to an array would hash the array, which cannot be hashed)."""
+
+    __slots__ = ("block",)
+    block: Block
+    __hash__ = object.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+class HostLeases:
+    """Lends ``pool``'s blocks as anchors and takes each block back when its anchor dies."""
+
+    def __init__(self, pool: CachingAllocator):
+        self.pool = pool
+        active: set[_Lease] = set()  # the weak references, kept alive until their anchor dies
+        allocate, release, plain = pool.allocate, pool.release, np.ndarray
+
+        def ended(reference: _Lease, _finalizing=sys.is_finalizing) -> None:
+            if not _finalizing():  # at interpreter shutdown the pool may be half gone, and it no longer matters
+                active.remove(reference)
+                release(reference.block)
+
+        def lease(nbytes: int) -> np.ndarray:
+            """The anchor of a new lease of at least ``nbytes`` bytes, 64-byte aligned: a plain
+            ``uint8`` array over the whole block; build the storage's arrays on it."""
+            block = allocate(nbytes)
+            anchor = block.handle.view(plain)  # a view of another type: its base is the PoolBuffer
+            reference = _Lease(anchor, ended)
+            reference.block = block
+            active.add(reference)
+            return anchor
+
+        self.lease = lease  # a closure: a storage pays for no attribute lookups
+        self._active = active
+
+    def active(self) -> int:
+        """How many leases have an array alive."""
+        return len(self._active)
 
 
 def _env_bytes(name: str, default: int) -> int:
@@ -40,3 +107,5 @@ allocator = CachingAllocator(
     max_oversize_bytes=4096,  # ... or 4 KiB larger, whichever allows more
     max_cached_bytes=_env_bytes("ZERO_CPU_CACHE_BYTES", 4 << 30),
 )
+leases = HostLeases(allocator)
+lease = leases.lease

@@ -3,39 +3,67 @@
 The same interface as the CPU backend (``zero.backends.cpu``):
 
     allocator                  the book's CUDA caching allocator (``memory``)
-    kernels                    the CPU kernels' names and signatures, on CuPy arrays
+    lease(nbytes)              the memory of one storage: a ``cupy.cuda.UnownedMemory``
+                               whose block returns to the pool when it and every array on
+                               it are gone
     array_view(handle, meta)   a CuPy array over a storage, read through the metadata
     address_of(handle)         the device address of a storage
     to_numpy(array)            device -> host copy (the host waits for the GPU here)
     from_numpy(array)          host -> device copy
-    check_device(device)       DeviceError unless CuPy and a GPU are there
+    check_device(device)       DeviceError unless CuPy and a GPU are there; sets the backend
+                               up on first success
     synchronize()              wait for every queued kernel
+    logits_chunk_bytes         how large a chunk of logits linear + cross-entropy makes
+    kernels                    the CPU kernels' names and signatures, on CuPy arrays; an
+                               attribute once ``check_device`` has succeeded
 
-Importing this package needs neither CuPy nor a GPU (``kernels`` is imported on
-first use, and CuPy inside functions); ``Device("cuda").backend`` calls
-``check_device``, which refuses clearly when either is missing.
+Importing this package needs neither CuPy nor a GPU: ``kernels`` (which imports CuPy
+and Triton) is imported by ``check_device``, and the other modules import CuPy inside
+functions. The modules below import one way only:
+
+    __init__ (check_device: the one-time set-up) -> memory, triton_driver, kernels -> runtime
 """
 from __future__ import annotations
 
-from .memory import address_of, allocator
-from .runtime import cupy, initialise, synchronize, unavailable_reason
+from types import ModuleType
 
-__all__ = ["allocator", "kernels", "array_view", "address_of", "to_numpy", "from_numpy", "check_device",
-           "synchronize", "logits_chunk_bytes"]
+from ...errors import DeviceError
+from . import triton_driver
+from .memory import address_of, allocator, install_cupy_allocator, lease
+from .runtime import cupy, unavailable_reason
+
+__all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
+           "logits_chunk_bytes", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
 # (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).
 logits_chunk_bytes = 256 << 20
 
+kernels: ModuleType  # zero.backends.cuda.kernels, bound by check_device
+_set_up = False       # whether check_device has set the backend up in this process
+
 
 def check_device(device) -> None:
-    """Raise DeviceError when ``device`` cannot be used; set the backend up on first success."""
-    from ...errors import DeviceError  # noqa: PLC0415
-
+    """Raise DeviceError when ``device`` cannot be used. On the first success, set the backend
+    up: cuda:0 current, CuPy allocating through Zero's pool, Triton launching on CuPy's stream,
+    and ``kernels`` imported."""
     reason = unavailable_reason(device.index)
     if reason is not None:
         raise DeviceError(f"device {device} is not available: {reason}")
-    initialise()
+    global kernels, _set_up
+    if _set_up:
+        return
+    cupy().cuda.Device(0).use()
+    install_cupy_allocator()
+    triton_driver.install()
+    from . import kernels
+    _set_up = True
+
+
+def synchronize() -> None:
+    """Wait until every kernel queued on the GPU has finished (a no-op before CUDA is used)."""
+    if _set_up:
+        cupy().cuda.runtime.deviceSynchronize()
 
 
 def array_view(handle, meta):
@@ -45,7 +73,7 @@ def array_view(handle, meta):
     itemsize = meta.dtype.itemsize
     pointer = cp.cuda.MemoryPointer(handle, meta.offset * itemsize)
     return cp.ndarray(meta.shape, meta.dtype.numpy, memptr=pointer,
-                      strides=tuple(s * itemsize for s in meta.strides))
+                      strides=tuple([s * itemsize for s in meta.strides]))
 
 
 def to_numpy(array):
@@ -56,12 +84,3 @@ def to_numpy(array):
 def from_numpy(array):
     """A CuPy copy of host data; Zero's copy kernel then writes it into a tensor."""
     return cupy().asarray(array)
-
-
-def __getattr__(name: str):
-    # ``kernels`` imports CuPy and Triton: only when a CUDA op first runs.
-    if name == "kernels":
-        from . import kernels  # noqa: PLC0415
-
-        return kernels
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,23 +1,27 @@
-"""Device memory for the CUDA allocator (the book's ``CUDATensorContext``).
+"""Device memory for the CUDA allocator (the book's ``CUDATensorContext``), lent out as leases.
 
 ``cudaMalloc`` is slow and synchronises with the driver, so device memory goes
 through the shared ``CachingAllocator`` policy with the book's CUDA settings:
 every request is rounded up to 512 bytes and a free block serves only a
 request of exactly its rounded size (per-size buckets, no oversize). Cached
 blocks stay reserved until ``trim_free_pool()`` (the book's ``TrimFreePool``)
-hands them back, as sampling does between training phases.
+hands them back with ``cudaFree``, as sampling does between training phases.
 
-The raw source below allocates with ``cudaMalloc`` through CuPy's runtime API.
-A handle is a ``cupy.cuda.UnownedMemory`` over the allocation: CuPy arrays
-(tensor views) built on it keep it alive, and ``cudaFree`` runs when the last
-of them goes, so a block that a CuPy array outside Zero still uses (one the
-user took with ``zero.cuda.as_cupy``) is never freed or handed out again under
-it: ``is_exported`` sees the extra reference and the pool lets the block go.
+Leases. A storage's memory is a lease on a block: ``lease(nbytes)`` returns a
+``cupy.cuda.UnownedMemory`` over the block whose ``owner`` is a ``_Lease``. Every CuPy
+array built on the storage (``array_view``: a ``MemoryPointer`` into that memory object)
+holds the memory object, which holds the ``_Lease``; when the storage and the last of
+those arrays are gone, the ``_Lease`` is collected and puts the block back in its
+bucket. So a block that a CuPy array still uses -- a tensor view, one the user took with
+``zero.cuda.as_cupy``, a temporary's array a kernel still reads -- is never handed out
+again under it, and ``live_bytes`` counts it for as long as it lives.
 
-The same allocator is installed as CuPy's allocator, so the temporaries that
-CuPy's own routines make (reductions, indexing, cuBLAS outputs) are counted in
-the statistics and reuse the same buckets; such a block returns to the pool
-when CuPy drops its last array on it.
+The same leases serve CuPy's own allocations: ``install_cupy_allocator`` makes the
+temporaries of CuPy's routines (reductions, indexing, cuBLAS outputs) leases from the
+same pool, so they are counted in the statistics and reuse the same buckets.
+
+A released block may be handed out again at once, before the GPU has run the kernels
+queued on it: every kernel runs on one stream, which keeps them in order.
 
 Nothing here imports CuPy at import time: tests run the policy against a fake
 source, and ``zero.cuda.memory_stats()`` works on machines without CUDA.
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 from ...errors import DeviceError
 from ..caching_allocator import Block, CachingAllocator
@@ -34,62 +39,36 @@ from .runtime import cupy
 GRANULARITY = 512  # the book: requests rounded up to 512 bytes, one bucket per rounded size
 CUDA_ERROR_MEMORY_ALLOCATION = 2  # cudaErrorMemoryAllocation
 
-# References to a handle when only its Block holds it, counted inside is_exported:
-# the Block's attribute, is_exported's parameter and getrefcount's own argument.
-_UNSHARED_REFERENCES = 3
-
-
-class _Allocation:
-    """Bytes from ``cudaMalloc``, given back with ``cudaFree`` when the last reference goes."""
-
-    __slots__ = ("ptr", "free")
-
-    def __init__(self, ptr: int, free):
-        self.ptr = ptr
-        self.free = free
-
-    def __del__(self):
-        try:
-            self.free(self.ptr)
-        except Exception:  # interpreter shutdown, or the context is already gone
-            pass
-
 
 class DeviceMemory:
-    """The raw source: ``malloc`` gives a ``cupy.cuda.UnownedMemory`` handle.
+    """The raw source: ``malloc`` gives a device address from ``cudaMalloc``, ``free`` calls ``cudaFree``.
 
     ``on_out_of_memory`` (set to the pool's trim) is called once when ``cudaMalloc``
     fails, before a second try: cached blocks of other sizes may be all that is in the way.
     """
 
-    def __init__(self, device_id: int = 0):
-        self.device_id = device_id
-        self.on_out_of_memory = None
+    def __init__(self) -> None:
+        self.on_out_of_memory: Callable[[], object] | None = None
 
-    def malloc(self, nbytes: int):
-        cp = cupy()
-        runtime = cp.cuda.runtime
+    def malloc(self, nbytes: int) -> int:
+        runtime = cupy().cuda.runtime
         try:
-            ptr = runtime.malloc(nbytes)
+            return runtime.malloc(nbytes)
         except runtime.CUDARuntimeError as e:
             if getattr(e, "status", None) != CUDA_ERROR_MEMORY_ALLOCATION or self.on_out_of_memory is None:
                 raise DeviceError(f"cudaMalloc of {nbytes} bytes failed: {e}") from None
-            self.on_out_of_memory()
-            try:
-                ptr = runtime.malloc(nbytes)
-            except runtime.CUDARuntimeError:
-                stats = allocator.memory_stats()
-                raise DeviceError(
-                    f"CUDA out of memory: could not allocate {_mib(nbytes)} even after returning the "
-                    f"free pool to the device; tensors hold {_mib(stats['live_bytes'])} "
-                    f"(peak {_mib(stats['peak_bytes'])}). Use a smaller batch or model.") from None
-        return cp.cuda.UnownedMemory(ptr, nbytes, _Allocation(ptr, runtime.free), self.device_id)
+        self.on_out_of_memory()
+        try:
+            return runtime.malloc(nbytes)
+        except runtime.CUDARuntimeError:
+            stats = allocator.memory_stats()
+            raise DeviceError(
+                f"CUDA out of memory: could not allocate {_mib(nbytes)} even after returning the "
+                f"free pool to the device; tensors hold {_mib(stats['live_bytes'])} "
+                f"(peak {_mib(stats['peak_bytes'])}). Use a smaller batch or model.") from None
 
-    def free(self, handle) -> None:
-        """Nothing to do: ``cudaFree`` runs when the last array on the handle goes."""
-
-    def is_exported(self, handle) -> bool:
-        return sys.getrefcount(handle) > _UNSHARED_REFERENCES
+    def free(self, address: int) -> None:
+        cupy().cuda.runtime.free(address)
 
 
 def _mib(nbytes: int) -> str:
@@ -118,33 +97,41 @@ allocator = make_allocator(raw_memory)
 raw_memory.on_out_of_memory = allocator.empty_cache
 
 
-# -- CuPy's allocator ---------------------------------------------------------------------------
+# -- leases -------------------------------------------------------------------------------------
 
 
 class _Lease:
-    """A block lent to CuPy: back to the pool when CuPy frees the memory object holding this."""
+    """The owner of a lent block: puts it back in the pool when CuPy drops the memory object holding it."""
 
-    __slots__ = ("pool", "block")
+    __slots__ = ("block", "pool")
 
     def __init__(self, pool: CachingAllocator, block: Block):
         self.pool = pool
         self.block = block
 
-    def __del__(self):
-        try:
+    def __del__(self, _finalizing=sys.is_finalizing) -> None:
+        if not _finalizing():  # at interpreter shutdown the pool may be gone, and it no longer matters
             self.pool.release(self.block)
-        except Exception:  # interpreter shutdown
-            pass
 
 
-def cupy_malloc_from(pool: CachingAllocator, device_id: int = 0):
-    """A function for ``cupy.cuda.set_allocator`` that takes CuPy's memory from ``pool``."""
-    cp = cupy()
+def lease_from(pool: CachingAllocator, nbytes: int, device_id: int = 0):
+    """A ``cupy.cuda.UnownedMemory`` of ``nbytes`` over a block of ``pool``, lent until the
+    memory object and every array on it are gone."""
+    block = pool.allocate(nbytes)
+    return cupy().cuda.UnownedMemory(block.handle, nbytes, _Lease(pool, block), device_id)
+
+
+def lease(nbytes: int):
+    """The memory of one storage, from the CUDA pool (see the module docstring)."""
+    return lease_from(allocator, nbytes)
+
+
+def cupy_malloc_from(pool: CachingAllocator, device_id: int = 0) -> Callable[[int], object]:
+    """A function for ``cupy.cuda.set_allocator``: CuPy's memory as leases from ``pool``."""
+    memory_pointer = cupy().cuda.MemoryPointer
 
     def malloc(nbytes: int):
-        block = pool.allocate(nbytes)
-        memory = cp.cuda.UnownedMemory(address_of(block.handle), block.size, _Lease(pool, block), device_id)
-        return cp.cuda.MemoryPointer(memory, 0)
+        return memory_pointer(lease_from(pool, nbytes, device_id), 0)
 
     return malloc
 

@@ -1,12 +1,9 @@
-"""Finding CuPy and the GPU, and setting the CUDA backend up once.
+"""Finding CuPy and the GPU.
 
 Nothing here imports CuPy at module import time: ``zero`` and the CPU never
 need it. ``cupy()`` imports it on first use and turns a missing install into a
-``DeviceError`` that says what to install.
-
-``initialise()`` runs once, when the first CUDA tensor is made (from
-``check_device``): it installs Zero's caching allocator as CuPy's allocator
-and points Triton at CuPy's device and stream (see ``triton_driver``).
+``DeviceError`` that says what to install. (Setting the backend up once, when the
+first CUDA tensor is made, is ``check_device`` in the package.)
 """
 from __future__ import annotations
 
@@ -20,7 +17,7 @@ INSTALL_HINT = "install the CUDA extra: pip install 'zero-dl[cuda]' (CuPy for CU
 def cupy():
     """The ``cupy`` module, or a DeviceError saying how to get it."""
     try:
-        import cupy as module  # noqa: PLC0415
+        import cupy as module
     except ImportError as e:
         raise DeviceError(f"CUDA needs CuPy, which is not installed ({e}); {INSTALL_HINT}") from None
     return module
@@ -41,7 +38,7 @@ def _device_count() -> int:
         return 0
     try:
         return int(cupy().cuda.runtime.getDeviceCount())
-    except Exception:  # no driver, insufficient driver, no device: all mean "none here"
+    except (RuntimeError, OSError):  # no driver, insufficient driver, no device: all mean "none here"
         return 0
 
 
@@ -66,26 +63,3 @@ def unavailable_reason(index: int) -> str | None:
         return ("Zero's CUDA backend uses one GPU, cuda:0 (set CUDA_VISIBLE_DEVICES to choose which "
                 "physical GPU that is)")
     return None
-
-
-_initialised = False
-
-
-def initialise() -> None:
-    """Once per process: CuPy allocates through Zero's pool; Triton launches on CuPy's stream."""
-    global _initialised
-    if _initialised:
-        return
-    from . import triton_driver  # noqa: PLC0415
-    from .memory import install_cupy_allocator  # noqa: PLC0415
-
-    cupy().cuda.Device(0).use()
-    install_cupy_allocator()
-    triton_driver.install()
-    _initialised = True
-
-
-def synchronize() -> None:
-    """Wait until every kernel queued on the GPU has finished (a no-op before CUDA is used)."""
-    if _initialised:
-        cupy().cuda.runtime.deviceSynchronize()

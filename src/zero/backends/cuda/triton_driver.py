@@ -27,8 +27,8 @@ def install() -> bool:
     if _installed:
         return True
     try:
-        from triton.backends.nvidia.driver import CudaDriver, CudaLauncher, CudaUtils  # noqa: PLC0415
-        from triton.runtime import driver  # noqa: PLC0415
+        from triton.backends.nvidia.driver import CudaDriver, CudaLauncher, CudaUtils
+        from triton.runtime import driver
     except ImportError as e:  # Triton missing: the kernels module reports it when used
         warnings.warn(f"Triton's CUDA driver could not be imported ({e})", RuntimeWarning, stacklevel=2)
         return False
@@ -61,7 +61,7 @@ def install() -> bool:
 
     try:
         driver.set_active(CupyCudaDriver())
-    except Exception as e:  # noqa: BLE001  (keep Triton's default driver)
+    except Exception as e:
         warnings.warn(f"could not point Triton at CuPy's stream ({e}); Triton will use its own driver",
                       RuntimeWarning, stacklevel=2)
         return False

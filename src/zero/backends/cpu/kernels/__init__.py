@@ -7,12 +7,27 @@ names with the same signatures, which is all an op relies on.
 
 NumPy does the vectorised work (and BLAS the matrix products); loops that
 NumPy would run as several passes over memory are compiled with Numba
-(``_jit``). One file per family of kernels:
+(``_jit``). Where to find a kernel:
+
+    array_kernels   (zero.backends.array_kernels) the kernels that are one NumPy call or
+                    two, shared with CUDA: arithmetic, comparisons, where, clamp, unary
+                    math, reductions, indexing, gather/scatter, NLL
+    elementwise     copy; sigmoid, SiLU, GELU (Numba loops, NumPy's tanh)
+    indexing        index_add_along (a Numba loop for embeddings)
+    linalg          matmul through BLAS
+    nn              softmax, cross-entropy, layer norm, dropout (Numba loops)
+    fused           linear, FFN, linear + cross-entropy, flash attention
+    optim           AdamW and SGD steps (Numba loops)
 """
-from .elementwise import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .linalg import *  # noqa: F401,F403
-from .optim import *  # noqa: F401,F403
-from .reduction import *  # noqa: F401,F403
-from .nn import *  # noqa: F401,F403
-from .fused import *  # noqa: F401,F403
+import numpy as np
+
+from ...array_kernels import array_kernels
+from .elementwise import *
+from .fused import *
+from .indexing import *
+from .linalg import *
+from .nn import *
+from .optim import *
+
+globals().update(array_kernels(np))
+del np, array_kernels

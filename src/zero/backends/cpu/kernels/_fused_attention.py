@@ -26,19 +26,13 @@ import math
 import numpy as np
 
 from ._fastmath import fast_exp
-from ._fused_support import Workspace, shaped
-from ._jit import njit_serial
+from ._fused_support import scratch, shaped
+from ._jit import njit
 
-__all__ = ["flash_attention_forward", "flash_attention_backward"]
+__all__ = ["flash_attention_backward", "flash_attention_forward"]
 
 BLOCK = 128                 # query rows (forward) or key columns (backward) per block
 SCRATCH_BYTES = 2 << 20     # at most this much per scratch array: (batch, head) pairs per pass
-
-
-def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
-    """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
-    with Workspace() as workspace:
-        _forward(q, k, v, float(scale), bool(causal), out, lse, workspace)
 
 
 def _groups_per_pass(block: int, length: int, itemsize: int) -> int:
@@ -47,7 +41,9 @@ def _groups_per_pass(block: int, length: int, itemsize: int) -> int:
     return max(1, SCRATCH_BYTES // (block * length * itemsize))
 
 
-def _forward(q, k, v, scale, causal, out, lse, workspace) -> None:
+def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+    """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
+    scale, causal = float(scale), bool(causal)
     groups, length, source = q.shape[0], q.shape[1], k.shape[1]
     if source == 0 or length == 0:
         out.fill(0)
@@ -55,14 +51,14 @@ def _forward(q, k, v, scale, causal, out, lse, workspace) -> None:
         return
     block = min(BLOCK, length)
     step = min(groups, _groups_per_pass(block, source, q.dtype.itemsize))
-    scratch = workspace.empty(step * block * source, q.dtype)
+    scores_flat = scratch(step * block * source, q.dtype)
     keys_t = k.transpose(0, 2, 1)                                        # (G, E, S) view
     for g0 in range(0, groups, step):
         g1 = min(g0 + step, groups)
         for i0 in range(0, length, block):
             i1 = min(i0 + block, length)
             seen = min(i1, source) if causal else source     # row i sees keys j <= i (top-left)
-            scores = shaped(scratch, g1 - g0, i1 - i0, seen)                 # (g, R, n)
+            scores = shaped(scores_flat, g1 - g0, i1 - i0, seen)             # (g, R, n)
             np.matmul(q[g0:g1, i0:i1], keys_t[g0:g1, :, :seen], out=scores)
             _probabilities(scores, scale, i0, causal, lse[g0:g1])
             np.matmul(scores, v[g0:g1, :seen], out=out[g0:g1, i0:i1])
@@ -71,12 +67,7 @@ def _forward(q, k, v, scale, causal, out, lse, workspace) -> None:
 def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
                              grad_v) -> None:
     """grad_q, grad_k, grad_v (any may be None) from grad_out (G, L, Ev) and forward's out, lse."""
-    with Workspace() as workspace:
-        _backward(grad_out, q, k, v, out, lse, float(scale), bool(causal), grad_q, grad_k, grad_v,
-                  workspace)
-
-
-def _backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v, workspace) -> None:
+    scale, causal = float(scale), bool(causal)
     groups, length, source = q.shape[0], q.shape[1], k.shape[1]
     if source == 0 or length == 0:
         for grad in (grad_q, grad_k, grad_v):
@@ -85,11 +76,11 @@ def _backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v
         return
     block = min(BLOCK, source)
     step = min(groups, _groups_per_pass(block, length, q.dtype.itemsize))
-    delta = shaped(workspace.empty(groups * length, q.dtype), groups, length)       # (G, L)
+    delta = shaped(scratch(groups * length, q.dtype), groups, length)               # (G, L)
     np.einsum("gld,gld->gl", grad_out, out, out=delta)
-    probs_flat = workspace.empty(step * length * block, q.dtype)
-    grad_scores_flat = workspace.empty(step * length * block, q.dtype)
-    partial_flat = (workspace.empty(step * length * q.shape[2], q.dtype)
+    probs_flat = scratch(step * length * block, q.dtype)
+    grad_scores_flat = scratch(step * length * block, q.dtype)
+    partial_flat = (scratch(step * length * q.shape[2], q.dtype)
                     if grad_q is not None and source > block else None)
     for g0 in range(0, groups, step):
         g1 = min(g0 + step, groups)
@@ -116,12 +107,13 @@ def _backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v
                 if j0 == 0:                          # the first block covers every query row
                     np.matmul(grad_scores, k[g0:g1, j0:j1], out=grad_q[g0:g1])
                 else:
+                    assert partial_flat is not None       # made when there is more than one block
                     partial = shaped(partial_flat, g1 - g0, rows, grad_q.shape[2])    # (g, R, E)
                     np.matmul(grad_scores, k[g0:g1, j0:j1], out=partial)
                     grad_q[g0:g1, first_row:] += partial
 
 
-@njit_serial
+@njit
 def _probabilities(scores, scale, row0, causal, lse):
     """In place: scores (G, R, n) of query rows row0.. -> softmax(scale * scores) over the
     keys each row sees (0 beyond them); lse[g, row0 + r] = logsumexp(scale * scores)."""
@@ -145,7 +137,7 @@ def _probabilities(scores, scale, row0, causal, lse):
         lse[g, row0 + r] = peak + math.log(total)
 
 
-@njit_serial
+@njit
 def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, causal):
     """In place, for query rows row0.. and key columns col0..:
     scores -> P = exp(scale * scores - lse) (0 where masked),

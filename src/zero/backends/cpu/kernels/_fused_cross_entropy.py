@@ -16,10 +16,10 @@ import math
 import numpy as np
 
 from ._fastmath import fast_exp
-from ._fused_support import Workspace, shaped
-from ._jit import njit_serial
+from ._fused_support import scratch, shaped
+from ._jit import njit
 
-__all__ = ["linear_cross_entropy_forward", "linear_cross_entropy_backward"]
+__all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]
 
 
 def _int64(target):
@@ -29,18 +29,14 @@ def _int64(target):
 
 def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
     """loss (N,), lse (N,) of the rows of x (N, C) @ weight (V, C)ᵀ against target (N,)."""
-    with Workspace() as workspace:
-        _forward(x, weight, _int64(target), int(ignore_index), int(chunk_size), loss, lse, workspace)
-
-
-def _forward(x, weight, target, ignore_index, chunk_size, loss, lse, workspace) -> None:
+    target, ignore_index = _int64(target), int(ignore_index)
     rows, vocab = x.shape[0], weight.shape[0]
-    chunk = max(1, min(chunk_size, rows))
-    scratch = workspace.empty(chunk * vocab, x.dtype)
-    peaks = workspace.empty(chunk, x.dtype)
+    chunk = max(1, min(int(chunk_size), rows))
+    logits_flat = scratch(chunk * vocab, x.dtype)
+    peaks = scratch(chunk, x.dtype)
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
-        logits = shaped(scratch, r1 - r0, vocab)                          # (R, V)
+        logits = shaped(logits_flat, r1 - r0, vocab)                      # (R, V)
         np.matmul(x[r0:r1], weight.T, out=logits)
         np.max(logits, axis=1, out=peaks[:r1 - r0])    # vectorised; a Numba max loop is not
         _loss_rows(logits, peaks, target, r0, ignore_index, loss, lse)
@@ -49,23 +45,17 @@ def _forward(x, weight, target, ignore_index, chunk_size, loss, lse, workspace) 
 def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
                                   grad_x, grad_weight) -> None:
     """grad_x (N, C) and grad_weight (V, C) (either may be None) from grad_loss (N,)."""
-    with Workspace() as workspace:
-        _backward(np.ascontiguousarray(grad_loss, dtype=x.dtype), x, weight, _int64(target),
-                  np.ascontiguousarray(lse), int(ignore_index), int(chunk_size), grad_x, grad_weight,
-                  workspace)
-
-
-def _backward(grad_loss, x, weight, target, lse, ignore_index, chunk_size, grad_x, grad_weight,
-              workspace) -> None:
+    grad_loss, lse = np.ascontiguousarray(grad_loss, dtype=x.dtype), np.ascontiguousarray(lse)
+    target, ignore_index = _int64(target), int(ignore_index)
     rows, vocab = x.shape[0], weight.shape[0]
-    chunk = max(1, min(chunk_size, rows))
-    scratch = workspace.empty(chunk * vocab, x.dtype)
+    chunk = max(1, min(int(chunk_size), rows))
+    logits_flat = scratch(chunk * vocab, x.dtype)
     partial = None                                                        # (V, C), from chunk 2 on
     if rows == 0 and grad_weight is not None:
         grad_weight.fill(0)
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
-        grad_logits = shaped(scratch, r1 - r0, vocab)                     # (R, V)
+        grad_logits = shaped(logits_flat, r1 - r0, vocab)                 # (R, V)
         np.matmul(x[r0:r1], weight.T, out=grad_logits)
         _grad_logits_rows(grad_logits, target, r0, ignore_index, lse, grad_loss)
         if grad_x is not None:
@@ -75,12 +65,12 @@ def _backward(grad_loss, x, weight, target, lse, ignore_index, chunk_size, grad_
                 np.matmul(grad_logits.T, x[r0:r1], out=grad_weight)
             else:
                 if partial is None:
-                    partial = shaped(workspace.empty(grad_weight.size, x.dtype), *grad_weight.shape)
+                    partial = shaped(scratch(grad_weight.size, x.dtype), *grad_weight.shape)
                 np.matmul(grad_logits.T, x[r0:r1], out=partial)
                 grad_weight += partial
 
 
-@njit_serial
+@njit
 def _loss_rows(logits, peaks, target, row0, ignore_index, loss, lse):
     """Per row r of the chunk (global row row0 + r), with its maximum peaks[r]: lse and
     loss (0 when ignored)."""
@@ -96,7 +86,7 @@ def _loss_rows(logits, peaks, target, row0, ignore_index, loss, lse):
         loss[row0 + r] = 0.0 if t == ignore_index else row_lse - logits[r, t]
 
 
-@njit_serial
+@njit
 def _grad_logits_rows(logits, target, row0, ignore_index, lse, grad_loss):
     """In place: logits -> g * (softmax - onehot(target)), 0 on ignored rows."""
     rows, vocab = logits.shape

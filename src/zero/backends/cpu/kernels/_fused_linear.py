@@ -12,10 +12,10 @@ import math
 import numpy as np
 
 from ._fastmath import fast_tanh, normal_cdf_pdf
-from ._fused_support import Workspace, column_sums, shaped
-from ._jit import njit_serial
+from ._fused_support import column_sums, scratch, shaped
+from ._jit import njit
 
-__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward"]
+__all__ = ["ffn_backward", "ffn_forward", "linear_backward", "linear_forward"]
 
 
 # -- linear -----------------------------------------------------------------------------------
@@ -35,8 +35,7 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
     if grad_weight is not None:
         np.matmul(grad_out.T, x, out=grad_weight)
     if grad_bias is not None:
-        with Workspace() as workspace:
-            column_sums(grad_out, grad_bias, workspace)
+        column_sums(grad_out, grad_bias)
 
 
 # -- feed-forward -----------------------------------------------------------------------------
@@ -44,13 +43,9 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
 
 def ffn_forward(x, w1, b1, w2, b2, approximate: str, out) -> None:
     """out (N, C2) = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 with a hidden (N, H) that is not kept."""
-    with Workspace() as workspace:
-        _ffn_forward(x, w1, b1, w2, b2, approximate == "tanh", out, workspace)
-
-
-def _ffn_forward(x, w1, b1, w2, b2, tanh, out, workspace) -> None:
+    tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
-    h = shaped(workspace.empty(rows * hidden, x.dtype), rows, hidden)   # (N, H)
+    h = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
     np.matmul(x, w1.T, out=h)
     # h <- gelu(h + b1); the unused gradient is an empty array, not h: an alias would make
     # the loop's runtime overlap check fail and run it unvectorised
@@ -65,16 +60,10 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
     """Recompute h = x @ w1ᵀ + b1, then with a = gelu(h) and dh = (grad_out @ w2) * gelu'(h):
     grad_w2 = grad_outᵀ @ a, grad_b2 = sums of grad_out, grad_w1 = dhᵀ @ x,
     grad_b1 = sums of dh, grad_x = dh @ w1."""
-    with Workspace() as workspace:
-        _ffn_backward(grad_out, x, w1, b1, w2, approximate == "tanh", grad_x, grad_w1, grad_b1,
-                      grad_w2, grad_b2, workspace)
-
-
-def _ffn_backward(grad_out, x, w1, b1, w2, tanh, grad_x, grad_w1, grad_b1, grad_w2, grad_b2,
-                  workspace) -> None:
+    tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
-    activation = shaped(workspace.empty(rows * hidden, x.dtype), rows, hidden)   # (N, H)
-    grad_hidden = shaped(workspace.empty(rows * hidden, x.dtype), rows, hidden)  # (N, H)
+    activation = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
+    grad_hidden = shaped(scratch(rows * hidden, x.dtype), rows, hidden)          # (N, H)
     np.matmul(x, w1.T, out=activation)
     np.matmul(grad_out, w2, out=grad_hidden)                  # d loss / d gelu output
     # activation <- gelu(h + b1); grad_hidden <- grad_hidden * gelu'(h + b1), in one pass
@@ -82,12 +71,12 @@ def _ffn_backward(grad_out, x, w1, b1, w2, tanh, grad_x, grad_w1, grad_b1, grad_
     if grad_w2 is not None:
         np.matmul(grad_out.T, activation, out=grad_w2)
     if grad_b2 is not None:
-        column_sums(grad_out, grad_b2, workspace)
-    del activation
+        column_sums(grad_out, grad_b2)
+    del activation                                            # its block goes back to the pool now
     if grad_w1 is not None:
         np.matmul(grad_hidden.T, x, out=grad_w1)
     if grad_b1 is not None:
-        column_sums(grad_hidden, grad_b1, workspace)
+        column_sums(grad_hidden, grad_b1)
     if grad_x is not None:
         np.matmul(grad_hidden, w1, out=grad_x)
 
@@ -100,7 +89,7 @@ SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_TANH_C = 0.044715
 
 
-@njit_serial
+@njit
 def _bias_gelu(h, bias, has_bias, grad, want_grad, tanh):
     """Row by row: v = h + bias; h <- gelu(v); if want_grad: grad <- grad * gelu'(v).
     gelu(v) = v·Φ(v) (erf), or ½v(1 + tanh(√(2/π)(v + 0.044715v³))) with ``tanh``; both

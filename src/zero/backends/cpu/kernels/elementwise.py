@@ -1,4 +1,7 @@
-"""Elementwise kernels: copies, fills, arithmetic, comparisons, activations."""
+"""Elementwise kernels of the CPU's own: the copy, and the activations that are Numba loops
+(sigmoid, SiLU, exact GELU) or chains of NumPy's vectorised ufuncs (tanh GELU). The rest
+of the elementwise contract -- arithmetic, comparisons, where, clamp, the unary math
+functions -- is one NumPy call each (``zero.backends.array_kernels``)."""
 from __future__ import annotations
 
 import math
@@ -8,7 +11,7 @@ import numpy as np
 from ._fastmath import fast_exp, normal_cdf_pdf
 from ._jit import njit, prange
 
-# -- copies and fills -------------------------------------------------------------------------
+__all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu"]
 
 
 def copy(src, out) -> None:
@@ -16,88 +19,7 @@ def copy(src, out) -> None:
     np.copyto(out, src, casting="unsafe")
 
 
-def fill(out, value) -> None:
-    out.fill(value)
-
-
-# -- elementwise: binary ----------------------------------------------------------------------
-
-
-def _binary(ufunc, quiet: bool = False):
-    if quiet:  # may divide by zero or overflow: give inf/nan silently, as PyTorch does
-        def kernel(a, b, out):
-            with np.errstate(all="ignore"):
-                ufunc(a, b, out=out, casting="unsafe")
-    else:
-        def kernel(a, b, out):
-            ufunc(a, b, out=out, casting="unsafe")
-    kernel.__name__ = ufunc.__name__
-    return kernel
-
-
-add = _binary(np.add)
-sub = _binary(np.subtract)
-mul = _binary(np.multiply)
-div = _binary(np.true_divide, quiet=True)
-pow = _binary(np.power, quiet=True)  # noqa: A001  (the op is called pow everywhere)
-maximum = _binary(np.maximum)
-minimum = _binary(np.minimum)
-eq = _binary(np.equal)
-ne = _binary(np.not_equal)
-lt = _binary(np.less)
-le = _binary(np.less_equal)
-gt = _binary(np.greater)
-ge = _binary(np.greater_equal)
-logical_and = _binary(np.logical_and)
-logical_or = _binary(np.logical_or)
-logical_xor = _binary(np.logical_xor)
-
-
-def where(condition, a, b, out) -> None:
-    # np.where has no out=; copyto with a mask writes straight into out.
-    np.copyto(out, b, casting="unsafe")
-    np.copyto(out, a, casting="unsafe", where=condition)
-
-
-def clamp(x, low, high, out) -> None:
-    np.clip(x, low, high, out=out, casting="unsafe")
-
-
-# -- elementwise: unary -----------------------------------------------------------------------
-
-
-def _unary(ufunc, quiet: bool = False):
-    if quiet:
-        def kernel(x, out):
-            with np.errstate(all="ignore"):
-                ufunc(x, out=out, casting="unsafe")
-    else:
-        def kernel(x, out):
-            ufunc(x, out=out, casting="unsafe")
-    kernel.__name__ = ufunc.__name__
-    return kernel
-
-
-neg = _unary(np.negative)
-abs = _unary(np.absolute)  # noqa: A001
-sign = _unary(np.sign)
-exp = _unary(np.exp, quiet=True)
-log = _unary(np.log, quiet=True)
-sqrt = _unary(np.sqrt, quiet=True)
-sin = _unary(np.sin)
-cos = _unary(np.cos)
-tanh = _unary(np.tanh)
-logical_not = _unary(np.logical_not)
-
-
-def rsqrt(x, out) -> None:
-    with np.errstate(all="ignore"):
-        np.sqrt(x, out=out)
-        np.reciprocal(out, out=out)
-
-
-def relu(x, out) -> None:
-    np.maximum(x, 0, out=out, casting="unsafe")
+# -- activations: Numba loops over flat arrays, NumPy's vectorised tanh -----------------------
 
 
 def sigmoid(x, out) -> None:

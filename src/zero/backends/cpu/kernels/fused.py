@@ -59,6 +59,13 @@ from ._fused_attention import flash_attention_backward, flash_attention_forward
 from ._fused_cross_entropy import linear_cross_entropy_backward, linear_cross_entropy_forward
 from ._fused_linear import ffn_backward, ffn_forward, linear_backward, linear_forward
 
-__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward",
-           "linear_cross_entropy_forward", "linear_cross_entropy_backward",
-           "flash_attention_forward", "flash_attention_backward"]
+__all__ = [
+           "ffn_backward",
+           "ffn_forward",
+           "flash_attention_backward",
+           "flash_attention_forward",
+           "linear_backward",
+           "linear_cross_entropy_backward",
+           "linear_cross_entropy_forward",
+           "linear_forward",
+]

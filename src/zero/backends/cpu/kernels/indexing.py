@@ -1,43 +1,13 @@
-"""Indexing kernels: advanced indexing, gather/scatter, index_select, triangles."""
+"""index_add_along (index_select's backward) with a Numba loop for the embedding case. The
+other indexing kernels -- advanced indexing, gather/scatter, index_select, triangles --
+are NumPy calls (``zero.backends.array_kernels``)."""
 from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit_serial
+from ._jit import njit
 
-# -- indexing with integer or boolean arrays (NumPy's advanced indexing) ---------------------
-
-
-def index_get(x, key):
-    """A new array of x[key]."""
-    return x[key]
-
-
-def index_put(x, key, values) -> None:
-    x[key] = values
-
-
-def index_add(out, key, values) -> None:
-    """out[key] += values, accumulating where an index repeats."""
-    np.add.at(out, key, values)
-
-
-def gather(x, axis: int, index, out) -> None:
-    """out = x picked along ``axis`` by index (index may be smaller than x elsewhere)."""
-    window = x[tuple(slice(0, n) if d != axis else slice(None) for d, n in enumerate(index.shape))]
-    np.copyto(out, np.take_along_axis(window, index, axis=axis))
-
-
-def scatter_add(out, axis: int, index, values) -> None:
-    """out[.., index[i, j], ..] += values[i, j] along ``axis`` (gather's backward)."""
-    position = list(np.indices(index.shape, sparse=True))
-    position[axis] = index
-    np.add.at(out, tuple(position), values)
-
-
-def index_select(x, axis: int, index, out) -> None:
-    """out = x taken along ``axis`` at ``index`` (any shape: an embedding lookup for axis 0)."""
-    np.take(x, index, axis=axis, out=out)
+__all__ = ["index_add_along"]
 
 
 def index_add_along(out, axis: int, index, values) -> None:
@@ -49,13 +19,7 @@ def index_add_along(out, axis: int, index, values) -> None:
     np.add.at(np.moveaxis(out, axis, 0), index.reshape(-1), np.moveaxis(flat, axis, 0))
 
 
-def triangle(x, diagonal: int, upper: bool, out) -> None:
-    """Keep the upper (triu) or lower (tril) triangle of the last two dims, zero the rest."""
-    np.copyto(out, np.triu(x, diagonal) if upper else np.tril(x, diagonal))
-
-
-
-@njit_serial
+@njit
 def _embedding_backward_loop(index, grad, out):
     """out[index[k]] += grad[k] for each row k; serial, so repeated indices never race."""
     rows = out.shape[0]

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+__all__ = ["matmul"]
+
 # -- matrix products --------------------------------------------------------------------------
 
 

@@ -61,9 +61,9 @@ import numpy as np
 from ._fastmath import fast_exp
 from ._jit import njit, prange
 
-__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
-           "cross_entropy_forward", "cross_entropy_backward", "nll_loss_forward", "nll_loss_backward",
-           "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+__all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
+           "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
+           "softmax_backward", "softmax_forward"]
 
 
 def _rows_out(out):
@@ -107,7 +107,7 @@ def _softmax_rows(x, out, log):
         peak = -np.inf
         for c in range(classes):
             v = x[r, c]
-            if v > peak or v != v:  # a NaN anywhere makes the whole row NaN
+            if v > peak or math.isnan(v):  # a NaN anywhere makes the whole row NaN
                 peak = v
         if peak == -np.inf and not log:  # fully masked row: zeros, not 0/0
             for c in range(classes):
@@ -170,7 +170,7 @@ def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, l
         peak = -np.inf
         for c in range(classes):
             v = logits[r, c]
-            if v > peak or v != v:
+            if v > peak or math.isnan(v):
                 peak = v
         total = 0.0
         for c in range(classes):
@@ -211,30 +211,6 @@ def _cross_entropy_backward_rows(grad_loss, logits, target, weight, lse, ignore_
         for c in range(classes):
             grad_logits[r, c] = scale * fast_exp(logits[r, c] - row_lse) - spread * weight[c]
         grad_logits[r, t] -= g * hit
-
-
-# -- NLL on log-probabilities (a gather: NumPy does it in one pass) ---------------------------
-
-
-def _picked(target, weight, ignore_index: int, dtype):
-    """(valid rows, target with ignored rows pointing at class 0, per-row weight)."""
-    target = np.asarray(target)
-    valid = target != ignore_index
-    safe = np.where(valid, target, 0)
-    row_weight = np.ones(target.shape, dtype) if weight is None else np.asarray(weight)[safe]
-    return valid, safe, row_weight
-
-
-def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
-    valid, safe, row_weight = _picked(target, weight, ignore_index, log_probs.dtype)
-    picked = np.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
-    np.copyto(loss, np.where(valid, -row_weight * picked, 0), casting="unsafe")
-
-
-def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
-    valid, safe, row_weight = _picked(target, weight, ignore_index, grad_input.dtype)
-    grad_input.fill(0)
-    grad_input[np.arange(safe.shape[0]), safe] = np.where(valid, -row_weight * grad_loss, 0)
 
 
 # -- layer norm -----------------------------------------------------------------------------

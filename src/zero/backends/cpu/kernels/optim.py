@@ -17,6 +17,8 @@ import numpy as np
 
 from ._jit import njit, prange
 
+__all__ = ["adamw_step", "sgd_step"]
+
 
 def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size) -> None:
     """The book's AdamW: m = β1 m + (1-β1) g, v = β2 v + (1-β2) g²,

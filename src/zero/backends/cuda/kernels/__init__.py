@@ -6,18 +6,24 @@ views of device storage, or Python scalars) and writes the ``out`` array it is
 given; it launches work on the current stream and returns without waiting for
 the GPU: the host waits only where it reads a value (``item()``, ``.cpu()``).
 
-    elementwise   CuPy ufuncs (broadcasting, strides); GELU in Triton
-    reduction     CuPy reductions
-    indexing      CuPy advanced indexing, atomic scatter-adds
+    array_kernels (zero.backends.array_kernels) the kernels that are one CuPy call or two,
+                  shared with the CPU: ufuncs (broadcasting, strides), where, clamp,
+                  reductions, advanced indexing (bounds checked), gather/scatter, NLL
+    elementwise   copy (uploads host arrays); sigmoid, SiLU (CuPy kernels), GELU (Triton)
+    indexing      index_add_along (atomic scatter-adds)
     linalg        cuBLAS GEMMs, strided views as transpose flags
-    nn            softmax, cross-entropy, layer norm, dropout in Triton; NLL in CuPy
+    nn            softmax, cross-entropy, layer norm, dropout in Triton
     fused         linear, GELU FFN, linear + cross-entropy (cuBLAS + Triton), flash attention (Triton)
     optim         AdamW and SGD steps in Triton
 """
-from .elementwise import *  # noqa: F401,F403
-from .indexing import *  # noqa: F401,F403
-from .linalg import matmul  # noqa: F401
-from .optim import *  # noqa: F401,F403
-from .reduction import *  # noqa: F401,F403
-from .nn import *  # noqa: F401,F403
-from .fused import *  # noqa: F401,F403
+from ...array_kernels import array_kernels
+from ..runtime import cupy
+from .elementwise import *
+from .fused import *
+from .indexing import *
+from .linalg import *
+from .nn import *
+from .optim import *
+
+globals().update(array_kernels(cupy()))
+del array_kernels, cupy

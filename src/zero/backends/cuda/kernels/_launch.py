@@ -15,18 +15,21 @@ would launch, for sm_90, on a machine without a GPU.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
-from .interpret import HostArray, interpreting, patch_interpreter, typed_scalars
+from ..triton_interpreter import HostArray, interpreting, patch_interpreter, typed_scalars
 
-# Set by tests/cuda/compile_all.py: called as recorder(kernel, grid, args, meta) instead of launching.
-recorder = None
+# Set by tests/backends/cuda/compile_all.py: called as recorder(kernel, grid, args, meta) instead of launching.
+recorder: Callable[[Any, tuple, tuple, dict], None] | None = None
 
 
 class DevicePointer:
     """A CuPy array as a Triton pointer argument: its address and element type."""
 
-    __slots__ = ("ptr", "dtype")
+    __slots__ = ("dtype", "ptr")
 
     def __init__(self, array):
         self.ptr = array.data.ptr
@@ -58,11 +61,11 @@ def launch(kernel, grid: tuple, *args, **meta) -> None:
     if recorder is not None:
         recorder(kernel, grid, args, meta)
         return
-    args = [_argument(a) for a in args]
+    arguments = [_argument(a) for a in args]
     if interpreting():
         patch_interpreter()
-        args = typed_scalars(kernel, args)
-    kernel[grid](*args, **meta)
+        arguments = typed_scalars(kernel, arguments)
+    kernel[grid](*arguments, **meta)
 
 
 # -- choosing sizes --------------------------------------------------------------------------

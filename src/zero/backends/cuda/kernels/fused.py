@@ -9,28 +9,34 @@ transposed weights as transpose flags); what lies between them is Triton:
                      hidden layer and applies GELU' with the bias in one Triton pass
     linear + CE      per chunk of rows: GEMM into a (chunk, V) scratch, then the Triton
                      cross-entropy row kernel; backward turns the recomputed logits into
-                     d logits in place and accumulates grad_weight with GEMMs (beta = 1)
+                     d logits in place and accumulates grad_weight with GEMMs (beta = 1,
+                     ``linalg.matmul_accumulate``)
     attention        Triton flash-attention kernels (``triton_kernels.attention``)
 
-Scratch comes from the caching allocator (CuPy allocates through it) and goes back to
-its bucket when the call returns. Under ``TRITON_INTERPRET=1`` these functions also run
-on NumPy arrays (NumPy doing the GEMMs), which is how CI checks them against the CPU.
+Scratch is a lease from the caching allocator (CuPy allocates through it) and goes back to
+its bucket when its last array goes, normally when the call returns. Under
+``TRITON_INTERPRET=1`` these functions also run on NumPy arrays (NumPy doing the GEMMs),
+which is how CI checks them against the CPU.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..triton_kernels.attention import (attention_backward_kv_kernel, attention_backward_q_kernel,
-                                        attention_delta_kernel, attention_forward_kernel)
+from ..triton_kernels.attention import (
+    attention_backward_kv_kernel,
+    attention_backward_q_kernel,
+    attention_delta_kernel,
+    attention_forward_kernel,
+)
 from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
 from ._arrays import array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
-from .linalg import fast_matmul, matmul
+from .linalg import fast_matmul, matmul, matmul_accumulate
 from .nn import cross_entropy_backward, cross_entropy_forward
 
-__all__ = ["linear_forward", "linear_backward", "ffn_forward", "ffn_backward",
-           "linear_cross_entropy_forward", "linear_cross_entropy_backward",
-           "flash_attention_forward", "flash_attention_backward"]
+__all__ = ["ffn_backward", "ffn_forward", "flash_attention_backward", "flash_attention_forward",
+           "linear_backward", "linear_cross_entropy_backward", "linear_cross_entropy_forward",
+           "linear_forward"]
 
 
 # -- linear ---------------------------------------------------------------------------------
@@ -128,22 +134,47 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
         if grad_x is not None:
             matmul(logits, weight, grad_x[r0:r1])                         # (R, C)
         if grad_weight is not None:
-            matmul(logits.T, x[r0:r1], grad_weight, accumulate=r0 > 0)    # (V, C) += d logitsᵀ x
+            (matmul_accumulate if r0 else matmul)(logits.T, x[r0:r1], grad_weight)  # (V, C) += d logitsᵀ x
 
 
 # -- flash attention --------------------------------------------------------------------------
 
 MAX_GROUPS_PER_LAUNCH = 65535  # the grid's second dimension
 
+# Tile (BLOCK_M = BLOCK_N rows and keys) and pipeline stages by item size and padded head
+# size (the larger of BLOCK_E and BLOCK_EV), so that each attention kernel's shared memory
+# fits a block of an H100/H200 (sm_90: 232,448 bytes). Measured by compiling for sm_90 with
+# 4 warps, in bytes (forward, backward dK dV, backward dQ):
+#
+#     float32  E <= 64   tile 64, 2 stages    65,536    82,432    81,920
+#              E = 128   tile 32, 2 stages    53,248    69,888    69,632
+#              E = 256   tile 32, 2 stages   102,528   135,424   135,168   (tile 64: 279,040)
+#              E = 512   tile 16, 2 stages    99,392   132,224   132,096   (tile 32: ~270,000)
+#     float64  E <= 64   tile 64, 2 stages    98,304   197,632   139,264
+#              E = 128   tile 32, 2 stages   107,520   197,120   163,840   (tile 64: 394,240)
+#              E = 256   tile 16, 2 stages   100,608   196,864   163,840   (tile 32: 393,728)
+#
+# Float64 heads above 256 do not fit even with 16-row tiles (dK dV: 393,216 bytes at 512).
+# tests/backends/cuda/test_compile_sm90.py compiles head sizes 64, 128 and 256 (and 512 for
+# float32) and checks each against the limit.
+ATTENTION_TILES = {4: ((64, 64, 2), (128, 32, 2), (256, 32, 2), (512, 16, 2)),
+                   8: ((64, 64, 2), (128, 32, 2), (256, 16, 2))}     # itemsize: (largest head, tile, stages)
+
 
 def _attention_config(q, v):
-    """Tile sizes and dot precision for head sizes E (queries, keys) and Ev (values)."""
+    """Tile sizes, stages and dot precision for head sizes E (queries, keys) and Ev (values)."""
     block_e = max(16, next_power_of_2(q.shape[2]))
     block_ev = max(16, next_power_of_2(v.shape[2]))
-    tile = 64 if max(block_e, block_ev) <= 64 else 32
+    head = max(block_e, block_ev)
+    choices = ATTENTION_TILES[q.dtype.itemsize]
+    fitting = [(tile, stages) for largest, tile, stages in choices if head <= largest]
+    if not fitting:
+        raise ValueError(f"flash attention on CUDA: head size {max(q.shape[2], v.shape[2])} in {q.dtype} needs more "
+                         f"shared memory than a GPU block has; the largest is {choices[-1][0]} for this dtype")
+    tile, stages = fitting[0]
     precision = "tf32" if q.dtype == np.float32 and fast_matmul() else "ieee"
-    return dict(PRECISION=precision, BLOCK_M=tile, BLOCK_N=tile, BLOCK_E=block_e, BLOCK_EV=block_ev,
-                num_warps=4, num_stages=2)
+    return {"PRECISION": precision, "BLOCK_M": tile, "BLOCK_N": tile, "BLOCK_E": block_e, "BLOCK_EV": block_ev,
+            "num_warps": 4, "num_stages": stages}
 
 
 def _group_slices(groups: int):

@@ -19,17 +19,23 @@ GEMM over the flattened rows. ``ZERO_FAST_MATMUL=1`` (the book's
 about 10 bits of mantissa in the products instead of 23.
 
 ``plan_matmul`` only decides (it works on NumPy arrays too, which is how CI
-checks the layouts against an emulation of cuBLAS); ``matmul`` runs the plan.
+checks the layouts against an emulation of cuBLAS); ``matmul`` runs the plan, and
+``matmul_accumulate`` runs it with cuBLAS's beta = 1 (out += a @ b), which the fused
+kernels use for running sums.
 """
 from __future__ import annotations
 
 import math
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from ..runtime import cupy
 from ._arrays import array_module
+
+__all__ = ["matmul"]  # the kernel; plan_matmul, matmul_accumulate and Gemm are for tests and fused
 
 OP_N, OP_T = 0, 1                                 # cublasOperation_t
 CUDA_R_32F, CUDA_R_64F, CUDA_R_16F = 0, 1, 2      # cudaDataType_t
@@ -55,13 +61,13 @@ class Gemm:
     m: int
     n: int
     k: int
-    a: object
+    a: Any
     lda: int
     stride_a: int
-    b: object
+    b: Any
     ldb: int
     stride_b: int
-    c: object
+    c: Any
     ldc: int
     stride_c: int
     batch: int
@@ -107,8 +113,8 @@ def _batched(xp, array, batch: tuple):
     return full, stride
 
 
-def plan_matmul(a, b, out) -> list:
-    """The cuBLAS calls that compute out = a @ b: (..., M, K) @ (..., K, N) -> (..., M, N)."""
+def plan_matmul(a, b, out) -> Gemm:
+    """The cuBLAS call that computes out = a @ b: (..., M, K) @ (..., K, N) -> (..., M, N)."""
     xp = array_module(a)
     rows, inner, cols = a.shape[-2], a.shape[-1], b.shape[-1]
     batch = tuple(out.shape[:-2])
@@ -133,21 +139,28 @@ def plan_matmul(a, b, out) -> list:
         if b.flags.c_contiguous:
             stride_b = b.shape[-1] * b.shape[-2]
     first = (0,) * (a.ndim - 2)
-    return [Gemm(op_b, op_a, cols, rows, inner, b[first] if b.ndim > 2 else b, ld_b, stride_b,
-                 a[first] if a.ndim > 2 else a, ld_a, stride_a, out, max(1, cols), stride_c, max(count, 1))]
+    return Gemm(op_b, op_a, cols, rows, inner, b[first] if b.ndim > 2 else b, ld_b, stride_b,
+                a[first] if a.ndim > 2 else a, ld_a, stride_a, out, max(1, cols), stride_c, max(count, 1))
 
 
-def matmul(a, b, out, accumulate: bool = False) -> None:
-    """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/32/64).
-    ``accumulate`` (used by the fused kernels): out += a @ b instead."""
+def matmul(a, b, out) -> None:
+    """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/32/64)."""
+    _product(a, b, out, accumulate=False)
+
+
+def matmul_accumulate(a, b, out) -> None:
+    """out += a @ b in one GEMM (cuBLAS's beta = 1): the fused kernels' running sums. Not a
+    kernel of the shared contract (the CPU's fused kernels add a product themselves)."""
+    _product(a, b, out, accumulate=True)
+
+
+def _product(a, b, out, accumulate: bool) -> None:
     if isinstance(a, np.ndarray):  # the host arrays of the interpreter tests: NumPy's BLAS
         product = np.matmul(a, b)
         if accumulate:
             product += out
         np.copyto(out, product, casting="unsafe")
         return
-    from ..runtime import cupy  # noqa: PLC0415
-
     cp = cupy()
     if a.dtype not in _DATA_TYPE or a.dtype != b.dtype or out.dtype != a.dtype:
         product = cp.matmul(a, b)  # integers and mixed types: CuPy's own kernel
@@ -164,31 +177,30 @@ def matmul(a, b, out, accumulate: bool = False) -> None:
     target = out
     if not out.flags.c_contiguous:  # cuBLAS writes a dense C: work in a contiguous copy
         target = cp.ascontiguousarray(out) if accumulate else cp.empty(out.shape, out.dtype)
-    for gemm in plan_matmul(a, b, target):
-        _run(cp, gemm, 1.0 if accumulate else 0.0)
+    _run(cp, plan_matmul(a, b, target), 1.0 if accumulate else 0.0)
     if target is not out:
         cp.copyto(out, target)
 
 
 def _run(cp, gemm: Gemm, beta: float = 0.0) -> None:
-    from cupy_backends.cuda.libs import cublas  # noqa: PLC0415  (loads libcublas: GPU machines only)
+    from cupy_backends.cuda.libs import cublas
 
     dtype = gemm.c.dtype
     if dtype == np.float64:
-        compute, scalar = COMPUTE_64F, np.float64
+        compute = COMPUTE_64F
     else:
         compute = COMPUTE_32F_FAST_TF32 if dtype == np.float32 and fast_matmul() else COMPUTE_32F
-        scalar = np.float32
-    alpha, beta = np.ones((), scalar), np.full((), beta, scalar)  # host scalars, alive through the call
+    scalar = np.float64 if dtype == np.float64 else np.float32   # cuBLAS's alpha and beta for float16/32: float32
+    alpha, beta_host = np.ones((), scalar), np.full((), beta, scalar)  # host scalars, alive through the call
     handle = cp.cuda.device.get_cublas_handle()
     cublas.setStream(handle, cp.cuda.get_current_stream().ptr)
     kind = _DATA_TYPE[dtype]
     if gemm.batch == 1:
         cublas.gemmEx(handle, gemm.op_a, gemm.op_b, gemm.m, gemm.n, gemm.k, alpha.ctypes.data,
-                      gemm.a.data.ptr, kind, gemm.lda, gemm.b.data.ptr, kind, gemm.ldb, beta.ctypes.data,
+                      gemm.a.data.ptr, kind, gemm.lda, gemm.b.data.ptr, kind, gemm.ldb, beta_host.ctypes.data,
                       gemm.c.data.ptr, kind, gemm.ldc, compute, GEMM_DEFAULT)
     else:
         cublas.gemmStridedBatchedEx(handle, gemm.op_a, gemm.op_b, gemm.m, gemm.n, gemm.k, alpha.ctypes.data,
                                     gemm.a.data.ptr, kind, gemm.lda, gemm.stride_a, gemm.b.data.ptr, kind,
-                                    gemm.ldb, gemm.stride_b, beta.ctypes.data, gemm.c.data.ptr, kind, gemm.ldc,
+                                    gemm.ldb, gemm.stride_b, beta_host.ctypes.data, gemm.c.data.ptr, kind, gemm.ldc,
                                     gemm.stride_c, gemm.batch, compute, GEMM_DEFAULT)

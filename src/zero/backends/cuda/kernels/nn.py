@@ -3,13 +3,13 @@
 The contract is the CPU one (``zero.backends.cpu.kernels.nn``, whose docstring
 lists every signature): C-contiguous (rows, C) arrays, outputs written in place,
 ``weight``/``bias`` optional. Softmax, log-softmax, cross-entropy, layer norm and
-dropout launch the Triton kernels in ``triton_kernels``; NLL (a gather) is CuPy.
+dropout launch the Triton kernels in ``triton_kernels``; NLL (a gather) is CuPy's
+(``zero.backends.array_kernels``).
 Dropout draws the CPU's SplitMix64 numbers, so a seed gives the same mask on
 both devices, bit for bit.
 
 Every function here also runs on NumPy arrays under ``TRITON_INTERPRET=1`` (the
-interpreter tests), except the NLL pair and the wide-row layer-norm fallback,
-which are CuPy (or NumPy) array code.
+interpreter tests); the wide-row layer-norm fallback is CuPy (or NumPy) array code.
 """
 from __future__ import annotations
 
@@ -17,14 +17,18 @@ import math
 
 from ..triton_kernels.elementwise import dropout_kernel
 from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
-from ..triton_kernels.softmax import (cross_entropy_backward_kernel, cross_entropy_forward_kernel,
-                                      softmax_backward_kernel, softmax_forward_kernel)
+from ..triton_kernels.softmax import (
+    cross_entropy_backward_kernel,
+    cross_entropy_forward_kernel,
+    softmax_backward_kernel,
+    softmax_forward_kernel,
+)
 from ._arrays import array_module, contiguous, flat, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2, row_block, warps_for
 
-__all__ = ["softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
-           "cross_entropy_forward", "cross_entropy_backward", "nll_loss_forward", "nll_loss_backward",
-           "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward"]
+__all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
+           "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
+           "softmax_backward", "softmax_forward"]
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
@@ -95,31 +99,6 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
            logits if weight is None else contiguous(weight), contiguous(logsumexp), output(grad_logits),
            classes, int(ignore_index), float(label_smoothing), HAS_WEIGHT=weight is not None,
            SMOOTH=label_smoothing > 0.0, BLOCK=block, num_warps=warps_for(block))
-
-
-# -- NLL on log-probabilities (a gather) -----------------------------------------------------
-
-
-def _picked(xp, target, weight, ignore_index: int, dtype):
-    """(valid rows, target with ignored rows pointing at class 0, per-row weight)."""
-    valid = target != ignore_index
-    safe = xp.where(valid, target, 0)
-    row_weight = xp.ones(target.shape, dtype) if weight is None else weight[safe]
-    return valid, safe, row_weight
-
-
-def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
-    xp = array_module(log_probs)
-    valid, safe, row_weight = _picked(xp, target, weight, ignore_index, log_probs.dtype)
-    picked = xp.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
-    xp.copyto(loss, xp.where(valid, -row_weight * picked, 0), casting="unsafe")
-
-
-def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
-    xp = array_module(grad_input)
-    valid, safe, row_weight = _picked(xp, target, weight, ignore_index, grad_input.dtype)
-    grad_input.fill(0)
-    grad_input[xp.arange(safe.shape[0]), safe] = xp.where(valid, -row_weight * grad_loss, 0)
 
 
 # -- layer norm -----------------------------------------------------------------------------

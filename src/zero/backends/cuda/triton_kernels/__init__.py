@@ -14,5 +14,5 @@ block sizes and launch them, with the CPU kernels' names and signatures, are in
 - Every load and store past the end of a row or array is masked.
 
 CI runs each kernel under ``TRITON_INTERPRET=1`` against the CPU kernels and
-compiles each one ahead of time for sm_90 (see tests/cuda).
+compiles each one ahead of time for sm_90 (see tests/backends/cuda).
 """

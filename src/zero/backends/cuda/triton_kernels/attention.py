@@ -2,8 +2,10 @@
 
 Arrays are contiguous (G, L, E) queries, (G, S, E) keys, (G, S, Ev) values, G = batch *
 heads; a program works on one group ``g = program_id(1)``. Causal masking is top-left
-aligned (query i sees keys j <= i). Scores are ``scale * q kᵀ`` in the inputs' float type; ``PRECISION`` is tl.dot's input precision ("ieee", or "tf32" under
-ZERO_FAST_MATMUL=1).
+aligned (query i sees keys j <= i). Scores are ``scale * q kᵀ`` in the inputs' float
+type; ``PRECISION`` is tl.dot's input precision ("ieee", or "tf32" under
+ZERO_FAST_MATMUL=1). Every offset into the arrays is int64 (``_tile_offsets``, and the
+group's ``g``): a (G * L, E) array passes 2**31 elements at 8 GiB of float32.
 
 Forward (one program per BLOCK_M query rows): walk the key blocks the rows may see,
 keeping per row the running maximum m, the running sum l of exp(s - m) and the
@@ -25,12 +27,40 @@ NEG_INF = tl.constexpr(float("-inf"))
 
 
 @triton.jit
+def _tile_offsets(first, count, width, BLOCK: tl.constexpr, BLOCK_E: tl.constexpr):
+    """int64 offsets and mask of rows first..first+BLOCK of a (count, width) row-major
+    matrix, columns padded to BLOCK_E."""
+    rows = first + tl.arange(0, BLOCK).to(tl.int64)
+    columns = tl.arange(0, BLOCK_E)
+    return rows[:, None] * width + columns[None, :], (rows[:, None] < count) & (columns[None, :] < width)
+
+
+@triton.jit
 def _tile(ptr, first, count, width, BLOCK: tl.constexpr, BLOCK_E: tl.constexpr):
     """Rows first..first+BLOCK of a (count, width) row-major matrix, zero-padded to BLOCK_E."""
-    rows = first + tl.arange(0, BLOCK)
-    columns = tl.arange(0, BLOCK_E)
-    mask = (rows[:, None] < count) & (columns[None, :] < width)
-    return tl.load(ptr + rows[:, None] * width + columns[None, :], mask=mask, other=0.0)
+    offsets, mask = _tile_offsets(first, count, width, BLOCK, BLOCK_E)
+    return tl.load(ptr + offsets, mask=mask, other=0.0)
+
+
+@triton.jit
+def _store_tile(ptr, first, count, width, tile, BLOCK: tl.constexpr, BLOCK_E: tl.constexpr):
+    """Write ``tile`` to rows first..first+BLOCK of a (count, width) matrix (what exists of them)."""
+    offsets, mask = _tile_offsets(first, count, width, BLOCK, BLOCK_E)
+    tl.store(ptr + offsets, tile, mask=mask)
+
+
+@triton.jit
+def _row_statistics(lse_ptr, delta_ptr, rows, length):
+    """The saved log-sum-exp and delta of query rows ``rows`` (0 past the end)."""
+    lse = tl.load(lse_ptr + rows, mask=rows < length, other=0.0)
+    delta = tl.load(delta_ptr + rows, mask=rows < length, other=0.0)
+    return lse, delta
+
+
+@triton.jit
+def _block_and_group(BLOCK: tl.constexpr):
+    """This program's first row (of its block of BLOCK rows or keys) and its group g (int64)."""
+    return tl.program_id(0) * BLOCK, tl.program_id(1).to(tl.int64)
 
 
 @triton.jit
@@ -43,16 +73,15 @@ def _visible(rows, columns, length, source, CAUSAL: tl.constexpr):
 
 
 @triton.jit
-def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr, length, source, width, value_width, scale: tl.float64,
-                             CAUSAL: tl.constexpr, PRECISION: tl.constexpr, BLOCK_M: tl.constexpr,
-                             BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
-    first = tl.program_id(0) * BLOCK_M
-    g = tl.program_id(1).to(tl.int64)
+def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr, length, source, width, value_width,
+                             scale: tl.float64, CAUSAL: tl.constexpr, PRECISION: tl.constexpr,
+                             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
+                             BLOCK_EV: tl.constexpr):
+    first, g = _block_and_group(BLOCK_M)
     scale = tl.cast(scale, q_ptr.dtype.element_ty)
-    q_ptr += g * length * width
     k_ptr += g * source * width
     v_ptr += g * source * value_width
-    q = _tile(q_ptr, first, length, width, BLOCK_M, BLOCK_E)                    # (M, E)
+    q = _tile(q_ptr + g * length * width, first, length, width, BLOCK_M, BLOCK_E)      # (M, E)
     rows = first + tl.arange(0, BLOCK_M)
     peak = tl.full([BLOCK_M], NEG_INF, dtype=q_ptr.dtype.element_ty)
     total = tl.zeros([BLOCK_M], dtype=peak.dtype)
@@ -74,17 +103,15 @@ def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr, length, sour
         acc = acc * rescale[:, None] + tl.dot(probs.to(v.dtype), v, input_precision=PRECISION)
         peak = new_peak
     out = acc / tl.where(total == 0.0, 1.0, total)[:, None]
-    columns_v = tl.arange(0, BLOCK_EV)
-    tl.store(out_ptr + g * length * value_width + rows[:, None] * value_width + columns_v[None, :], out,
-             mask=(rows[:, None] < length) & (columns_v[None, :] < value_width))
+    _store_tile(out_ptr + g * length * value_width, first, length, value_width, out, BLOCK_M, BLOCK_EV)
     tl.store(lse_ptr + g * length + rows, peak + tl.log(total), mask=rows < length)
 
 
 @triton.jit
 def attention_delta_kernel(grad_out_ptr, out_ptr, delta_ptr, rows_total, value_width,
                            BLOCK_M: tl.constexpr, BLOCK_EV: tl.constexpr):
-    """delta = rowsum(dO * O) over all G * L rows."""
-    first = tl.program_id(0) * BLOCK_M
+    """delta = rowsum(dO * O) over all G * L rows (offsets past 2**31: int64)."""
+    first = tl.program_id(0).to(tl.int64) * BLOCK_M
     d_out = _tile(grad_out_ptr, first, rows_total, value_width, BLOCK_M, BLOCK_EV)
     out = _tile(out_ptr, first, rows_total, value_width, BLOCK_M, BLOCK_EV)
     rows = first + tl.arange(0, BLOCK_M)
@@ -106,13 +133,10 @@ def attention_backward_kv_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, del
                                  PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                                  BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
     """dK and dV of one block of BLOCK_N keys, over every query row that sees them."""
-    start = tl.program_id(0) * BLOCK_N
-    g = tl.program_id(1).to(tl.int64)
+    start, g = _block_and_group(BLOCK_N)
     scale = tl.cast(scale, q_ptr.dtype.element_ty)
     q_ptr += g * length * width
     grad_out_ptr += g * length * value_width
-    lse_ptr += g * length
-    delta_ptr += g * length
     k = _tile(k_ptr + g * source * width, start, source, width, BLOCK_N, BLOCK_E)             # (N, E)
     v = _tile(v_ptr + g * source * value_width, start, source, value_width, BLOCK_N, BLOCK_EV)
     columns = start + tl.arange(0, BLOCK_N)
@@ -125,20 +149,14 @@ def attention_backward_kv_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, del
         rows = first + tl.arange(0, BLOCK_M)
         q = _tile(q_ptr, first, length, width, BLOCK_M, BLOCK_E)                              # (M, E)
         d_out = _tile(grad_out_ptr, first, length, value_width, BLOCK_M, BLOCK_EV)           # (M, Ev)
-        lse = tl.load(lse_ptr + rows, mask=rows < length, other=0.0)
-        delta = tl.load(delta_ptr + rows, mask=rows < length, other=0.0)
+        lse, delta = _row_statistics(lse_ptr + g * length, delta_ptr + g * length, rows, length)
         probs = _probabilities(q, k, lse, rows, columns, length, source, scale, CAUSAL, PRECISION)  # (M, N)
         acc_v += tl.dot(tl.trans(probs).to(d_out.dtype), d_out, input_precision=PRECISION)
         d_probs = tl.dot(d_out, tl.trans(v), input_precision=PRECISION)                      # (M, N)
         d_scores = probs * (d_probs - delta[:, None]) * scale
         acc_k += tl.dot(tl.trans(d_scores).to(q.dtype), q, input_precision=PRECISION)
-    rows_k = start + tl.arange(0, BLOCK_N)
-    columns_e = tl.arange(0, BLOCK_E)
-    columns_v = tl.arange(0, BLOCK_EV)
-    tl.store(grad_k_ptr + g * source * width + rows_k[:, None] * width + columns_e[None, :], acc_k,
-             mask=(rows_k[:, None] < source) & (columns_e[None, :] < width))
-    tl.store(grad_v_ptr + g * source * value_width + rows_k[:, None] * value_width + columns_v[None, :], acc_v,
-             mask=(rows_k[:, None] < source) & (columns_v[None, :] < value_width))
+    _store_tile(grad_k_ptr + g * source * width, start, source, width, acc_k, BLOCK_N, BLOCK_E)
+    _store_tile(grad_v_ptr + g * source * value_width, start, source, value_width, acc_v, BLOCK_N, BLOCK_EV)
 
 
 @triton.jit
@@ -147,16 +165,14 @@ def attention_backward_q_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, delt
                                 PRECISION: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
                                 BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
     """dQ of one block of BLOCK_M query rows, over every key they see."""
-    first = tl.program_id(0) * BLOCK_M
-    g = tl.program_id(1).to(tl.int64)
-    scale = tl.cast(scale, q_ptr.dtype.element_ty)
-    k_ptr += g * source * width
-    v_ptr += g * source * value_width
+    first, g = _block_and_group(BLOCK_M)
     rows = first + tl.arange(0, BLOCK_M)
     q = _tile(q_ptr + g * length * width, first, length, width, BLOCK_M, BLOCK_E)
     d_out = _tile(grad_out_ptr + g * length * value_width, first, length, value_width, BLOCK_M, BLOCK_EV)
-    lse = tl.load(lse_ptr + g * length + rows, mask=rows < length, other=0.0)
-    delta = tl.load(delta_ptr + g * length + rows, mask=rows < length, other=0.0)
+    lse, delta = _row_statistics(lse_ptr + g * length, delta_ptr + g * length, rows, length)
+    k_ptr += g * source * width
+    v_ptr += g * source * value_width
+    scale = tl.cast(scale, q_ptr.dtype.element_ty)
     acc = tl.zeros([BLOCK_M, BLOCK_E], dtype=q_ptr.dtype.element_ty)
     end = source
     if CAUSAL:
@@ -169,6 +185,4 @@ def attention_backward_q_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, delt
         d_probs = tl.dot(d_out, tl.trans(v), input_precision=PRECISION)
         d_scores = probs * (d_probs - delta[:, None]) * scale
         acc += tl.dot(d_scores.to(k.dtype), k, input_precision=PRECISION)
-    columns_e = tl.arange(0, BLOCK_E)
-    tl.store(grad_q_ptr + g * length * width + rows[:, None] * width + columns_e[None, :], acc,
-             mask=(rows[:, None] < length) & (columns_e[None, :] < width))
+    _store_tile(grad_q_ptr + g * length * width, first, length, width, acc, BLOCK_M, BLOCK_E)

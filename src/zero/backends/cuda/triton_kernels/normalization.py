@@ -9,10 +9,12 @@ import triton.language as tl
 
 
 @triton.jit
-def layer_norm_forward_kernel(x_ptr, weight_ptr, bias_ptr, out_ptr, mean_ptr, rstd_ptr, width, eps,
+def layer_norm_forward_kernel(x_ptr, weight_ptr, bias_ptr, out_ptr, mean_ptr, rstd_ptr, width, eps: tl.float64,
                               HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, BLOCK: tl.constexpr):
-    """out = (x - mean) * rstd * weight + bias for one row; saves mean and rstd."""
+    """out = (x - mean) * rstd * weight + bias for one row; saves mean and rstd. ``eps`` is
+    passed as float64 and used in x's type (a float32 eps would change float64 results)."""
     row = tl.program_id(0).to(tl.int64)
+    eps = tl.cast(eps, x_ptr.dtype.element_ty)
     columns = tl.arange(0, BLOCK)
     mask = columns < width
     x = tl.load(x_ptr + row * width + columns, mask=mask, other=0.0)
@@ -63,5 +65,6 @@ def layer_norm_backward_kernel(grad_ptr, x_ptr, weight_ptr, mean_ptr, rstd_ptr, 
             sum_weight += dy * xhat
             sum_bias += dy
     if WANT_PARAMS:
-        tl.store(partial_weight_ptr + program * width + columns, sum_weight, mask=mask)
-        tl.store(partial_bias_ptr + program * width + columns, sum_bias, mask=mask)
+        partial = program.to(tl.int64) * width + columns
+        tl.store(partial_weight_ptr + partial, sum_weight, mask=mask)
+        tl.store(partial_bias_ptr + partial, sum_bias, mask=mask)

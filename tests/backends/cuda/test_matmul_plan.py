@@ -37,11 +37,10 @@ def emulate(gemm: Gemm) -> None:
 def run(a, b):
     out_shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
     out = np.full(out_shape, np.nan)
-    plan = plan_matmul(a, b, out)
-    for gemm in plan:
-        emulate(gemm)
+    gemm = plan_matmul(a, b, out)
+    emulate(gemm)
     np.testing.assert_allclose(out, np.matmul(a, b), rtol=1e-12, atol=1e-12)
-    return plan
+    return gemm
 
 
 def matrix(rng, *shape):
@@ -75,7 +74,7 @@ def test_planned_cublas_calls_compute_the_product(name, make):
 def test_transposed_views_are_read_in_place_with_transpose_flags():
     rng = np.random.default_rng(1)
     a, b = matrix(rng, 3, 5).T, matrix(rng, 4, 3).T       # (5, 3) and (3, 4), both transposed views
-    (gemm,) = run(a, b)
+    gemm = run(a, b)
     # cuBLAS computes Cᵀ = Bᵀ Aᵀ: B's storage comes first, both with the transpose flag
     assert (gemm.op_a, gemm.op_b) == (OP_T, OP_T)
     assert np.shares_memory(gemm.a, b) and np.shares_memory(gemm.b, a), "a transposed view was copied"
@@ -85,12 +84,12 @@ def test_transposed_views_are_read_in_place_with_transpose_flags():
 def test_a_linear_layer_is_one_gemm_over_all_rows():
     rng = np.random.default_rng(2)
     x, weight = matrix(rng, 8, 16, 32), matrix(rng, 24, 32)
-    (gemm,) = run(x, weight.T)
+    gemm = run(x, weight.T)
     assert gemm.batch == 1 and gemm.n == 8 * 16 and gemm.op_a == OP_T and np.shares_memory(gemm.a, weight)
 
 
 def test_broadcast_batches_use_stride_zero_instead_of_copies():
     rng = np.random.default_rng(3)
     a, b = matrix(rng, 1, 5, 3), matrix(rng, 6, 3, 4)
-    (gemm,) = run(a, b)
+    gemm = run(a, b)
     assert gemm.batch == 6 and gemm.stride_b == 0 and np.shares_memory(gemm.b, a)

@@ -17,7 +17,7 @@ import zero.backends.cuda.kernels as cuda
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 FLOATS = (np.float32, np.float64)
-TOLERANCE = {np.float32: dict(rtol=2e-4, atol=2e-5), np.float64: dict(rtol=1e-6, atol=1e-9)}
+TOLERANCE: dict = {np.float32: {"rtol": 2e-4, "atol": 2e-5}, np.float64: {"rtol": 1e-6, "atol": 1e-9}}
 
 
 def random(rng, shape, dtype, scale=1.0):

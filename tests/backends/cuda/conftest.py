@@ -27,13 +27,14 @@ if not ON_GPU:
 HAVE_CUDA_STACK = all(importlib.util.find_spec(name) is not None for name in ("cupy", "triton"))
 if not HAVE_CUDA_STACK:
     if os.environ.get("CI") == "true":
-        raise RuntimeError("tests/cuda: CI must install triton and cupy-cuda13x (see .ci/run)")
+        raise RuntimeError("tests/backends/cuda: CI must install triton and cupy-cuda13x (see .ci/run)")
     collect_ignore = ["test_triton_kernels.py", "test_fused_kernels.py", "test_matmul_plan.py",
-                      "test_cuda_memory.py", "test_compile_sm90.py", "test_gpu.py"]
+                      "test_cuda_memory.py", "test_compile_sm90.py", "test_gpu.py", "test_fresh_process.py",
+                      "test_shared_kernels.py"]
 
 
 def gpu_available() -> bool:
-    import zero.cuda  # noqa: PLC0415
+    import zero.cuda
 
     return ON_GPU and zero.cuda.is_available()
 
@@ -47,9 +48,9 @@ class Arrays:
     def __init__(self, on_gpu: bool):
         self.on_gpu = on_gpu
         if on_gpu:
-            import cupy  # noqa: PLC0415
+            import cupy
 
-            import zero  # noqa: PLC0415
+            import zero
 
             zero.zeros(1, device="cuda")  # sets the backend up (allocator, Triton driver)
             self.cupy = cupy
@@ -70,3 +71,22 @@ def arrays() -> Arrays:
         pytest.fail("ZERO_TEST_DEVICE=cuda but zero.cuda.is_available() is False: is CuPy installed and a GPU "
                     "visible?")
     return Arrays(ON_GPU)
+
+
+@pytest.fixture
+def fake_gpu(monkeypatch):
+    """Zero's CUDA backend set up on made-up device memory in this process (``fake_gpu.py``);
+    yields the fake runtime, which counts cudaMalloc and cudaFree. Everything is put back
+    afterwards: the device's cached backend, CuPy's allocator, the patched functions."""
+    if ON_GPU:
+        pytest.skip("fakes, without a GPU, what a GPU run has for real")
+    import cupy
+    from fake_gpu import fake_gpu as install
+
+    from zero.backends.device import Device
+
+    monkeypatch.setattr(Device("cuda"), "_backend", None)
+    allocator_before = cupy.cuda.get_allocator()
+    runtime = install(monkeypatch.setattr)
+    yield runtime
+    cupy.cuda.set_allocator(allocator_before)

@@ -1,12 +1,13 @@
 """The cuda device without a GPU: clear refusals, mixed-device errors before any kernel,
-``zero.cuda``'s API, and a CPU-only ``import zero`` that never loads CuPy, Triton or PyTorch."""
+``zero.cuda``'s API, and a CPU-only ``import zero`` that never loads CuPy, Triton or PyTorch.
+(The kernel table of both devices is compared in test_fresh_process.py.)"""
 from __future__ import annotations
 
 import subprocess
 import sys
 
-import numpy as np
 import pytest
+from conftest import ON_GPU  # (tests/backends/cuda/conftest.py)
 
 import zero
 import zero.cuda
@@ -14,8 +15,6 @@ from zero import Device
 from zero.errors import DeviceError
 from zero.tensors.meta import TensorMeta, contiguous_strides
 from zero.tensors.tensor import Tensor
-
-from conftest import ON_GPU  # noqa: E402  (tests/cuda/conftest.py)
 
 
 class _NoKernelMayTouchThis:
@@ -38,6 +37,8 @@ def fake_cuda_tensor(shape, dtype=zero.float32, requires_grad=False) -> Tensor:
     t.grad = None
     t._requires_grad = requires_grad
     t._retains_grad = False
+    t._grad_accumulator = t._view_of = None
+    t._history_stamp = 0
     return t
 
 
@@ -105,27 +106,6 @@ def test_the_cpu_never_loads_cupy_triton_or_torch():
             "zero.nn.functional.cross_entropy(x, zero.tensor([0, 1, 2, 3])).item()\n"
             "import zero.cuda; zero.cuda.memory_stats()\n"
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'cupy', 'triton', 'torch'}))\n")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]", result.stdout
-
-
-def test_kernel_modules_offer_the_cpu_names_and_parameters():
-    import inspect
-
-    pytest.importorskip("cupy")
-    pytest.importorskip("triton")
-
-    import zero.backends.cpu.kernels as cpu
-    import zero.backends.cuda.kernels as cuda
-
-    cpu_names = {n for n in dir(cpu) if not n.startswith("_") and inspect.isfunction(getattr(cpu, n))
-                 and getattr(cpu, n).__module__.startswith("zero.backends.cpu.kernels.")
-                 and not getattr(cpu, n).__module__.endswith("._jit")}
-    missing = sorted(n for n in cpu_names if not hasattr(cuda, n))
-    assert not missing, f"CUDA kernels missing: {missing}"
-    for name in sorted(cpu_names):
-        want = list(inspect.signature(getattr(cpu, name)).parameters)
-        got = list(inspect.signature(getattr(cuda, name)).parameters)
-        assert got[:len(want)] == want, f"{name}: cuda takes {got}, cpu {want}"
-    assert np.dtype(np.float32)  # (keeps numpy imported for the fake tensors' dtypes)

@@ -18,7 +18,7 @@ import zero.backends.cuda.kernels as cuda
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf/nan on purpose (masked rows)
 
 FLOATS = (np.float32, np.float64)
-TOLERANCE = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-9, atol=1e-10)}
+TOLERANCE: dict = {np.float32: {"rtol": 1e-5, "atol": 1e-5}, np.float64: {"rtol": 1e-9, "atol": 1e-10}}
 GUARD = 12345.0
 
 
@@ -47,7 +47,7 @@ class Case:
         getattr(cpu, name)(*inputs, *host_out.values(), **kwargs)
         device_out, storages = {}, {}
         for k, (shape, dtype) in outputs.items():
-            storage, view = guarded(shape, dtype or self.dtype)
+            storage, _ = guarded(shape, dtype or self.dtype)
             storages[k] = self.arrays.put(storage)
             n = int(np.prod(shape))
             device_out[k] = storages[k][:n].reshape(shape)
@@ -109,7 +109,7 @@ def test_softmax_forward_and_backward(case, shape, log):
     _, want = case.run(f"{name}_forward", [x], {"out": (shape, None)})
     grad = random(rng, shape, case.dtype)
     case.run(f"{name}_backward", [grad, want["out"]], {"grad_in": (shape, None)},
-             tolerance=dict(rtol=1e-4, atol=1e-4) if case.dtype == np.float32 else None)
+             tolerance={"rtol": 1e-4, "atol": 1e-4} if case.dtype == np.float32 else None)
 
 
 def test_softmax_of_a_fully_masked_row_is_zero(case):
@@ -158,6 +158,18 @@ def test_layer_norm_forward_and_backward(case, shape, affine):
         device_grad = case.arrays.put(np.zeros(shape, case.dtype))
         cuda.layer_norm_backward(*[case.arrays.put(a) for a in inputs], device_grad, None, None)
         np.testing.assert_allclose(case.arrays.get(device_grad), got, **TOLERANCE[case.dtype])
+
+
+def test_layer_norm_eps_is_float64_for_float64(arrays):
+    """Rows of nearly equal values: rstd is about 1/sqrt(eps), so an eps rounded to float32
+    (1e-5 becomes 9.99999974737875e-06) moves it by 1.3e-8, far beyond float64's rounding."""
+    rng = np.random.default_rng(0)
+    x = 1.0 + rng.standard_normal((8, 64)) * 1e-6
+    rstd = {}
+    for name, kernels, put in (("cpu", cpu, lambda a: a), ("cuda", cuda, arrays.put)):
+        out, mean, rstd[name] = (put(np.zeros(shape)) for shape in ((8, 64), (8,), (8,)))
+        kernels.layer_norm_forward(put(x), None, None, 1e-5, out, mean, rstd[name])
+    np.testing.assert_allclose(arrays.get(rstd["cuda"]), rstd["cpu"], rtol=1e-13)
 
 
 # -- optimizers ---------------------------------------------------------------------------------

@@ -1,5 +1,8 @@
 """Running the Triton kernels on NumPy arrays, without a GPU (``TRITON_INTERPRET=1``).
 
+A run-time part of the backend, not a test helper: whenever a process sets
+``TRITON_INTERPRET=1``, the launcher (``kernels._launch``) passes NumPy arrays through here.
+
 Tests set ``TRITON_INTERPRET=1`` before the kernels are imported; ``triton.jit``
 then makes interpreted functions that run each program in Python on the host.
 Triton's interpreter expects PyTorch tensors: it copies every pointer argument
@@ -44,7 +47,7 @@ class _HostStorage:
     def data_ptr(self) -> int:
         return self.address
 
-    def cpu(self) -> "_HostStorage":
+    def cpu(self) -> _HostStorage:
         return self  # already on the host: the kernel works on the array itself
 
     def copy_(self, other) -> None:
@@ -54,7 +57,7 @@ class _HostStorage:
 class HostArray:
     """A NumPy array as Triton's interpreter wants a tensor argument."""
 
-    __slots__ = ("array", "dtype", "address")
+    __slots__ = ("address", "array", "dtype")
 
     def __init__(self, array: np.ndarray | None, dtype=None, address: int = 0):
         self.array = array
@@ -71,15 +74,17 @@ class HostArray:
         return 0
 
     def size(self) -> tuple:
+        assert self.array is not None, "size() of the interpreter's own empty tensor"
         return self.array.shape
 
     def stride(self) -> tuple:
+        assert self.array is not None, "stride() of the interpreter's own empty tensor"
         return tuple(s // self.array.itemsize for s in self.array.strides)
 
-    def new_empty(self, size, device=None) -> "HostArray":
+    def new_empty(self, size, device=None) -> HostArray:
         return HostArray(None, self.dtype)
 
-    def set_(self, storage: _HostStorage, offset: int, size, stride) -> "HostArray":
+    def set_(self, storage: _HostStorage, offset: int, size, stride) -> HostArray:
         self.address = storage.data_ptr() + offset * self.dtype.itemsize
         return self
 
@@ -95,7 +100,7 @@ def patch_interpreter() -> None:
     global _patched
     if _patched:
         return
-    from triton.runtime import interpreter  # noqa: PLC0415
+    from triton.runtime import interpreter
 
     original = interpreter._patch_lang_tensor
 
@@ -110,8 +115,8 @@ def patch_interpreter() -> None:
 def typed_scalars(kernel, args) -> list:
     """``args`` with each Python float whose parameter is annotated with a float type
     (``scale: tl.float64``) turned into an interpreter scalar of that type."""
-    import triton.language as tl  # noqa: PLC0415
-    from triton.runtime.interpreter import TensorHandle  # noqa: PLC0415
+    import triton.language as tl
+    from triton.runtime.interpreter import TensorHandle
 
     numpy_types = {tl.float64: np.float64, tl.float32: np.float32}
     converted = list(args)

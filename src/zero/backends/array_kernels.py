@@ -1,0 +1,302 @@
+"""The kernels that are a call or two into the array library, written once for NumPy and CuPy.
+
+Most of the kernel contract is a NumPy routine that CuPy offers under the same name with
+the same arguments: ``add(a, b, out)`` is ``xp.add(a, b, out=out, casting="unsafe")``
+whether ``xp`` is ``numpy`` (the CPU) or ``cupy`` (CUDA). ``array_kernels(xp)`` makes
+those kernels for one array module; each backend's kernels package adds them to its
+namespace beside its own (Numba loops on the CPU; Triton, cuBLAS and CuPy's elementwise
+kernels on CUDA):
+
+    globals().update(array_kernels(numpy))        # in zero.backends.cpu.kernels
+
+So ``device.kernels.add`` is a plain attribute, as fast to call as a hand-written
+wrapper: each kernel is a closure over the ufunc or module it calls. The two array
+libraries differ in three places, and the kernels here say so where it matters:
+
+- NumPy warns about division by zero, overflow and invalid values; PyTorch gives inf
+  and nan silently, and so do GPUs. NumPy's calls that may meet them run under
+  ``np.errstate(all="ignore")``; CuPy's need nothing.
+- CuPy's advanced indexing wraps out-of-range indices instead of raising. ``index_get``
+  and ``index_put`` check the bounds first on CuPy (reading two numbers back to the
+  host), as NumPy does by itself; ``index_select``, on the hot path of every embedding,
+  does not.
+- Reducing over no axes at all is a copy; it is written as one rather than left to the
+  library (CuPy's reductions are not documented for ``axis=()``).
+"""
+from __future__ import annotations
+
+import builtins
+import contextlib
+import math
+import warnings
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+Kernel = Callable[..., Any]
+
+
+def _binary(ufunc, quiet: bool) -> Kernel:
+    """out = ufunc(a, b), broadcasting, cast to out's dtype (``quiet``: no NumPy warnings)."""
+    if quiet:
+        def kernel(a, b, out) -> None:
+            with np.errstate(all="ignore"):
+                ufunc(a, b, out=out, casting="unsafe")
+    else:
+        def kernel(a, b, out) -> None:
+            ufunc(a, b, out=out, casting="unsafe")
+    kernel.__name__ = kernel.__qualname__ = ufunc.__name__
+    return kernel
+
+
+def _unary(ufunc, quiet: bool) -> Kernel:
+    """out = ufunc(x), cast to out's dtype (``quiet``: no NumPy warnings)."""
+    if quiet:
+        def kernel(x, out) -> None:
+            with np.errstate(all="ignore"):
+                ufunc(x, out=out, casting="unsafe")
+    else:
+        def kernel(x, out) -> None:
+            ufunc(x, out=out, casting="unsafe")
+    kernel.__name__ = kernel.__qualname__ = ufunc.__name__
+    return kernel
+
+
+def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
+    """The kernels below, on arrays of ``xp`` (``numpy`` or ``cupy``), by name."""
+    warns = xp is np            # NumPy reports floating-point errors; CuPy cannot (see above)
+    wraps_indices = xp is not np
+
+    def _quiet():
+        """A context without NumPy's floating-point warnings (nothing to silence on CuPy)."""
+        if not warns:
+            return contextlib.nullcontext()
+        return np.errstate(all="ignore")
+
+    # -- fills, arithmetic, comparisons, selections -------------------------------------------
+
+    def fill(out, value) -> None:
+        out.fill(value)
+
+    add = _binary(xp.add, False)
+    sub = _binary(xp.subtract, False)
+    mul = _binary(xp.multiply, False)
+    div = _binary(xp.true_divide, warns)    # x / 0 is inf or nan, as in PyTorch
+    pow = _binary(xp.power, warns)
+    maximum = _binary(xp.maximum, False)
+    minimum = _binary(xp.minimum, False)
+    eq = _binary(xp.equal, False)
+    ne = _binary(xp.not_equal, False)
+    lt = _binary(xp.less, False)
+    le = _binary(xp.less_equal, False)
+    gt = _binary(xp.greater, False)
+    ge = _binary(xp.greater_equal, False)
+    logical_and = _binary(xp.logical_and, False)
+    logical_or = _binary(xp.logical_or, False)
+    logical_xor = _binary(xp.logical_xor, False)
+
+    def where(condition, a, b, out) -> None:
+        # where has no out=; copyto with a mask writes straight into out.
+        xp.copyto(out, b, casting="unsafe")
+        xp.copyto(out, a, casting="unsafe", where=condition)
+
+    def clamp(x, low, high, out) -> None:
+        """out = min(max(x, low), high), either bound None: NumPy's clip, computed in the
+        promoted type and cast to out's (an integer out rounds toward zero: clamp_(0.5, 2.5)
+        of ints gives 0, 1, 2, 2). Two ufunc calls in that one type rather than clip,
+        whose CuPy version has no casting argument; the values are clip's, as a cast to
+        out's type is monotone."""
+        dtype = xp.result_type(x, *(bound for bound in (low, high) if bound is not None))
+        source = x
+        if low is not None:
+            xp.maximum(source, low, out=out, dtype=dtype, casting="unsafe")
+            source = out
+        if high is not None:
+            xp.minimum(source, high, out=out, dtype=dtype, casting="unsafe")
+
+    neg = _unary(xp.negative, False)
+    abs = _unary(xp.absolute, False)
+    sign = _unary(xp.sign, False)
+    exp = _unary(xp.exp, warns)
+    log = _unary(xp.log, warns)
+    sqrt = _unary(xp.sqrt, warns)
+    sin = _unary(xp.sin, False)
+    cos = _unary(xp.cos, False)
+    tanh = _unary(xp.tanh, False)
+    logical_not = _unary(xp.logical_not, False)
+
+    def rsqrt(x, out) -> None:
+        with _quiet():
+            xp.sqrt(x, out=out, casting="unsafe")
+            xp.reciprocal(out, out=out)
+
+    def relu(x, out) -> None:
+        xp.maximum(x, 0, out=out, casting="unsafe")
+
+    # -- reductions: over ``axes``, into ``out`` shaped as x without them --------------------
+
+    def sum(x, axes: tuple, out) -> None:
+        if not axes:
+            xp.copyto(out, x, casting="unsafe")
+        else:
+            xp.sum(x, axis=axes, dtype=out.dtype, out=out)
+
+    def var(x, axes: tuple, correction: int, out) -> None:
+        if math.prod(x.shape[a] for a in axes) > correction:
+            xp.var(x, axis=axes, ddof=correction, out=out)
+            return
+        # Fewer elements than the correction: nan or inf, as in PyTorch, and no warning.
+        with _quiet(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            xp.var(x, axis=axes, ddof=correction, out=out)
+
+    def amax(x, axes: tuple, out) -> None:
+        if not axes:
+            xp.copyto(out, x)
+        else:
+            xp.amax(x, axis=axes, out=out)
+
+    def amin(x, axes: tuple, out) -> None:
+        if not axes:
+            xp.copyto(out, x)
+        else:
+            xp.amin(x, axis=axes, out=out)
+
+    def all(x, axes: tuple, out) -> None:
+        if not axes:
+            xp.copyto(out, x, casting="unsafe")   # to bool: nonzero (and nan) is True
+        else:
+            xp.all(x, axis=axes, out=out)
+
+    def any(x, axes: tuple, out) -> None:
+        if not axes:
+            xp.copyto(out, x, casting="unsafe")
+        else:
+            xp.any(x, axis=axes, out=out)
+
+    def logsumexp(x, axes: tuple, out) -> None:
+        """log(sum(exp(x))) = m + log(sum(exp(x - m))) with m the maximum (0 where it is not
+        finite, so rows of -inf give -inf and not nan)."""
+        if x.ndim == 0:
+            x = x.reshape(1)
+        peak = xp.amax(x, axis=axes, keepdims=True)
+        xp.copyto(peak, 0, where=~xp.isfinite(peak))
+        with _quiet():
+            total = xp.sum(xp.exp(x - peak), axis=axes, keepdims=True)
+            xp.log(total, out=total)
+        total += peak
+        xp.copyto(out, total.reshape(out.shape), casting="unsafe")
+
+    def argmax(x, axis: int, out) -> None:
+        xp.argmax(x, axis=axis, out=out)
+
+    def argmin(x, axis: int, out) -> None:
+        xp.argmin(x, axis=axis, out=out)
+
+    def _extreme_with_indices(arg_function, x, axis, values, indices) -> None:
+        if axis is None:  # a 0-d tensor
+            xp.copyto(values, x)
+            indices.fill(0)
+            return
+        arg_function(x, axis=axis, out=indices)
+        picked = xp.take_along_axis(x, xp.expand_dims(indices, axis), axis=axis)
+        xp.copyto(values, picked.reshape(values.shape))
+
+    def max_with_indices(x, axis: int | None, values, indices) -> None:
+        """Largest value along one axis and the index of its first occurrence."""
+        _extreme_with_indices(xp.argmax, x, axis, values, indices)
+
+    def min_with_indices(x, axis: int | None, values, indices) -> None:
+        _extreme_with_indices(xp.argmin, x, axis, values, indices)
+
+    def scatter_along(out, axis: int, indices, values) -> None:
+        """out[..., indices[...], ...] = values along ``axis`` (indices and values keep that axis)."""
+        xp.put_along_axis(out, indices, values, axis=axis)
+
+    # -- indexing -------------------------------------------------------------------------------
+
+    def _check_bounds(x, key) -> None:
+        """IndexError for an integer index array that reaches outside ``x`` (NumPy's rule)."""
+
+        def consumed(item) -> int:  # how many of x's axes an index item stands for
+            if item is None or item is Ellipsis:
+                return 0
+            return item.ndim if isinstance(item, xp.ndarray) and item.dtype == bool else 1
+
+        axis = 0
+        for item in key:
+            if item is Ellipsis:
+                axis += x.ndim - builtins.sum(consumed(k) for k in key)
+                continue
+            if isinstance(item, xp.ndarray) and item.dtype.kind in "iu" and item.size:
+                size = x.shape[axis]
+                low, high = int(item.min()), int(item.max())
+                if low < -size or high >= size:
+                    raise IndexError(f"index {high if high >= size else low} is out of bounds for axis {axis} "
+                                     f"with size {size}")
+            axis += consumed(item)
+
+    def index_get(x, key):
+        """A new array of x[key]."""
+        if wraps_indices:
+            _check_bounds(x, key)
+        return x[key]
+
+    def index_put(x, key, values) -> None:
+        if wraps_indices:
+            _check_bounds(x, key)
+        x[key] = values
+
+    def index_add(out, key, values) -> None:
+        """out[key] += values, accumulating where an index repeats."""
+        xp.add.at(out, key, values)
+
+    def gather(x, axis: int, index, out) -> None:
+        """out = x picked along ``axis`` by index (index may be smaller than x elsewhere)."""
+        window = x[tuple(slice(0, n) if d != axis else slice(None) for d, n in enumerate(index.shape))]
+        xp.copyto(out, xp.take_along_axis(window, index, axis=axis))
+
+    def scatter_add(out, axis: int, index, values) -> None:
+        """out[.., index[i, j], ..] += values[i, j] along ``axis`` (gather's backward)."""
+        rank = len(index.shape)
+        position = [xp.arange(n).reshape(tuple(n if i == d else 1 for i in range(rank)))  # open grid
+                    for d, n in enumerate(index.shape)]
+        position[axis] = index
+        xp.add.at(out, tuple(position), values)
+
+    def index_select(x, axis: int, index, out) -> None:
+        """out = x taken along ``axis`` at ``index`` (any shape: an embedding lookup for axis 0)."""
+        if out.flags.c_contiguous:
+            xp.take(x, index, axis=axis, out=out)
+        else:
+            xp.copyto(out, xp.take(x, index, axis=axis))
+
+    def triangle(x, diagonal: int, upper: bool, out) -> None:
+        """Keep the upper (triu) or lower (tril) triangle of the last two dims, zero the rest."""
+        xp.copyto(out, xp.triu(x, diagonal) if upper else xp.tril(x, diagonal))
+
+    # -- NLL on log-probabilities (a gather) -----------------------------------------------------
+
+    def _picked(target, weight, ignore_index: int, dtype):
+        """(valid rows, target with ignored rows pointing at class 0, per-row weight)."""
+        valid = target != ignore_index
+        safe = xp.where(valid, target, 0)
+        row_weight = xp.ones(target.shape, dtype) if weight is None else weight[safe]
+        return valid, safe, row_weight
+
+    def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
+        """loss (N,) = -w[t] * log_probs[t] per row, 0 where ignored."""
+        valid, safe, row_weight = _picked(target, weight, ignore_index, log_probs.dtype)
+        picked = xp.take_along_axis(log_probs, safe[:, None], axis=1)[:, 0]
+        xp.copyto(loss, xp.where(valid, -row_weight * picked, 0), casting="unsafe")
+
+    def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
+        """grad_input (N, C): -w[t] * grad_loss at the target, 0 elsewhere."""
+        valid, safe, row_weight = _picked(target, weight, ignore_index, grad_input.dtype)
+        grad_input.fill(0)
+        grad_input[xp.arange(safe.shape[0]), safe] = xp.where(valid, -row_weight * grad_loss, 0)
+
+    defined = dict(locals())
+    return {name: value for name, value in defined.items() if callable(value) and not name.startswith("_")}

@@ -1,0 +1,59 @@
+"""The shared array kernels on NumPy, where they replace hand-written CPU ones: same values
+as the NumPy routine each stands for, including the casts into the output's dtype."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from zero.backends.array_kernels import array_kernels
+
+KERNELS = array_kernels(np)
+BOUNDS = st.one_of(st.none(), st.floats(-4, 4, allow_nan=False), st.integers(-4, 4))
+
+
+@given(x=arrays(st.sampled_from([np.int64, np.int32, np.float32, np.float64]), st.integers(0, 12),
+                elements=st.integers(-6, 6)),
+       low=BOUNDS, high=BOUNDS, out_dtype=st.sampled_from([np.int64, np.float32, np.float64]))
+def test_clamp_is_numpy_clip_cast_unsafely_into_out(x, low, high, out_dtype):
+    if low is None and high is None:
+        return
+    want = np.empty(x.shape, out_dtype)
+    np.clip(x, low, high, out=want, casting="unsafe")
+    got = np.empty(x.shape, out_dtype)
+    KERNELS["clamp"](x, low, high, got)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_clamp_of_integers_in_place_rounds_toward_zero():
+    x = np.arange(4)
+    KERNELS["clamp"](x, 0.5, 2.5, x)
+    assert x.tolist() == [0, 1, 2, 2]
+
+
+def test_clamp_keeps_nan():
+    out = np.empty(3)
+    KERNELS["clamp"](np.array([np.nan, -5.0, 5.0]), -1.0, 1.0, out)
+    assert np.isnan(out[0]) and out[1:].tolist() == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("axes", [(), (0,), (1,), (0, 1)])
+def test_reductions_over_no_axes_copy_and_over_some_reduce(axes):
+    x = np.arange(12.0).reshape(3, 4) - 5
+    shape = tuple(n for d, n in enumerate(x.shape) if d not in axes)
+    for name, reference in (("sum", np.sum), ("amax", np.amax), ("amin", np.amin)):
+        out = np.empty(shape)
+        KERNELS[name](x, axes, out)
+        np.testing.assert_array_equal(out, reference(x, axis=axes))
+    for name, reference in (("all", np.all), ("any", np.any)):
+        out = np.empty(shape, bool)
+        KERNELS[name](x, axes, out)
+        np.testing.assert_array_equal(out, reference(x, axis=axes))
+
+
+def test_sum_of_booleans_counts_into_an_integer_out():
+    out = np.empty((), np.int64)
+    KERNELS["sum"](np.array([True, False, True]), (0,), out)
+    assert out == 2

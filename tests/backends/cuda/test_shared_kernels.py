@@ -1,0 +1,55 @@
+"""The kernels both devices share (``zero.backends.array_kernels``) are one implementation,
+and the float-only CUDA kernels of CUDA's own take integer inputs as the CPU does."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zero.backends.cpu.kernels as cpu
+import zero.backends.cuda.kernels as cuda
+from zero.backends.array_kernels import array_kernels
+from zero.backends.cuda.kernels import elementwise as cuda_elementwise
+
+
+def test_the_shared_kernels_run_the_same_code_on_both_devices():
+    home = array_kernels.__code__.co_filename
+    shared = array_kernels(np)
+    assert len(shared) > 40
+    for name in shared:
+        for device, kernels in (("cpu", cpu), ("cuda", cuda)):
+            assert getattr(kernels, name).__code__.co_filename == home, f"{device} {name}: another implementation"
+
+
+class ElementwiseKernelTypes:
+    """A CuPy ElementwiseKernel("T x", "T y", ...) as far as types go: one T for both
+    arguments ("Type is mismatched" otherwise), then ``fn`` computed on the host."""
+
+    def __init__(self, fn):
+        self.fn = fn
+
+    def __call__(self, x, y):
+        if x.dtype != y.dtype:
+            raise TypeError(f"Type is mismatched. x {x.dtype} y {y.dtype}")
+        y[...] = self.fn(x)
+
+
+@pytest.mark.parametrize("name,fn", [("sigmoid", lambda x: 1 / (1 + np.exp(-x))),
+                                     ("silu", lambda x: x / (1 + np.exp(-x)))])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_and_silu_of_integers_compute_in_the_output_type(monkeypatch, name, fn, dtype):
+    monkeypatch.setattr(cuda_elementwise, f"_{name}", ElementwiseKernelTypes(fn))
+    x = np.arange(-4, 5, dtype=np.int64)
+    want, got = np.zeros(9, dtype), np.zeros(9, dtype)
+    getattr(cpu, name)(x, want)
+    getattr(cuda, name)(x, got)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_of_integers_runs_the_float_kernel(arrays, approximate):
+    """(Integers never need GELU's backward: they cannot require grad.)"""
+    x = np.arange(-700, 700, dtype=np.int64) // 100
+    want, got = np.zeros(x.size, np.float32), arrays.put(np.zeros(x.size, np.float32))
+    cpu.gelu(x, want, approximate=approximate)
+    cuda.gelu(arrays.put(x), got, approximate=approximate)
+    np.testing.assert_allclose(arrays.get(got), want, rtol=1e-5, atol=1e-6)
