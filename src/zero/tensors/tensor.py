@@ -78,8 +78,14 @@ class Tensor(TensorMethods):
     # -- construction (internal) ----------------------------------------------------------------
     @classmethod
     def _from_storage(cls, storage: Storage, meta: TensorMeta, requires_grad: bool = False) -> Tensor:
-        t = object.__new__(cls)
-        t._array = meta.device.backend.array_view(storage.handle, meta)
+        return cls._made(meta.device.backend.array_view(storage.handle, meta), storage, meta, requires_grad)
+
+    @classmethod
+    def _made(cls, array, storage: Storage, meta: TensorMeta, requires_grad: bool) -> Tensor:
+        """A tensor object over ``array`` (a view of ``storage`` read through ``meta``): a leaf,
+        no gradient, no graph. Every Tensor comes from here."""
+        t: Tensor = object.__new__(cls)
+        t._array = array
         t._storage = storage
         t._meta = meta
         t.grad_fn = None
@@ -112,18 +118,7 @@ class Tensor(TensorMethods):
     def _alias(self, cls: type | None = None) -> Tensor:
         """Same storage and metadata, no graph, no grad: what ops save for backward (and,
         with ``cls=Parameter``, what a Parameter wraps)."""
-        t: Tensor = object.__new__(cls or Tensor)
-        t._array = self._array
-        t._storage = self._storage
-        t._meta = self._meta
-        t.grad_fn = None
-        t.grad = None
-        t._requires_grad = False
-        t._retains_grad = False
-        t._grad_accumulator = None
-        t._view_of = None
-        t._history_stamp = 0
-        return t
+        return (cls or Tensor)._made(self._array, self._storage, self._meta, False)
 
     # -- metadata -------------------------------------------------------------------------------
     @property
