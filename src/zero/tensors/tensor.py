@@ -115,7 +115,7 @@ class Tensor(TensorMethods):
         meta = self._meta
         return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device))
 
-    def _alias(self, cls: type | None = None) -> Tensor:
+    def _alias(self, cls: type[Tensor] | None = None) -> Tensor:
         """Same storage and metadata, no graph, no grad: what ops save for backward (and,
         with ``cls=Parameter``, what a Parameter wraps)."""
         return (cls or Tensor)._made(self._array, self._storage, self._meta, False)
