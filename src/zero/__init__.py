@@ -24,12 +24,13 @@ from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dty
                      result_type, set_default_dtype, uint8)
 from .dtypes import bool_ as bool
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, broadcast_to, clamp, clip, clone,
-                            cos, div, einsum, eq, exp, flatten, flip, ge, gt, is_tensor, isclose, le, log, log_softmax,
+from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, argsort, bitwise_and,
+                            bitwise_not, bitwise_or, bitwise_xor, broadcast_to, clamp, clip, clone, cos, cumsum, div,
+                            einsum, eq, exp, flatten, flip, ge, gt, is_tensor, isclose, le, log, log_softmax,
                             logical_and, logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill, max,
                             maximum, mean, min, minimum, mul, multinomial, ne, neg, nelement, numel, permute, pow,
-                            relu, reshape, roll, rsqrt, sigmoid, sign, sin, softmax, sqrt, square, squeeze, std, sub,
-                            sum, t, tanh, transpose, unsqueeze, var, where)
+                            relu, reshape, roll, rsqrt, sigmoid, sign, sin, softmax, sort, sqrt, square, squeeze, std,
+                            sub, sum, t, tanh, topk, transpose, unsqueeze, var, where)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state

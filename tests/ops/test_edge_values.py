@@ -124,3 +124,19 @@ def test_binary_ops_compute_in_the_promoted_dtype():
 def test_ops_pytorch_refuses_on_bool_are_refused_by_name(fn):
     with pytest.raises(DTypeError, match="bool"):
         fn(zero.tensor([True, False]))
+
+
+def test_var_and_std_keep_their_digits_far_from_zero():
+    offset = np.float32(1e8) + np.arange(0, 64, 8, dtype=np.float32)        # exact in float32
+    expected = np.var(offset.astype(np.float64), ddof=1)
+    assert zero.tensor(offset).var().item() == pytest.approx(expected, rel=1e-6)
+    huge = zero.tensor([1e38, -1e38])                                        # the square overflows float32
+    assert huge.std().item() == pytest.approx(math.sqrt(2) * 1e38, rel=1e-6)
+    x = zero.tensor([1e38, -1e38], requires_grad=True)
+    x.std().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2 ** -0.5, -(2 ** -0.5)], rtol=1e-6)
+
+
+def test_logsumexp_of_empty_and_sign_of_nan():
+    assert zero.zeros(0, 3).logsumexp(0).tolist() == [float("-inf")] * 3
+    assert zero.tensor([float("nan"), -2.0]).sign().tolist() == [0.0, -1.0]   # PyTorch's sign of NaN

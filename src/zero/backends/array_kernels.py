@@ -96,6 +96,9 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     logical_and = _binary(xp.logical_and, False)
     logical_or = _binary(xp.logical_or, False)
     logical_xor = _binary(xp.logical_xor, False)
+    bitwise_and = _binary(xp.bitwise_and, False)   # integers bit by bit; bools as logic
+    bitwise_or = _binary(xp.bitwise_or, False)
+    bitwise_xor = _binary(xp.bitwise_xor, False)
 
     def where(condition, a, b, out) -> None:
         # where has no out=; copyto with a mask writes straight into out.
@@ -118,7 +121,14 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
 
     neg = _unary(xp.negative, False)
     abs = _unary(xp.absolute, False)
-    sign = _unary(xp.sign, False)
+    bitwise_not = _unary(xp.invert, False)
+
+    def sign(x, out) -> None:
+        """-1, 0 or 1; the sign of NaN is 0, as PyTorch gives it (NumPy's is NaN)."""
+        xp.sign(x, out=out, casting="unsafe")
+        if out.dtype.kind == "f":
+            xp.copyto(out, 0, where=xp.isnan(out))
+
     exp = _unary(xp.exp, warns)
     log = _unary(xp.log, warns)
     sqrt = _unary(xp.sqrt, warns)
@@ -143,14 +153,19 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         else:
             xp.sum(x, axis=axes, dtype=out.dtype, out=out)
 
-    def var(x, axes: tuple, correction: int, out) -> None:
-        if math.prod(x.shape[a] for a in axes) > correction:
-            xp.var(x, axis=axes, ddof=correction, out=out)
-            return
-        # Fewer elements than the correction: nan or inf, as in PyTorch, and no warning.
-        with _quiet(), warnings.catch_warnings():
+    def _var64(x, axes: tuple, correction: int):
+        """The variance accumulated in float64 (a float32 mean of values near 1e8 loses the
+        digits the variance is made of; squares of values near 1e38 overflow float32)."""
+        with _quiet(), warnings.catch_warnings():  # fewer elements than the correction: nan or inf
             warnings.simplefilter("ignore", RuntimeWarning)
-            xp.var(x, axis=axes, ddof=correction, out=out)
+            return xp.var(x, axis=axes, ddof=correction, dtype=xp.float64)
+
+    def var(x, axes: tuple, correction: int, out) -> None:
+        xp.copyto(out, _var64(x, axes, correction), casting="unsafe")
+
+    def std(x, axes: tuple, correction: int, out) -> None:
+        """The square root of ``var``, taken in float64 before rounding to out's dtype."""
+        xp.copyto(out, xp.sqrt(_var64(x, axes, correction)), casting="unsafe")
 
     def amax(x, axes: tuple, out) -> None:
         if not axes:
@@ -181,6 +196,9 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         finite, so rows of -inf give -inf and not nan)."""
         if x.ndim == 0:
             x = x.reshape(1)
+        if x.size == 0:  # log of an empty sum: -inf (where the output has elements at all)
+            out.fill(-xp.inf)
+            return
         peak = xp.amax(x, axis=axes, keepdims=True)
         xp.copyto(peak, 0, where=~xp.isfinite(peak))
         with _quiet():
@@ -210,6 +228,22 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
 
     def min_with_indices(x, axis: int | None, values, indices) -> None:
         _extreme_with_indices(xp.argmin, x, axis, values, indices)
+
+    def sort(x, axis: int, descending: bool, values, indices) -> None:
+        """Sorted along ``axis`` and where each value came from; stable (equal values keep
+        their order), NaN sorted as the largest value, as PyTorch sorts."""
+        key = x
+        if descending:  # ascending on a decreasing key keeps ties in order, unlike a flip
+            if x.dtype.kind == "f":
+                key = xp.where(xp.isnan(x), -xp.inf, -x)
+            else:
+                key = ~x  # -x - 1 for integers (no overflow), not for bools
+        order = xp.argsort(key, axis=axis, kind="stable")
+        xp.copyto(indices, order, casting="unsafe")
+        xp.copyto(values, xp.take_along_axis(x, order, axis=axis))
+
+    def cumsum(x, axis: int, out) -> None:
+        xp.cumsum(x, axis=axis, dtype=out.dtype, out=out)
 
     def scatter_along(out, axis: int, indices, values) -> None:
         """out[..., indices[...], ...] = values along ``axis`` (indices and values keep that axis)."""

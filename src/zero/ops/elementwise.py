@@ -274,6 +274,29 @@ class LogicalXor(Compare):
     kernel = staticmethod(lambda kernels: kernels.logical_xor)
 
 
+class Bitwise(BinaryOp):
+    """&, |, ^ on integers and bools (PyTorch's: bit by bit; on bools the logic); never
+    differentiable, refused on floats."""
+
+    def forward(self, a, b):
+        for x in (a, b):
+            if isinstance(x, float) or (isinstance(x, Tensor) and x.dtype.is_floating_point):
+                raise DTypeError(f"{self.op_name}: defined for integer and bool operands, got {describe(x)}")
+        return super().forward(a, b)
+
+
+class BitwiseAnd(Bitwise):
+    kernel = staticmethod(lambda kernels: kernels.bitwise_and)
+
+
+class BitwiseOr(Bitwise):
+    kernel = staticmethod(lambda kernels: kernels.bitwise_or)
+
+
+class BitwiseXor(Bitwise):
+    kernel = staticmethod(lambda kernels: kernels.bitwise_xor)
+
+
 # -- unary ------------------------------------------------------------------------------------
 
 
@@ -467,6 +490,18 @@ class Gelu(UnaryOp):
         out = Tensor._empty(x.shape, x.dtype, x.device)
         x.device.kernels.gelu_backward(grad._array, x._array, out._array, approximate=self.approximate)
         return (out,)
+
+
+class BitwiseNot(UnaryOp):
+    """~x: the bits inverted for integers, logical not for bools; refused on floats."""
+
+    kernel = staticmethod(lambda kernels: kernels.bitwise_not)
+    float_only, saves = False, None
+
+    def allocate(self, x) -> Tensor:
+        if isinstance(x, Tensor) and x.dtype.is_floating_point:
+            raise DTypeError(f"bitwise_not: defined for integer and bool tensors, got {describe(x)}")
+        return super().allocate(x)
 
 
 class LogicalNot(UnaryOp):

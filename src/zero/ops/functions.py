@@ -9,6 +9,7 @@ from ..tensors.tensor import Tensor
 from . import comparison, elementwise, rearrange
 from .einsum import einsum  # noqa: F401  (zero.einsum)
 from .sampling import multinomial  # noqa: F401  (zero.multinomial)
+from .sorting import argsort, cumsum, sort, topk  # noqa: F401  (zero.sort ...)
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
@@ -156,6 +157,22 @@ def logical_xor(input: Tensor, other) -> Tensor:
 
 def logical_not(input: Tensor) -> Tensor:
     return input.logical_not()
+
+
+def bitwise_and(input: Tensor, other) -> Tensor:
+    return input & other
+
+
+def bitwise_or(input: Tensor, other) -> Tensor:
+    return input | other
+
+
+def bitwise_xor(input: Tensor, other) -> Tensor:
+    return input ^ other
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    return ~input
 
 
 # -- reductions ---------------------------------------------------------------------------------

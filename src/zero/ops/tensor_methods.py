@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from ..autograd import engine
 from ..tensors import creation
 from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
-               views)
+               sorting, views)
 from . import matmul as matmul_ops
 
 if TYPE_CHECKING:
@@ -119,16 +119,38 @@ class TensorMethods:
     def __ge__(self, other):
         return elementwise.Ge.apply(self, other)
 
+    # &, |, ^, ~ are bitwise, as in PyTorch: on bools that is the logic, on integers the bits
     def __and__(self, other):
-        return elementwise.LogicalAnd.apply(self, other)
+        return elementwise.BitwiseAnd.apply(self, other)
+
+    def __rand__(self, other):
+        return elementwise.BitwiseAnd.apply(other, self)
 
     def __or__(self, other):
-        return elementwise.LogicalOr.apply(self, other)
+        return elementwise.BitwiseOr.apply(self, other)
+
+    def __ror__(self, other):
+        return elementwise.BitwiseOr.apply(other, self)
 
     def __xor__(self, other):
-        return elementwise.LogicalXor.apply(self, other)
+        return elementwise.BitwiseXor.apply(self, other)
+
+    def __rxor__(self, other):
+        return elementwise.BitwiseXor.apply(other, self)
 
     def __invert__(self):
+        return elementwise.BitwiseNot.apply(self)
+
+    def logical_and(self, other):
+        return elementwise.LogicalAnd.apply(self, other)
+
+    def logical_or(self, other):
+        return elementwise.LogicalOr.apply(self, other)
+
+    def logical_xor(self, other):
+        return elementwise.LogicalXor.apply(self, other)
+
+    def logical_not(self):
         return elementwise.LogicalNot.apply(self)
 
     eq = __eq__
@@ -137,10 +159,10 @@ class TensorMethods:
     le = __le__
     gt = __gt__
     ge = __ge__
-    logical_and = __and__
-    logical_or = __or__
-    logical_xor = __xor__
-    logical_not = __invert__
+    bitwise_and = __and__
+    bitwise_or = __or__
+    bitwise_xor = __xor__
+    bitwise_not = __invert__
 
     # -- elementwise functions ------------------------------------------------------------------
     def exp(self):
@@ -302,6 +324,18 @@ class TensorMethods:
 
     def flatten(self, start_dim=0, end_dim=-1):
         return views.flatten(self, start_dim, end_dim)
+
+    def sort(self, dim=-1, descending=False, stable=False):
+        return sorting.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return sorting.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+        return sorting.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, dim, dtype=None):
+        return sorting.cumsum(self, dim, dtype)
 
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return sampling.multinomial(self, num_samples, replacement, generator)
