@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import math
 import warnings
 from collections.abc import Callable
 from types import ModuleType
