@@ -188,13 +188,14 @@ def test_layer_norm_eps_is_float64_for_float64(arrays):
 
 
 @pytest.mark.parametrize("n", [1, 1025])
-def test_adamw_step(case, n):
+@pytest.mark.parametrize("eps_inside,eps_outside", [(0.0, 1e-8 * 0.2), (1e-8, 0.0)], ids=["pytorch", "book"])
+def test_adamw_step(case, n, eps_inside, eps_outside):
     rng = np.random.default_rng(n)
     param, grad, m = (random(rng, (n,), case.dtype) for _ in range(3))
     v = random(rng, (n,), case.dtype, 0.0, 1.0)
     host = [a.copy() for a in (param, grad, m, v)]
     device = [case.arrays.put(a) for a in (param, grad, m, v)]
-    scalars = (1e-3, 0.9, 0.95, 1e-8, 0.1, 1e-3 * 0.7)
+    scalars = (1e-3, 0.9, 0.95, eps_inside, eps_outside, 0.1, 1e-3 * 0.7)
     cpu.adamw_step(*host, *scalars)
     cuda.adamw_step(*device, *scalars)
     for name, want, got in zip(("param", "grad", "exp_avg", "exp_avg_sq"), host, device):
