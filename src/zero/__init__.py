@@ -19,6 +19,7 @@ The layers, each importing only from those below it:
 from __future__ import annotations
 
 from . import accelerator, amp, autograd, cpu, cuda, data, errors, nn, optim, profiler, utils
+from .backends.cuda.matmul import get_float32_matmul_precision, set_float32_matmul_precision
 from .backends.device import Device
 from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dtype, int32, int64, promote_types,
                      result_type, set_default_dtype, uint8)

@@ -42,6 +42,7 @@ from triton.runtime.jit import mangle_type
 
 import zero.backends.cuda.kernels as cuda_kernels
 from zero.backends.cuda.kernels import _launch
+from zero.backends.cuda import matmul as matmul_flags
 
 
 class _Pointer:
@@ -126,10 +127,10 @@ def record_step(dtype=np.float32):
     q, kk, v = r(groups, block, head), r(groups, block, head), r(groups, block, head)
     o, lse_a = r(groups, block, head), r(groups, block)
     record_attention(q, kk, v, o, lse_a, head ** -0.5)
-    if dtype == np.float32:  # and with TF32 tensor-core products, as ZERO_FAST_MATMUL=1 runs them
-        os.environ["ZERO_FAST_MATMUL"] = "1"
+    if dtype == np.float32:  # and with TF32 tensor-core products, as allow_tf32 runs them
+        matmul_flags.allow_tf32 = True
         record_attention(q, kk, v, o, lse_a, head ** -0.5)
-        del os.environ["ZERO_FAST_MATMUL"]
+        matmul_flags.allow_tf32 = False
 
 
 I32_TILE_OFFSET = re.compile(r"tt\.addptr .*: tensor<\d+x\d+x!tt\.ptr<[^>]+>>, tensor<\d+x\d+xi32>")
