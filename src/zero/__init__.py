@@ -14,7 +14,7 @@ The layers, each importing only from those below it:
     autograd                    Op, the backward engine, gradcheck
     tensors                     Tensor, TensorMeta, Storage, creation
     backends                    Device; per device an allocator and kernels
-    errors, dtypes, random, grad_mode, files
+    errors, dtypes, random, grad_mode, files, hooks
 """
 from __future__ import annotations
 

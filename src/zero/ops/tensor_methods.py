@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..autograd import engine
+from ..autograd.op import register_tensor_hook
+from ..hooks import RemovableHandle
 from ..tensors import creation
 from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
                sorting, views)
@@ -44,6 +46,11 @@ class TensorMethods:
     def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
         """Back-propagate from this tensor into the ``.grad`` of the leaves it depends on."""
         engine.backward([self], None if gradient is None else [gradient], retain_graph=retain_graph)
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(grad)`` each time this tensor's gradient is computed; a tensor it
+        returns replaces it. Returns a handle whose ``remove()`` takes the hook off."""
+        return register_tensor_hook(self, hook)
 
     # -- arithmetic -----------------------------------------------------------------------------
     def __add__(self, other):
