@@ -96,3 +96,21 @@ def test_against_pytorch():
         (h * h * 4).sum().backward()
         results.append(x.grad.tolist())
     assert results[0] == pytest.approx(results[1], rel=1e-5)
+
+
+def test_a_post_accumulate_hook_sees_the_leaf_with_its_grad_summed():
+    w = zero.tensor([1.0, 2.0], requires_grad=True)
+    seen = []
+    handle = w.register_post_accumulate_grad_hook(lambda leaf: seen.append((leaf is w, leaf.grad.tolist())))
+    (w * 3).sum().backward()
+    (w * w).sum().backward()
+    assert seen == [(True, [3.0, 3.0]), (True, [5.0, 7.0])]
+    handle.remove()
+    (w * 1).sum().backward()
+    assert len(seen) == 2
+
+
+def test_a_post_accumulate_hook_is_for_leaves_only():
+    x = zero.ones(2, requires_grad=True)
+    with pytest.raises(AutogradError, match="only a leaf tensor"):
+        (x * 2).register_post_accumulate_grad_hook(lambda t: None)

@@ -154,6 +154,8 @@ class AccumulateGrad(Op):
     It refers to the leaf weakly (the leaf refers to it), so neither keeps the other alive
     in a cycle; a graph whose leaf is gone has nowhere to deliver, as nothing could read it."""
 
+    post_accumulate_hooks: dict | None = None  # Tensor.register_post_accumulate_grad_hook's
+
     def __init__(self, leaf: Tensor):
         self.leaf = weakref.ref(leaf)
         self.next_edges = []
@@ -174,6 +176,9 @@ class AccumulateGrad(Op):
             leaf.grad = grad.detach() if adopt else grad.clone()  # clone() is contiguous
         else:
             leaf.grad.add_(grad)
+        if self.post_accumulate_hooks:
+            for hook in list(self.post_accumulate_hooks.values()):
+                hook(leaf)
 
     def release(self) -> None:
         """Nothing to free: the node outlives each graph, as its leaf does."""
@@ -203,6 +208,20 @@ def register_tensor_hook(t, hook) -> RemovableHandle:
     if node.tensor_hooks is None:
         node.tensor_hooks = {}
     return add_hook(node.tensor_hooks, hook)
+
+
+def register_post_accumulate_hook(t, hook) -> RemovableHandle:
+    """Tensor.register_post_accumulate_grad_hook: ``hook(t)`` runs after the engine has added
+    this backward's gradient into the leaf ``t``'s .grad (data-parallel training starts a
+    gradient's all-reduce there)."""
+    if t.grad_fn is not None or not t._requires_grad:
+        raise AutogradError(f"register_post_accumulate_grad_hook: only a leaf tensor that requires grad "
+                            f"accumulates a gradient, got {describe(t)}")
+    node = gradient_node(t)
+    assert isinstance(node, AccumulateGrad)
+    if node.post_accumulate_hooks is None:
+        node.post_accumulate_hooks = {}
+    return add_hook(node.post_accumulate_hooks, hook)
 
 
 def refresh_view(t: Tensor) -> None:

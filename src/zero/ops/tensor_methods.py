@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..autograd import engine
-from ..autograd.op import register_tensor_hook
+from ..autograd.op import register_post_accumulate_hook, register_tensor_hook
 from ..hooks import RemovableHandle
 from ..tensors import creation
 from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
@@ -51,6 +51,10 @@ class TensorMethods:
         """Call ``hook(grad)`` each time this tensor's gradient is computed; a tensor it
         returns replaces it. Returns a handle whose ``remove()`` takes the hook off."""
         return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(self)`` on a leaf after each backward has added into its ``.grad``."""
+        return register_post_accumulate_hook(self, hook)
 
     # -- arithmetic -----------------------------------------------------------------------------
     def __add__(self, other):
