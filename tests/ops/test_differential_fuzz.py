@@ -4,7 +4,7 @@ empty and 0-d tensors -- run by Zero and by a NumPy reference that states PyTorc
 rules (type promotion, and each op's backward formula), and by PyTorch itself when it
 is installed.
 
-Deterministic in CI: hypothesis runs derandomized, ``FUZZ_EXAMPLES`` programs (80 by
+Deterministic in CI: hypothesis runs derandomized, ``FUZZ_EXAMPLES`` programs (200 by
 default, a few seconds). For a longer hunt:
 
     ZERO_FUZZ_EXAMPLES=20000 python -m pytest tests/ops/test_differential_fuzz.py -q
@@ -30,7 +30,7 @@ try:
 except ImportError:  # the NumPy reference still runs
     torch = None
 
-FUZZ_EXAMPLES = int(os.environ.get("ZERO_FUZZ_EXAMPLES", "80"))
+FUZZ_EXAMPLES = int(os.environ.get("ZERO_FUZZ_EXAMPLES", "200"))
 FLOATS = ("float32", "float64")
 DTYPES = FLOATS + ("int32", "int64", "uint8", "bool")
 SPECIAL = (0.0, -0.0, 1.0, -1.5, 2.5, 0.5, math.inf, -math.inf, math.nan, 1e30, -1e30, 1e-30, 3.0, -2.0)
