@@ -64,7 +64,7 @@ UNARY = {  # name: (forward on an array of the result dtype, vjp(x, y, g) in PyT
     "cos": (np.cos, lambda x, y, g: g * -np.sin(x)),
     "tanh": (np.tanh, lambda x, y, g: g * (1 - y * y)),
     "sigmoid": (lambda x: 1 / (1 + np.exp(-x)), lambda x, y, g: g * (1 - y) * y),
-    "abs": (np.abs, lambda x, y, g: g * np.sign(x)),
+    "abs": (np.abs, lambda x, y, g: g * np.where(np.isnan(x), 0, np.sign(x))),  # PyTorch's sign(nan) is 0
     "neg": (np.negative, lambda x, y, g: -g),
     "relu": (lambda x: np.maximum(x, 0).astype(x.dtype), lambda x, y, g: np.where(y <= 0, 0, g)),
 }
@@ -414,6 +414,7 @@ def test_random_programs_match_the_reference(program):
     ([np.array([-1.0, 4.0], np.float32), np.array([0.0])], [("unary", 7), ("unary", 8)]),  # relu, sigmoid
     ([np.zeros((0, 3), np.float32), np.zeros((3,), np.float32)], [("binary", 0), ("reduce", 1)]),
     ([np.array(True), np.array(2, np.uint8)], [("unary", 1), ("binary", 2)]),   # exp of a bool, then * uint8
+    ([np.array(np.nan, np.float32), np.array(0.0, np.float32)], [("unary", 0)]),  # abs' slope at nan is 0
 ])
 def test_programs_that_once_failed(program):
     check(*program)
