@@ -22,6 +22,7 @@ from . import accelerator, amp, autograd, cpu, cuda, data, errors, nn, optim, pr
 from .backends.device import Device
 from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dtype, int32, int64, promote_types,
                      result_type, set_default_dtype, uint8)
+from .dtypes import finfo, iinfo
 from .dtypes import bool_ as bool
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, argsort, bitwise_and,
@@ -31,6 +32,13 @@ from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, ar
                             maximum, mean, min, minimum, mul, multinomial, ne, neg, nelement, numel, permute, pow,
                             relu, reshape, roll, rsqrt, sigmoid, sign, sin, softmax, sort, sqrt, square, squeeze, std,
                             sub, sum, t, tanh, topk, transpose, unsqueeze, var, where)
+# PyTorch's common math functions (branch names)
+from .ops.math_functions import (absolute, acos, acosh, addcdiv, addcmul, arccos, arccosh, arcsin, arcsinh, arctan,
+                                 arctan2, arctanh, asin, asinh, atan, atan2, atanh, ceil, clamp_max, clamp_min, cosh,
+                                 divide, erf, erfc, erfinv, exp2, expm1, fix, floor, floor_divide, fmax, fmin, fmod,
+                                 frac, hypot, isfinite, isinf, isnan, isneginf, isposinf, lerp, log1p, log2, log10,
+                                 logaddexp, multiply, nan_to_num, negative, positive, reciprocal, remainder, round,
+                                 sgn, signbit, sinh, subtract, tan, true_divide, trunc, xlogy)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
