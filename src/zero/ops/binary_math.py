@@ -7,7 +7,7 @@ PyTorch does (``dtypes.result_type``) and sum each gradient back to its operand'
     atan2(a, b)        angle of (b, a)         d/da = b / (a^2 + b^2), d/db = -a / (a^2 + b^2)
                                                (0 at a = b = 0, as in PyTorch)
     hypot(a, b)        sqrt(a^2 + b^2)         d/da = a / out (nan at 0, as in PyTorch)
-    logaddexp(a, b)    log(e^a + e^b)          d/da = e^(a - out)
+    logaddexp(a, b)    log(e^a + e^b)          d/da = e^a / (e^a + e^b) = sigmoid(a - b)
     xlogy(x, y)        x log y, 0 at x = 0     d/dx = log y (0 where x = 0 and y <= 0), d/dy = x / y
     fmax, fmin         max/min ignoring NaN    the gradient goes to the picked operand (ties: a)
     floor_divide(a, b) floor(a / b)            Python's //: -7 // 2 = -4; gradient 0
@@ -64,8 +64,8 @@ class Logaddexp(SavingBinaryOp):
     result_is_float = True
 
     def backward(self, grad):
-        a, b, out = self.saved_operands()
-        return self._reduce(grad * (a - out).exp(), grad * (b - out).exp())
+        a, b, _ = self.saved_operands()
+        return self._reduce(grad * (a - b).sigmoid(), grad * (b - a).sigmoid())
 
 
 class Xlogy(SavingBinaryOp):
