@@ -19,6 +19,7 @@ The layers, each importing only from those below it:
 from __future__ import annotations
 
 from . import accelerator, amp, autograd, cpu, cuda, data, errors, nn, optim, profiler, utils
+from . import linalg
 from .backends.device import Device
 from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dtype, int32, int64, promote_types,
                      result_type, set_default_dtype, uint8)
@@ -39,6 +40,8 @@ from .ops.math_functions import (absolute, acos, acosh, addcdiv, addcmul, arccos
                                  frac, hypot, isfinite, isinf, isnan, isneginf, isposinf, lerp, log1p, log2, log10,
                                  logaddexp, multiply, nan_to_num, negative, positive, reciprocal, remainder, round,
                                  sgn, signbit, sinh, subtract, tan, true_divide, trunc, xlogy)
+from .ops.reduction_functions import (aminmax, count_nonzero, cumprod, dist, median, nanmean, nansum, norm, prod,
+                                      std_mean, var_mean)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state

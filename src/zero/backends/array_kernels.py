@@ -478,5 +478,17 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         """Whether an (integer) array holds a 0: integer division checks its divisor."""
         return bool((x == 0).any())
 
+    # -- products (PyTorch's prod and cumprod) ---------------------------------------------------
+
+    def prod(x, axes: tuple, out) -> None:
+        """The product over ``axes`` (1 over none), in out's dtype."""
+        if not axes:
+            xp.copyto(out, x, casting="unsafe")
+        else:
+            xp.prod(x, axis=axes, dtype=out.dtype, out=out)
+
+    def cumprod(x, axis: int, out) -> None:
+        xp.cumprod(x, axis=axis, dtype=out.dtype, out=out)
+
     defined = dict(locals())
     return {name: value for name, value in defined.items() if callable(value) and not name.startswith("_")}

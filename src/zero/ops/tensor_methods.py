@@ -15,6 +15,7 @@ from . import (comparison, conversion, elementwise, indexing, inplace, joining, 
                sorting, views)
 from . import matmul as matmul_ops
 from .math_methods import MathMethods
+from .reduction_methods import ReductionMethods
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -36,9 +37,9 @@ def _sizes(args) -> tuple:
     return tuple(args)
 
 
-class TensorMethods(MathMethods):
+class TensorMethods(MathMethods, ReductionMethods):
     """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own. (The mixins it
-    inherits hold more methods, by topic: math_methods ...)"""
+    inherits hold more methods, by topic: math_methods, reduction_methods ...)"""
 
     __slots__ = ()
 
