@@ -42,6 +42,8 @@ from .ops.math_functions import (absolute, acos, acosh, addcdiv, addcmul, arccos
                                  sgn, signbit, sinh, subtract, tan, true_divide, trunc, xlogy)
 from .ops.reduction_functions import (aminmax, count_nonzero, cumprod, dist, median, nanmean, nansum, norm, prod,
                                       std_mean, var_mean)
+from .ops.linalg_functions import (addmm, addmv, baddbmm, bmm, diag, diag_embed, diagonal, dot, ger, kron, mm, mv,
+                                   outer, tensordot, trace, vdot)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
