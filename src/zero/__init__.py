@@ -44,6 +44,12 @@ from .ops.reduction_functions import (aminmax, count_nonzero, cumprod, dist, med
                                       std_mean, var_mean)
 from .ops.linalg_functions import (addmm, addmv, baddbmm, bmm, diag, diag_embed, diagonal, dot, ger, kron, mm, mv,
                                    outer, tensordot, trace, vdot)
+from .ops.indexing_functions import (argwhere, atleast_1d, atleast_2d, atleast_3d, bincount, block_diag, bucketize,
+                                     cartesian_prod, column_stack, concat, concatenate, dsplit, dstack, fliplr, flipud,
+                                     histc, hsplit, hstack, index_add, index_copy, index_fill, masked_select, meshgrid,
+                                     moveaxis, movedim, narrow, nonzero, rot90, row_stack, scatter, scatter_add,
+                                     searchsorted, swapaxes, swapdims, take, take_along_dim, tensor_split, tile,
+                                     tril_indices, triu_indices, unflatten, unique, vsplit, vstack)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state

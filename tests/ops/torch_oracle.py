@@ -31,7 +31,10 @@ def _torch_input(torch, v, requires_grad):
 
 
 def _outputs(result):
-    return list(result) if isinstance(result, (tuple, list)) else [result]
+    """The tensors of a result, nested tuples (namedtuples, as_tuple=True ...) flattened."""
+    if isinstance(result, (tuple, list)):
+        return [t for item in result for t in _outputs(item)]
+    return [result]
 
 
 def _as_numpy(t):

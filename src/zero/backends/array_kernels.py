@@ -490,5 +490,47 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     def cumprod(x, axis: int, out) -> None:
         xp.cumprod(x, axis=axis, dtype=out.dtype, out=out)
 
+    # -- scatters, searches and counts (PyTorch's scatter, nonzero, unique, bincount ...) -------
+    # The searches and counts return a new array (their size depends on the values).
+
+    def scatter_window(out, axis: int, index, values) -> None:
+        """out[.., index[i, j], ..] = values[i, j] along ``axis``, where index (and values, of
+        index's shape) may be smaller than out in the other dims: the window out[:i, :j]."""
+        window = out[tuple(slice(0, n) if d != axis else slice(None) for d, n in enumerate(index.shape))]
+        xp.put_along_axis(window, index, values, axis=axis)
+
+    def argwhere(x):
+        """(count, ndim) int64: the indices of the nonzero elements, in row-major order."""
+        return xp.argwhere(x)
+
+    def unique(x, axis, return_inverse: bool, return_counts: bool) -> tuple:
+        """(sorted unique values, inverse or None, counts or None); NaNs are each their own
+        value (PyTorch's rule), ``axis`` None: of the flattened array."""
+        found = xp.unique(x, return_inverse=return_inverse, return_counts=return_counts, axis=axis,
+                          equal_nan=False)
+        found = found if isinstance(found, tuple) else (found,)
+        values, rest = found[0], list(found[1:])
+        inverse = rest.pop(0) if return_inverse else None
+        counts = rest.pop(0) if return_counts else None
+        return values, inverse, counts
+
+    def bincount(x, weights, minlength: int):
+        return xp.bincount(x, weights=weights, minlength=minlength)
+
+    def searchsorted(sequence, values, right: bool):
+        """Where each value would be inserted into the sorted 1-D ``sequence`` (after equal
+        elements when ``right``); a 2-D sequence (rows, n) searches row r for values[r]."""
+        side = "right" if right else "left"
+        if sequence.ndim == 1:
+            return xp.searchsorted(sequence, values, side=side)
+        if sequence.shape[0] == 0:
+            return xp.zeros(values.shape, dtype=xp.int64)
+        return xp.stack([xp.searchsorted(row, row_values, side=side) for row, row_values in zip(sequence, values)])
+
+    def histogram(x, bins: int, low: float, high: float):
+        """Counts of x in ``bins`` equal bins over [low, high] (the last one closed), others ignored."""
+        counts, _ = xp.histogram(x, bins=bins, range=(low, high))
+        return counts
+
     defined = dict(locals())
     return {name: value for name, value in defined.items() if callable(value) and not name.startswith("_")}

@@ -14,6 +14,7 @@ from ..tensors import creation
 from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
                sorting, views)
 from . import matmul as matmul_ops
+from .indexing_methods import IndexingMethods
 from .linalg_methods import LinalgMethods
 from .math_methods import MathMethods
 from .reduction_methods import ReductionMethods
@@ -38,9 +39,10 @@ def _sizes(args) -> tuple:
     return tuple(args)
 
 
-class TensorMethods(MathMethods, ReductionMethods, LinalgMethods):
+class TensorMethods(MathMethods, ReductionMethods, LinalgMethods, IndexingMethods):
     """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own. (The mixins it
-    inherits hold more methods, by topic: math_methods, reduction_methods, linalg_methods ...)"""
+    inherits hold more methods, by topic: math_methods, reduction_methods, linalg_methods,
+    indexing_methods)"""
 
     __slots__ = ()
 
