@@ -57,6 +57,7 @@ from .serialization import load, save
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                                ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros,
                                zeros_like)
+from .tensors.printing import get_printoptions, set_printoptions
 from .tensors.tensor import Tensor
 
 __version__ = "0.1.0"
