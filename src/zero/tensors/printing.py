@@ -13,14 +13,15 @@ training log stays short.)
 from __future__ import annotations
 
 import math
+from typing import Any
 
-DEFAULTS = {"precision": 4, "threshold": 200, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
-PROFILES = {
+DEFAULTS: dict[str, Any] = {"precision": 4, "threshold": 200, "edgeitems": 3, "linewidth": 80, "sci_mode": None}
+PROFILES: dict[str, dict[str, Any]] = {
     "default": DEFAULTS,
     "short": dict(DEFAULTS, precision=2, edgeitems=2),
     "full": dict(DEFAULTS, threshold=math.inf),
 }
-_options = dict(DEFAULTS)
+_options: dict[str, Any] = dict(DEFAULTS)
 
 
 def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
@@ -47,7 +48,7 @@ def array2string_options() -> dict:
     """The options as ``numpy.array2string`` keywords."""
     precision = int(_options["precision"])
     threshold = _options["threshold"]
-    options = {"precision": precision, "edgeitems": int(_options["edgeitems"]),
+    options: dict[str, Any] = {"precision": precision, "edgeitems": int(_options["edgeitems"]),
                "max_line_width": int(_options["linewidth"]),
                "threshold": 2 ** 62 if math.isinf(threshold) else int(threshold)}  # (NumPy wants an int)
     if _options["sci_mode"] is True:
