@@ -49,8 +49,8 @@ def array2string_options() -> dict:
     precision = int(_options["precision"])
     threshold = _options["threshold"]
     options: dict[str, Any] = {"precision": precision, "edgeitems": int(_options["edgeitems"]),
-               "max_line_width": int(_options["linewidth"]),
-               "threshold": 2 ** 62 if math.isinf(threshold) else int(threshold)}  # (NumPy wants an int)
+                               "max_line_width": int(_options["linewidth"]),
+                               "threshold": 2 ** 62 if math.isinf(threshold) else int(threshold)}  # (an int)
     if _options["sci_mode"] is True:
         options["formatter"] = {"float_kind": lambda v: f"{v:.{precision}e}"}
     elif _options["sci_mode"] is False:
