@@ -191,3 +191,11 @@ def test_erf_is_accurate_in_float64():
     np.testing.assert_allclose(got, _erfc(values), rtol=2e-15, atol=0)
     y = np.linspace(-0.999999, 0.999999, 2001)
     np.testing.assert_allclose(_erf(zero.erfinv(zero.tensor(y)).numpy()), y, rtol=1e-15, atol=1e-16)
+
+
+@pytest.mark.parametrize("name", ["abs_", "neg_", "sign_", "exp_", "log_", "sqrt_", "rsqrt_", "sin_", "cos_", "tanh_",
+                                  "sigmoid_", "square_", "absolute_", "negative_", "sgn_"])
+def test_in_place_forms_of_the_older_functions_match_torch(name):
+    x = np.array([0.5, -1.5, 2.0, 0.0, 3.25])
+    check_against_torch(lambda lib, a: getattr(a.clone(), name)(), [x], grad=False, context=name)
+    check_against_torch(lambda lib, a: getattr(a * 1, name)(), [x], context=f"{name} (graph)")
