@@ -544,7 +544,7 @@ def measure_config(config: str | None, cases: list[Case], args, frameworks: list
                 results[case.name]["limit"].append(limits.call(cmd="gemm", case=case.name)["rate"])
 
         for r in range(args.rounds):
-            patience.wait(30.0)
+            patience.wait(args.round_wait)
             results["copy"].append(limits.call(cmd="copy")["rate"])
             for case in cases:
                 one_round(case, r)
@@ -692,6 +692,8 @@ def main() -> int:
     parser.add_argument("--attempts", type=int, default=3, help="tries of a disturbed measurement")
     parser.add_argument("--patience", type=float, default=180.0,
                         help="seconds per configuration to spend waiting for quiet and repeating")
+    parser.add_argument("--round-wait", type=float, default=30.0,
+                        help="seconds to wait at most for a quiet machine before each round (out of --patience)")
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--out", help="also write the tables (markdown) to this file")
     parser.add_argument("--json", help="write every per-round figure to this file")

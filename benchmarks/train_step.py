@@ -265,7 +265,7 @@ def measure(config: str, dropouts: list[float], args, frameworks: list[str], dir
             rounds = results[str(dropout)] = []
             request = dict(cmd="run", config=config, dropout=dropout, path=path, steps=steps, warmup=warmup)
             for r in range(args.rounds):
-                record = {"probe": patience.wait(30.0)}
+                record = {"probe": patience.wait(args.round_wait)}
                 for name in turns.order(frameworks, r):
                     record[name] = turns.measured(workers[name], request, args.attempts, patience)
                 rounds.append(record)
@@ -321,6 +321,8 @@ def main() -> int:
     parser.add_argument("--quiet", type=float, default=0.15)
     parser.add_argument("--attempts", type=int, default=2)
     parser.add_argument("--patience", type=float, default=300.0, help="seconds per configuration")
+    parser.add_argument("--round-wait", type=float, default=30.0,
+                        help="seconds to wait at most for a quiet machine before each round (out of --patience)")
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--profile", action="store_true", help="add Zero's per-op profile of one step (dropout 0)")
     parser.add_argument("--out")
