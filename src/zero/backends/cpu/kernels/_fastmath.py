@@ -21,8 +21,8 @@ libm's erf is a scalar call of ~15 ns; this is ~4 ns per element, vectorised.
 
 Float32. A float32 loop gets float32 versions of ``fast_exp`` and ``normal_cdf_pdf`` under
 the same names (each is an ``isinstance`` test that Numba resolves while compiling): twice
-the vector lanes, shorter series: exp(r) to r^7 (truncation below 6e-9, under float32's half-ulp 6e-8), 2^n from float32
-exponent bits, so 0 below -87 (where exp < 1.7e-38: float32's smallest normal number is
+the vector lanes, shorter series: exp(r) to r^7 (truncation below 6e-9, under float32's
+half-ulp 6e-8), 2^n from float32 exponent bits, so 0 below -87 (where exp < 1.7e-38: float32's smallest normal number is
 1.2e-38) and inf from about 88.38 (true overflow at 88.72); measured relative error below
 1.1e-7 for |x| < 20 (two roundings) and 3e-7 out to 88 (fastmath folds the two parts of
 ln 2). The CDF's series stops at degree 10 (the coefficients dropped sum to 4e-8 in f, so

@@ -61,7 +61,8 @@ class LazyJit:
         return self.dispatcher(*args)
 
     def __repr__(self) -> str:
-        return f"<LazyJit {self.__qualname__}{' (compiled)' if self.dispatcher is not None else ''}>"
+        state = " (compiled)" if self.dispatcher is not None else ""
+        return f"<LazyJit {self.py_func.__qualname__}{state}>"
 
 
 _registered: list[LazyJit] = []
@@ -82,7 +83,7 @@ def compile_all() -> None:
     import numba
 
     if not os.environ.get("NUMBA_CACHE_DIR"):
-        numba.config.CACHE_DIR = str(_cache_dir())
+        numba.config.CACHE_DIR = str(_cache_dir())  # type: ignore[attr-defined]
     # Inlining _fastmath's precision switch (an isinstance branch Numba resolves) trips a
     # "pedantic internal check" of Numba's SSA pass; the code it makes is right (tested).
     warnings.filterwarnings("ignore", category=numba.core.errors.NumbaIRAssumptionWarning)
