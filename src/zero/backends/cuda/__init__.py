@@ -33,8 +33,9 @@ from . import matmul, triton_driver  # matmul: PyTorch's allow_tf32 switch, zero
 from .memory import address_of, allocator, install_cupy_allocator, lease
 from .runtime import cupy, unavailable_reason
 
+# the backend interface (matmul and is_built are PyTorch's)
 __all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
-           "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]  # the backend interface (matmul, is_built: PyTorch's)
+           "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
 # (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).
