@@ -9,6 +9,7 @@ memory tests check what the graph keeps after forward, with the allocator's coun
 from __future__ import annotations
 
 import gc
+import sys
 import math
 
 import numpy as np
@@ -173,7 +174,30 @@ def test_ffn_float32_close_to_float64():
         assert_float32_close(lambda *a: fused.ffn(*a, approximate=approximate), arrays)
 
 
-def test_ffn_graph_keeps_no_hidden_activation():
+def test_ffn_keeps_a_small_hidden_layer_and_recomputes_a_large_one(monkeypatch):
+    ffn_module = sys.modules["zero.ops.fused.ffn"]  # (zero.ops.fused.ffn is also the function)
+    x, w1, b1, w2, b2 = leaf((6, 8)), leaf((16, 8)), leaf((16,)), leaf((5, 16)), leaf((5,))
+    results = []
+    for budget in (1 << 30, 0):                      # kept, recomputed
+        monkeypatch.setattr(ffn_module, "KEEP_HIDDEN_BYTES", budget)
+        out = fused.ffn(x, w1, b1, w2, b2)
+        assert out.grad_fn.name == "FFNBackward"     # a 2-D input: no reshape after the op
+        kept = out.grad_fn._saved[-1]
+        assert (kept is not None) == (budget > 0)
+        grads = zero.autograd.grad(out.sum(), [x, w1, b1, w2, b2], retain_graph=True)
+        again = zero.autograd.grad(out.sum(), [x, w1, b1, w2, b2])  # the kept hidden survives a backward
+        results.append([g.numpy() for g in grads])
+        for g, h in zip(grads, again):
+            np.testing.assert_array_equal(g.numpy(), h.numpy())
+    for kept_grad, recomputed_grad in zip(*results):
+        np.testing.assert_allclose(kept_grad, recomputed_grad, rtol=1e-12, atol=1e-12)
+    with zero.no_grad():                             # nothing recorded: nothing kept
+        assert fused.ffn(x, w1, b1, w2, b2).grad_fn is None
+
+
+def test_ffn_graph_keeps_no_hidden_activation(monkeypatch):
+    ffn_module = sys.modules["zero.ops.fused.ffn"]  # (zero.ops.fused.ffn is also the function)
+    monkeypatch.setattr(ffn_module, "KEEP_HIDDEN_BYTES", 0)   # above the budget: recompute
     rows, width, hidden = 256, 16, 64
     x, w1, b1, w2, b2 = (leaf(s, zero.float32) for s in ((rows, width), (hidden, width), (hidden,),
                                                           (width, hidden), (width,)))
