@@ -51,8 +51,11 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                                 "holds inf or nan); pass error_if_nonfinite=False to scale it anyway")
         # factor = min(1, max_norm / (norm + eps)), computed on the device: no host round trip.
         factor = (max_norm / (total + eps)).clamp(max=1.0)
+        in_dtype: dict = {}  # the factor once per gradient dtype, not once per gradient
         for g in grads:
-            g.mul_(factor.to(g.dtype))
+            if g.dtype not in in_dtype:
+                in_dtype[g.dtype] = factor.to(g.dtype)
+            g.mul_(in_dtype[g.dtype])
     return total
 
 

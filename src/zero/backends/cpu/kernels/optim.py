@@ -52,7 +52,8 @@ def _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, 
         exp_avg[i] = m
         exp_avg_sq[i] = v
         p = param[i]
-        param[i] = p - step_size * m / (math.sqrt(v + eps_inside) + eps_outside) - decay * p
+        # np.divide: Python's / would check for a zero divisor, a branch that stops vectorisation
+        param[i] = p - step_size * np.divide(m, math.sqrt(v + eps_inside) + eps_outside) - decay * p
 
 
 @njit
