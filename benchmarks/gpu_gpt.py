@@ -11,8 +11,8 @@ starts from a copy of Zero's initial weights) with AdamW on the same token batch
   memory held by tensors (Zero's allocator statistics, ``torch.cuda.max_memory_allocated``)
   and reserved from the device, at ``--dropout`` (the book's 0.2);
 - with dropout 0 (so both run the same arithmetic), the loss after every step; the table
-  shows the last one. The two differ only by rounding (TF32 products, summation orders)
-  and by AdamW's eps, which the book puts inside the square root.
+  shows the last one. The two differ only by rounding (TF32 products, summation orders):
+  Zero's AdamW is PyTorch's update by default.
 
 On the CPU, compare the frameworks with ``benchmarks/train_step.py`` instead (it reuses
 ``torch_model`` below): it runs them in separate processes taking turns, since in one

@@ -24,8 +24,8 @@ Timing: each round, each framework (its own long-lived worker process, taking tu
 runs ``--warmup`` untimed steps and ``--steps`` timed ones, and reports the median step.
 The table gives the median over rounds, Zero / PyTorch as the median of the per-round
 ratios with their range, and the rounds free of foreign load. The loss after all steps
-with dropout 0 is reported for both (they agree to rounding, except that Zero's AdamW puts
-eps inside the square root, the book's formula), and whether Zero's losses repeated bitwise
+with dropout 0 is reported for both (they agree to rounding: both run PyTorch's AdamW
+update), and whether Zero's losses repeated bitwise
 in every round. ``--profile`` adds Zero's per-op profile (``zero.profiler``) of one step.
 """
 from __future__ import annotations
