@@ -8,8 +8,8 @@ from .graph import Graph, draw
 from .gradcheck import GradcheckError, gradcheck
 from .op import AccumulateGrad, Op
 
-__all__ = ["Op", "AccumulateGrad", "backward", "queue_callback", "grad", "gradcheck", "GradcheckError", "draw", "Graph", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["Op", "AccumulateGrad", "backward", "queue_callback", "grad", "gradcheck", "GradcheckError", "draw",
+           "Graph", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_unused: bool = False):
