@@ -20,6 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import zero
@@ -70,3 +71,36 @@ def launch(program: str, nprocs: int, *args: str, out: Path, timeout: float = 24
         pytest.fail(f"{program} on {nprocs} ranks exited with status {proc.returncode}:\n"
                     f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-6000:]}")
     return result
+
+
+@pytest.fixture(scope="session")
+def training_ranks(tmp_path_factory):
+    """What each of 2 ranks reports from programs/training.py (DDP and ZeRO scenarios)."""
+    return launch("training.py", 2, out=tmp_path_factory.mktemp("training")).ranks
+
+
+@pytest.fixture(scope="session")
+def float64():
+    before = zero.get_default_dtype()
+    zero.set_default_dtype(zero.float64)
+    yield
+    zero.set_default_dtype(before)
+
+
+@pytest.fixture(scope="session")
+def one_process(float64):
+    """Each scenario model trained in this process on the whole batches: (losses, weights)."""
+    from scenarios import LR, MODELS, batches, train, weights
+
+    found = {}
+    for kind in MODELS:
+        model = MODELS[kind]()
+        found[kind] = (train(kind, model, zero.optim.AdamW(model.parameters(), lr=LR), batches(kind)), weights(model))
+    return found
+
+
+def assert_close(got, expected, what: str, rtol: float = 1e-6) -> None:
+    """Equal within ``rtol`` (the issue's 1e-6; float64 runs agree to ~1e-14), element by element."""
+    assert len(got) == len(expected), what
+    for a, b in zip(got, expected):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=1e-12, err_msg=what)
