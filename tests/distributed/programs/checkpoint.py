@@ -1,7 +1,8 @@
 """A checkpoint written by rank 0 under DistributedDataParallel (and ZeRO) and its resumption.
 
     checkpoint.py OUT train VARIANT CKPT     2 ranks: 5 steps, rank 0 saves, 3 more steps
-    checkpoint.py OUT resume VARIANT CKPT    2 ranks (DDP): the same 3 steps from the checkpoint
+    checkpoint.py OUT resume VARIANT CKPT    2 ranks (DDP and ZeRO, whichever optimizer wrote
+                                             the checkpoint): the same 3 steps from it
     checkpoint.py OUT alone VARIANT CKPT     1 process, no process group: a plain model and
                                              optimizer take the same 3 steps
 
@@ -27,7 +28,7 @@ distributed = phase != "alone"
 
 
 def optimizer_for(model):
-    if distributed and variant == "zero":
+    if phase == "resume" or (phase == "train" and variant == "zero"):
         return ZeroRedundancyOptimizer(model.parameters(), optimizer_class=AdamW, lr=LR)
     return AdamW(model.parameters(), lr=LR)
 
