@@ -9,60 +9,15 @@ import os
 
 import pytest
 
+from fake_nccl import UNIQUE_ID, FakeNccl, FakeStream
+
 import zero
 import zero.distributed as dist
 from zero.distributed import nccl, process_group, rendezvous
 from zero.distributed.rendezvous import World
 from zero.errors import DeviceError, DistributedError, DTypeError
 
-UNIQUE_ID = bytes(range(128))
-
-
-class FakeNccl:
-    """The parts of ``cupy.cuda.nccl`` the backend uses; a communicator that records its calls."""
-
-    available = True
-    (NCCL_FLOAT32, NCCL_FLOAT64, NCCL_FLOAT16, NCCL_BFLOAT16, NCCL_INT32, NCCL_INT64, NCCL_UINT8) = range(7)
-    NCCL_SUM, NCCL_PROD, NCCL_MAX, NCCL_MIN, NCCL_AVG = range(10, 15)
-
-    def __init__(self):
-        self.made_ids = 0
-        self.communicators = []
-
-    def get_unique_id(self):
-        self.made_ids += 1
-        return UNIQUE_ID
-
-    def NcclCommunicator(self, ndev, unique_id, rank):  # (CuPy's name)
-        communicator = FakeCommunicator(ndev, unique_id, rank)
-        self.communicators.append(communicator)
-        return communicator
-
-
-class FakeCommunicator:
-    def __init__(self, ndev, unique_id, rank):
-        self.made_with = (ndev, unique_id, rank)
-        self.calls = []
-        self.destroyed = False
-
-    def __getattr__(self, name):  # allReduce, broadcast, allGather, reduceScatter
-        return lambda *args: self.calls.append((name, *args))
-
-    def destroy(self):
-        self.destroyed = True
-
-
-class FakeStream:
-    POINTER = 0xABC
-
-    def __init__(self):
-        self.done = True
-
-    def pointer(self):
-        return self.POINTER
-
-    def record_event(self):
-        return self
+PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 
 
 @pytest.fixture
@@ -107,6 +62,43 @@ def test_each_collective_hands_nccl_the_tensors_memory_on_the_stream(fake_group)
         ("reduceScatter", large.data_ptr(), small.data_ptr(), 6, library.NCCL_INT64, library.NCCL_PROD, s),
     ]
     assert t.tolist() == [[1.0] * 4] * 3  # nothing divided on the host
+
+
+def test_the_values_land_where_they_should(fake_group):
+    """(The fake copies the bytes NCCL would move with one rank: a wrong address or count shows.)"""
+    _, _, cuda = fake_group
+    source = zero.arange(6.0, device=cuda)
+    parts = [zero.zeros(6, device=cuda)]
+    dist.all_gather(parts, source)
+    out = zero.zeros(2, 3, device=cuda)
+    dist.reduce_scatter(out, [source.view(2, 3)])
+    assert parts[0].tolist() == list(range(6)) and out.view(-1).tolist() == list(range(6))
+    gathered: list = [None]
+    dist.all_gather_object(gathered, {"on": zero.ones(2, device=cuda)})
+    assert gathered[0]["on"].device == cuda and gathered[0]["on"].tolist() == [1.0, 1.0]
+
+
+def test_the_gpu_program_runs_on_the_fake():
+    """programs/nccl_one_gpu.py (what the GPU check runs) through the fake: every collective,
+    DDP and ZeRO on CUDA tensors of the nccl backend, end to end."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+
+    here = os.path.dirname(__file__)
+    shim = ("import sys, runpy; sys.path[:0] = [%r, %r]; import fake_nccl; fake_nccl.install(); "
+            "sys.argv = [%r, sys.argv[1]]; runpy.run_path(%r, run_name='__main__')")
+    program = os.path.join(PROGRAMS, "nccl_one_gpu.py")
+    with tempfile.TemporaryDirectory() as out:
+        result = subprocess.run([sys.executable, "-c", shim % (here, PROGRAMS, program, program), out],
+                                capture_output=True, text=True, timeout=240, check=False)
+        assert result.returncode == 0, result.stderr[-4000:]
+        report = json.loads(open(os.path.join(out, "rank0.json")).read())
+    assert report["backend"] == "nccl" and report["world"] == 1
+    assert report["broadcast"] == report["all_gather"] == report["reduce_scatter_tensor"]
+    assert report["ddp losses"] == report["plain losses"] and report["zero state entries"] == 4
+    assert report["zero losses"] == report["plain losses"]
 
 
 def test_a_work_on_the_stream_is_waited_for_by_the_stream(fake_group):

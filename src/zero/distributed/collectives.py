@@ -57,7 +57,7 @@ def all_gather(tensor_list: list, tensor: Tensor, group=None, async_op: bool = F
     _check_list("all_gather", "tensor_list", tensor_list, tensor, backend)
     gathered = empty((backend.size * tensor.numel(),), dtype=tensor.dtype, device=tensor.device)
     work = backend.all_gather_into(gathered, tensor)
-    work._finish.append(lambda: _split_into(gathered, tensor_list))
+    work.then(lambda: _split_into(gathered, tensor_list))
     for t in tensor_list:
         t._bump_version()
     return _finish(work, async_op)

@@ -46,6 +46,13 @@ class Work:
             self._complete()
         return True
 
+    def then(self, step: Callable[[], None]) -> None:
+        """Run ``step`` once the transfer is done (now, if it is)."""
+        if self._done:
+            step()
+        else:
+            self._finish.append(step)
+
     def result(self) -> list:
         """The tensors the collective wrote."""
         return list(self._outputs)
