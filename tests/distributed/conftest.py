@@ -12,6 +12,7 @@ Without mpirun or mpi4py these tests skip, saying so; with CI=true they fail ins
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
@@ -79,23 +80,34 @@ def training_ranks(tmp_path_factory):
     return launch("training.py", 2, out=tmp_path_factory.mktemp("training")).ranks
 
 
-@pytest.fixture(scope="session")
-def float64():
+@contextlib.contextmanager
+def default_float64():
     before = zero.get_default_dtype()
     zero.set_default_dtype(zero.float64)
-    yield
-    zero.set_default_dtype(before)
+    try:
+        yield
+    finally:
+        zero.set_default_dtype(before)
+
+
+@pytest.fixture
+def float64():
+    """float64 as the default dtype for one test (a session-wide one leaked into the tests after it)."""
+    with default_float64():
+        yield
 
 
 @pytest.fixture(scope="session")
-def one_process(float64):
-    """Each scenario model trained in this process on the whole batches: (losses, weights)."""
+def one_process():
+    """Each scenario model trained in this process on the whole batches, in float64: (losses, weights)."""
     from scenarios import LR, MODELS, batches, train, weights
 
     found = {}
-    for kind in MODELS:
-        model = MODELS[kind]()
-        found[kind] = (train(kind, model, zero.optim.AdamW(model.parameters(), lr=LR), batches(kind)), weights(model))
+    with default_float64():
+        for kind in MODELS:
+            model = MODELS[kind]()
+            found[kind] = (train(kind, model, zero.optim.AdamW(model.parameters(), lr=LR), batches(kind)),
+                           weights(model))
     return found
 
 

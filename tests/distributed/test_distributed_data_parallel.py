@@ -31,7 +31,7 @@ def test_two_ranks_on_half_batches_train_as_one_process_on_whole_ones(ranks, one
     assert (buckets == 1) if variant == "ddp" else (buckets >= 3)
 
 
-def test_a_losing_run_can_fail_this_test(ranks, one_process):
+def test_a_losing_run_can_fail_this_test(ranks, one_process, float64):
     """(The comparison sees a difference of one step's learning rate.)"""
     losses, _ = one_process["mlp"]
     model = mlp()

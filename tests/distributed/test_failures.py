@@ -1,12 +1,15 @@
 """A rank that raises, dies, hangs or leaves makes the job end with an error in bounded time
-(programs/failures.py); a job launched wrongly stops at init_process_group."""
+(programs/failures.py); a job launched wrongly stops at init_process_group.
+
+The bound is the process group's timeout (3 s in the program) plus start-up. No test
+times it (the machine may be loaded): a hang runs into launch()'s own limit, which fails
+the test, and each case checks the message of the path that ended the job."""
 from __future__ import annotations
 
 import pytest
 from conftest import launch, needs_mpi
 
 pytestmark = needs_mpi
-BOUND = 60  # seconds: start-up on a loaded 2-core machine included; a hang would reach launch()'s limit
 
 
 @pytest.mark.parametrize("mode, says", [
@@ -22,7 +25,6 @@ def test_the_job_ends_with_an_error_and_says_why(tmp_path, mode, says):
     result = launch("failures.py", 2, mode, out=tmp_path, timeout=120, check=False)
     output = " ".join((result.stdout + result.stderr).split())  # (mpirun wraps its lines)
     assert result.returncode != 0, output
-    assert result.seconds < BOUND, output
     assert "rank 0 finished" not in output and "rank 0 ready" in output
     for text in says:
         assert text in output, output

@@ -27,7 +27,7 @@ from ..backends.device import Device
 from ..errors import DeviceError, DistributedError, DTypeError, describe
 from .reduce_op import ReduceOp
 from .rendezvous import World
-from .mpi import MPIWork
+from .mpi import CommThread, MPIWork
 from .work import Work
 
 NCCL_HINT = "install NCCL for CUDA 13: pip install 'nvidia-nccl-cu13>=2.27.7,<3' (CuPy's bindings load it)"
@@ -131,6 +131,7 @@ class NCCLBackend:
         self.rank, self.size = world.rank, world.size
         self.timeout = timeout
         self.stream = stream if stream is not None else CuPyStream()
+        self.host = CommThread(f"zero.distributed rank {world.rank}") if world.comm is not None else None  # barrier
         unique_id = exchange_unique_id(world, nccl.get_unique_id)
         self.comm = nccl.NcclCommunicator(world.size, unique_id, world.rank)
         self._types = {"float32": nccl.NCCL_FLOAT32, "float64": nccl.NCCL_FLOAT64, "float16": nccl.NCCL_FLOAT16,
@@ -176,11 +177,12 @@ class NCCLBackend:
         return self._work("reduce_scatter", [output, input])
 
     def barrier(self) -> Work:
-        if self.world.comm is None:
+        if self.host is None:
             return self._work("barrier", [])
-        return MPIWork("barrier", self.world.comm.Ibarrier(), [], self)  # the hosts meet, as a barrier should
+        return MPIWork("barrier", self.host.submit(self.world.comm.Barrier), [], self)  # the hosts meet
 
     def destroy(self) -> None:
         self.comm.destroy()
-        if self.world.comm is not None:
+        if self.host is not None:
+            self.host.stop(self.timeout)
             self.world.comm.Free()

@@ -6,7 +6,7 @@ A collective called with ``async_op=True`` returns one; without, the collective 
 after the collective); ``is_completed()`` asks without waiting. Each backend subclasses it
 with how to test and wait for its own kind of request.
 
-What a collective does after the transfer (AVG's division over MPI, copying a gathered
+What a collective does after the transfer on the program's side (copying a gathered
 buffer out into ``tensor_list``) is a list of ``finish`` steps, run once, by the first
 ``wait()`` or ``is_completed()`` that sees the transfer done.
 """
