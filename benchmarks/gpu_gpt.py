@@ -14,6 +14,10 @@ starts from a copy of Zero's initial weights) with AdamW on the same token batch
   shows the last one. The two differ only by rounding (TF32 products, summation orders)
   and by AdamW's eps, which the book puts inside the square root.
 
+On the CPU, compare the frameworks with ``benchmarks/train_step.py`` instead (it reuses
+``torch_model`` below): it runs them in separate processes taking turns, since in one
+process their thread pools steal each other's cores; here both share one process.
+
 The table goes to stdout and, when ``$OUT`` is set, to ``$OUT/gpu_gpt.md`` (with the raw
 numbers in ``$OUT/gpu_gpt.json``). A failure in one framework is printed and the other
 still runs.

@@ -190,8 +190,9 @@ def _scalar_log(value: float) -> float:
     return math.log(value) if value > 0 else float("nan")
 
 
-class Maximum(BinaryOp):
-    kernel = staticmethod(lambda kernels: kernels.maximum)
+class SavingBinaryOp(BinaryOp):
+    """A binary op whose backward needs both operands (as computed: in the result's dtype)
+    and the output."""
 
     def forward(self, a, b):
         out = super().forward(a, b)
@@ -199,6 +200,15 @@ class Maximum(BinaryOp):
         self.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
         self.a_scalar, self.b_scalar = a, b  # used when that side is a Python number
         return out
+
+    def saved_operands(self) -> tuple:
+        """(a, b, out) as saved, with the Python number where an operand was one."""
+        a, b, out = self.saved_tensors
+        return (a if a is not None else self.a_scalar, b if b is not None else self.b_scalar, out)
+
+
+class Maximum(SavingBinaryOp):
+    kernel = staticmethod(lambda kernels: kernels.maximum)
 
     def backward(self, grad):
         return _pick_gradient(self, grad)
@@ -593,8 +603,37 @@ def clamp(x: Tensor, low=None, high=None) -> Tensor:
     if isinstance(low, Tensor) or isinstance(high, Tensor):
         out = x
         if low is not None:
-            out = Maximum.apply(out, low)
+            out = ClampMin.apply(out, low)
         if high is not None:
-            out = Minimum.apply(out, high)
+            out = ClampMax.apply(out, high)
         return out
     return Clamp.apply(x, low, high)
+
+
+class ClampMin(Maximum):
+    """clamp(x, min=bound) with a tensor bound: maximum(x, bound), but the gradient goes
+    whole to x where x >= bound (ties included) and to the bound where x < bound; a NaN
+    passes it to neither (PyTorch's clamp rule, unlike maximum's split ties)."""
+
+    def backward(self, grad):
+        x, bound, _ = self.saved_operands()
+        return self._reduce(Where.apply(self.x_kept(x, bound), grad, 0.0),
+                            Where.apply(self.bound_kept(x, bound), grad, 0.0))
+
+    def x_kept(self, x, bound):
+        return x >= bound
+
+    def bound_kept(self, x, bound):
+        return x < bound
+
+
+class ClampMax(ClampMin):
+    """clamp(x, max=bound) with a tensor bound: minimum(x, bound), PyTorch's gradient rule."""
+
+    kernel = staticmethod(lambda kernels: kernels.minimum)
+
+    def x_kept(self, x, bound):
+        return x <= bound
+
+    def bound_kept(self, x, bound):
+        return x > bound

@@ -112,7 +112,9 @@ class Std(Var):
         x, out = self.saved_tensors
         centred = x - x.mean(self.dims, keepdim=True)
         scale = 1.0 / self.divisor if self.divisor else float("nan")  # d std = d var / (2 std)
-        return (_expand_back(grad / out, self.kept_shape, x.shape) * centred * scale, None, None, None)
+        # where std is 0 (all equal), PyTorch's gradient is 0, not 0 / 0 (the subgradient)
+        per_std = (grad / out).masked_fill(out == 0, 0.0) if self.divisor else grad / out
+        return (_expand_back(per_std, self.kept_shape, x.shape) * centred * scale, None, None, None)
 
 
 def std(x: Tensor, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:

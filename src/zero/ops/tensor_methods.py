@@ -16,6 +16,10 @@ from ..tensors import creation
 from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
                sorting, views)
 from . import matmul as matmul_ops
+from .indexing_methods import IndexingMethods
+from .linalg_methods import LinalgMethods
+from .math_methods import MathMethods
+from .reduction_methods import ReductionMethods
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -37,8 +41,10 @@ def _sizes(args) -> tuple:
     return tuple(args)
 
 
-class TensorMethods:
-    """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own."""
+class TensorMethods(MathMethods, ReductionMethods, LinalgMethods, IndexingMethods):
+    """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own. (The mixins it
+    inherits hold more methods, by topic: math_methods, reduction_methods, linalg_methods,
+    indexing_methods)"""
 
     __slots__ = ()
 
@@ -105,7 +111,6 @@ class TensorMethods:
     add = __add__
     sub = __sub__
     mul = __mul__
-    div = __truediv__
     pow = __pow__
     neg = __neg__
     abs = __abs__
@@ -459,9 +464,6 @@ class TensorMethods:
     def mul_(self, other):
         return inplace.mul_(self, other)
 
-    def div_(self, other):
-        return inplace.div_(self, other)
-
     def copy_(self, src):
         return inplace.copy_(self, src)
 
@@ -489,12 +491,13 @@ class TensorMethods:
     __iadd__ = add_
     __isub__ = sub_
     __imul__ = mul_
-    __itruediv__ = div_
+    __itruediv__ = MathMethods.div_  # (div_ with rounding_mode= is in math_methods)
 
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every method and property defined above."""
     class_attributes = {"__module__", "__qualname__", "__doc__", "__slots__", "__hash__", "__annotations__"}
-    for name, value in vars(TensorMethods).items():
-        if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
-            setattr(tensor_class, name, value)
+    for mixin in reversed(TensorMethods.__mro__[:-1]):  # the mixins first, so that TensorMethods wins
+        for name, value in vars(mixin).items():
+            if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
+                setattr(tensor_class, name, value)

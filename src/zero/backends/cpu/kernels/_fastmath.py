@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 
-from ._jit import FASTMATH, njit_in_order
+from ._jit import jit, njit_in_order
 
 LOG2_E = 1.4426950408889634
 LN2_HIGH = 6.93147180369123816490e-01   # ln 2 with its low bits zero: n * LN2_HIGH is exact
@@ -35,7 +34,7 @@ EXP_UNDERFLOW = -708.0
 EXP_OVERFLOW = 709.5                    # beyond, 2^n overflows: inf (exact from 709.79)
 
 
-@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+@jit(inline="always")
 def fast_exp(x):
     """exp(x) in float64, vectorisable (see the module docstring); NaN stays NaN."""
     clamped = EXP_UNDERFLOW if x < EXP_UNDERFLOW else (EXP_OVERFLOW if x > EXP_OVERFLOW else x)
@@ -64,7 +63,7 @@ def scaled_shift(scale, x, peak):
     return scale * x - peak
 
 
-@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+@jit(inline="always")
 def fast_tanh(x):
     """tanh(x) = 1 - 2 / (exp(2x) + 1), through ``fast_exp``: absolute error ~1e-16."""
     return 1.0 - np.divide(2.0, fast_exp(2.0 * x) + 1.0)
@@ -90,7 +89,7 @@ ERFC_SERIES = (  # Chebyshev coefficients c0 .. c24 of f (see the module docstri
 ERFC_POWERS = np.polynomial.chebyshev.cheb2poly(np.array(ERFC_SERIES))
 
 
-@numba.njit(cache=True, fastmath=FASTMATH, inline="always")
+@jit(inline="always")
 def normal_cdf_pdf(x):
     """(Φ(x), φ(x)) of the standard normal distribution, vectorisable (module docstring)."""
     z = abs(x) * INV_SQRT_2

@@ -1,4 +1,4 @@
-"""How CPU loops are compiled: Numba, serial, cached on disk.
+"""How CPU loops are compiled: Numba, serial, cached on disk, imported at the first call.
 
 ``njit`` compiles a loop once per combination of argument types, serially. Loops whose
 iterations are independent are written with ``prange``; compiled serially, ``prange`` is
@@ -18,12 +18,71 @@ scale * s - max as one fused multiply-add while max came from the rounded scale 
 that the largest score's exp is exp(-1000) = 0 instead of 1 when scores are near 1e19.
 ``njit_in_order`` compiles the few helpers whose order of operations matters without
 either flag (LLVM keeps each instruction's flags when it inlines them into a fastmath loop).
+
+Numba itself takes half a second to import, more than the rest of Zero, and a program
+that never runs a Numba loop (or not yet) should not pay it. So the decorators here
+return a ``LazyJit`` that only remembers the function and its options. At the first call
+of any of them, ``compile_all`` imports Numba, makes every registered function a Numba
+dispatcher (which compiles, or loads from the cache, per argument types at its own first
+call) and puts the dispatchers in place of the ``LazyJit`` objects in the globals of
+Zero's modules, so a Numba loop calling another sees a dispatcher, and later calls pay
+nothing extra. (A ``LazyJit`` held elsewhere keeps working: it forwards the call.)
 """
 from __future__ import annotations
 
-import numba
+import functools
+import sys
+from typing import Any
 
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
-prange = numba.prange
-njit = numba.njit(cache=True, fastmath=FASTMATH)
-njit_in_order = numba.njit(cache=True, fastmath=FASTMATH - {"reassoc", "contract"})
+prange = range  # serial loops: what Numba compiles prange to without parallel=True
+
+
+class LazyJit:
+    """A function to be compiled by ``numba.njit(**options)``; compiles everything at the
+    first call of any (see the module docstring)."""
+
+    def __init__(self, py_func, options: dict):
+        self.py_func, self.options, self.dispatcher = py_func, options, None
+        functools.update_wrapper(self, py_func)  # its name and docstring
+        _registered.append(self)
+
+    def __call__(self, *args):
+        if self.dispatcher is None:
+            compile_all()
+        return self.dispatcher(*args)
+
+    def __repr__(self) -> str:
+        return f"<LazyJit {self.__qualname__}{' (compiled)' if self.dispatcher is not None else ''}>"
+
+
+_registered: list[LazyJit] = []
+
+
+def compile_all() -> None:
+    """Import Numba, give every registered function its dispatcher, and replace each
+    LazyJit in the globals of Zero's modules by its dispatcher."""
+    import numba
+
+    fresh = [lazy for lazy in _registered if lazy.dispatcher is None]
+    for lazy in fresh:
+        lazy.dispatcher = numba.njit(**lazy.options)(lazy.py_func)
+    by_id = {id(lazy): lazy.dispatcher for lazy in fresh}
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("zero.") or module is None:
+            continue
+        namespace = vars(module)
+        for key, value in list(namespace.items()):
+            if type(value) is LazyJit and id(value) in by_id:
+                namespace[key] = by_id[id(value)]
+
+
+def jit(**options) -> Any:
+    """``@jit(inline="always")``: njit with these options on top of the defaults below."""
+    def decorate(py_func):
+        return LazyJit(py_func, {"cache": True, "fastmath": FASTMATH, **options})
+    return decorate
+
+
+njit = jit()
+njit_in_order = jit(fastmath=FASTMATH - {"reassoc", "contract"})
