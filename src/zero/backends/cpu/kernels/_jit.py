@@ -53,7 +53,7 @@ class LazyJit:
         return self.dispatcher(*args)
 
     def __repr__(self) -> str:
-        return f"<LazyJit {self.__qualname__}{' (compiled)' if self.dispatcher is not None else ''}>"
+        return f"<LazyJit {self.py_func.__qualname__}{' (compiled)' if self.dispatcher is not None else ''}>"
 
 
 _registered: list[LazyJit] = []
