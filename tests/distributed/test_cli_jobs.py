@@ -152,3 +152,11 @@ def test_mnist_trains_on_two_ranks_sharing_each_epoch(tmp_path, capsys):
     assert status == 2
     assert ("written inside an epoch by 2 rank(s), which split the epoch's batches between them; resume it on 2 "
             "(mpirun -n 2)") in capsys.readouterr().err
+
+
+def test_a_bad_argument_stops_every_rank_with_one_line(data, tmp_path):
+    result = launch("cli_job.py", 2, "gpt", "train", "--data", str(data), "--out", str(tmp_path / "run"),
+                    "--steps", "0", out=tmp_path / "ranks", check=False)
+    assert [r["status"] for r in result.ranks] == [2, 2]  # both ended (no abort: rank 0 handed its error on)
+    assert result.stderr.count("zero gpt train: error: --steps must be at least 1") == 1, result.stderr
+    assert not (tmp_path / "run").exists()
