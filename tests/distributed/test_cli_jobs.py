@@ -160,3 +160,13 @@ def test_a_bad_argument_stops_every_rank_with_one_line(data, tmp_path):
     assert [r["status"] for r in result.ranks] == [2, 2]  # both ended (no abort: rank 0 handed its error on)
     assert result.stderr.count("zero gpt train: error: --steps must be at least 1") == 1, result.stderr
     assert not (tmp_path / "run").exists()
+
+
+def test_sigterm_to_one_rank_stops_every_rank_after_the_step_with_a_checkpoint(data, tmp_path):
+    """(SIGTERM to mpirun itself kills the ranks at once: Open MPI's choice; the README says so.)"""
+    run = tmp_path / "run"
+    result = launch("cli_job.py", 2, "--fault", "term:1:4", "gpt", "train", "--data", str(data), "--out", str(run),
+                    *TINY, "--steps", "50", out=tmp_path / "ranks", check=False)
+    assert [r["status"] for r in result.ranks] == [143, 143], result.stderr
+    assert "zero gpt train: SIGTERM: stopped after step 4: checkpoint" in " ".join(result.stderr.split())
+    assert zero.load(run / "checkpoint.safetensors")["step"] == 4

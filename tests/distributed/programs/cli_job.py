@@ -3,7 +3,8 @@
     cli_job.py OUT [--fault MODE:RANK:BATCH] gpt train ...   (or: mnist ...)
 
 With --fault, rank RANK goes wrong when it draws its BATCH-th batch (1-based): ``kill``
-(SIGKILL), ``hang`` (sleeps), ``raise`` (an OSError, as a full disk would). Each rank
+(SIGKILL), ``hang`` (sleeps), ``raise`` (an OSError, as a full disk would), ``term``
+(SIGTERM to itself). Each rank
 reports main()'s exit status.
 """
 from __future__ import annotations
@@ -31,6 +32,8 @@ if argv[0] == "--fault":
                     os.kill(os.getpid(), signal.SIGKILL)
                 if mode == "hang":
                     time.sleep(600)
+                if mode == "term":  # as `kill -TERM` of one rank's process: the ranks stop together, saved
+                    os.kill(os.getpid(), signal.SIGTERM)
                 if mode == "raise":
                     raise OSError(28, "No space left on device (on purpose)")
 
