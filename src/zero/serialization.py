@@ -68,13 +68,19 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-import safetensors.numpy
 
 from .backends.device import to_device
 from .errors import DataError
 from .files import atomic_write
 from .tensors.creation import from_numpy, tensor
 from .tensors.tensor import Tensor
+
+
+def _safetensors():
+    """The safetensors reader, imported at the first load (not by ``import zero``)."""
+    import safetensors.numpy
+
+    return safetensors.numpy
 
 FORMAT_VERSION = "2"
 _LEGACY_VERSIONS = ("1",)  # no whole-file checksum: loaded with a warning
@@ -327,7 +333,7 @@ def load(f, map_location=None, weights_only=None, mmap=None):
     if _is_zero_checkpoint(metadata):
         _check_version_and_checksum(path, data, metadata)
     try:
-        arrays = safetensors.numpy.load(data)
+        arrays = _safetensors().load(data)
     except Exception as e:  # the library's SafetensorError and friends
         raise DataError(f"{path}: corrupt safetensors data: {e}") from None
     del data
@@ -407,7 +413,7 @@ def _check_version_and_checksum(path: str, data: bytes, metadata: dict) -> None:
 def _damage(data: bytes, length: int) -> str:
     """Where a file that fails its checksum was changed: a tensor whose CRC-32 fails, else the header."""
     try:
-        arrays = safetensors.numpy.load(data)
+        arrays = _safetensors().load(data)
         problem = _crc_problem(arrays, json.loads(json.loads(data[8:8 + length])["__metadata__"]["zero.crc32"]))
     except Exception:  # the header no longer describes the data
         return "its header is damaged"

@@ -9,6 +9,7 @@ memory tests check what the graph keeps after forward, with the allocator's coun
 from __future__ import annotations
 
 import gc
+import sys
 import math
 
 import numpy as np
@@ -19,7 +20,8 @@ import zero
 import zero.nn.functional as F
 from zero.autograd import gradcheck
 from zero.backends.cpu.kernels import _fused_attention
-from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh
+from zero.backends.cpu.kernels import elementwise as elementwise_kernels
+from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf_pdf
 from zero.errors import DTypeError, ShapeError, ZeroIndexError
 from zero.ops import attention as composed_attention
 from zero.ops import fused
@@ -172,7 +174,30 @@ def test_ffn_float32_close_to_float64():
         assert_float32_close(lambda *a: fused.ffn(*a, approximate=approximate), arrays)
 
 
-def test_ffn_graph_keeps_no_hidden_activation():
+def test_ffn_keeps_a_small_hidden_layer_and_recomputes_a_large_one(monkeypatch):
+    ffn_module = sys.modules["zero.ops.fused.ffn"]  # (zero.ops.fused.ffn is also the function)
+    x, w1, b1, w2, b2 = leaf((6, 8)), leaf((16, 8)), leaf((16,)), leaf((5, 16)), leaf((5,))
+    results = []
+    for budget in (1 << 30, 0):                      # kept, recomputed
+        monkeypatch.setattr(ffn_module, "KEEP_HIDDEN_BYTES", budget)
+        out = fused.ffn(x, w1, b1, w2, b2)
+        assert out.grad_fn.name == "FFNBackward"     # a 2-D input: no reshape after the op
+        kept = out.grad_fn._saved[-1]
+        assert (kept is not None) == (budget > 0)
+        grads = zero.autograd.grad(out.sum(), [x, w1, b1, w2, b2], retain_graph=True)
+        again = zero.autograd.grad(out.sum(), [x, w1, b1, w2, b2])  # the kept hidden survives a backward
+        results.append([g.numpy() for g in grads])
+        for g, h in zip(grads, again):
+            np.testing.assert_array_equal(g.numpy(), h.numpy())
+    for kept_grad, recomputed_grad in zip(*results):
+        np.testing.assert_allclose(kept_grad, recomputed_grad, rtol=1e-12, atol=1e-12)
+    with zero.no_grad():                             # nothing recorded: nothing kept
+        assert fused.ffn(x, w1, b1, w2, b2).grad_fn is None
+
+
+def test_ffn_graph_keeps_no_hidden_activation(monkeypatch):
+    ffn_module = sys.modules["zero.ops.fused.ffn"]  # (zero.ops.fused.ffn is also the function)
+    monkeypatch.setattr(ffn_module, "KEEP_HIDDEN_BYTES", 0)   # above the budget: recompute
     rows, width, hidden = 256, 16, 64
     x, w1, b1, w2, b2 = (leaf(s, zero.float32) for s in ((rows, width), (hidden, width), (hidden,),
                                                           (width, hidden), (width,)))
@@ -471,3 +496,37 @@ def test_fast_exp_and_tanh_accuracy():
     assert math.isnan(fast_exp(np.nan))
     u = np.linspace(-30, 30, 6001)
     np.testing.assert_allclose([fast_tanh(v) for v in u], np.tanh(u), rtol=0, atol=1e-15)
+
+
+def test_float32_exp_stays_float32_within_one_rounding():
+    x = np.concatenate([np.linspace(-87, 88.3, 20001), rng.uniform(-20, 20, 2000)]).astype(np.float32)
+    got = np.array([fast_exp(v) for v in x])
+    want = np.exp(x.astype(np.float64))
+    np.testing.assert_allclose(got, want, rtol=3e-7)
+    small = np.abs(x) < 20
+    np.testing.assert_allclose(got[small], want[small], rtol=1.2e-7)
+    assert fast_exp(np.float32(-87.5)) == 0 and fast_exp(np.float32(88.5)) == np.inf
+    assert math.isnan(fast_exp(np.float32("nan")))
+
+
+def test_float32_normal_cdf_and_pdf_against_float64():
+    x = np.linspace(-13, 13, 26001).astype(np.float32)
+    got = np.array([normal_cdf_pdf(v) for v in x])
+    wide = x.astype(np.float64)
+    cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in wide])
+    np.testing.assert_allclose(got[:, 0], cdf, rtol=0, atol=2e-7)
+    tail = x < -1                      # far left the CDF is tiny: relative accuracy counts
+    np.testing.assert_allclose(got[tail, 0], cdf[tail], rtol=2e-5)
+    np.testing.assert_allclose(got[:, 1], np.exp(-wide * wide / 2) / math.sqrt(2 * math.pi), rtol=2e-5, atol=1e-30)
+
+
+def test_float32_gelu_kernels_at_float32_accuracy():
+    x = np.linspace(-12, 12, 100001).astype(np.float32)
+    out, slope = np.empty_like(x), np.empty_like(x)
+    elementwise_kernels.gelu(x, out)
+    elementwise_kernels.gelu_backward(np.ones_like(x), x, slope)
+    wide = x.astype(np.float64)
+    cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in wide])
+    np.testing.assert_allclose(out, wide * cdf, rtol=2e-6, atol=5e-7)
+    np.testing.assert_allclose(slope, cdf + wide * np.exp(-wide * wide / 2) / math.sqrt(2 * math.pi),
+                               rtol=2e-6, atol=5e-7)

@@ -21,7 +21,6 @@ saved, and the drawing then shows only the ops and the leaves.
 from __future__ import annotations
 
 import shutil
-import subprocess
 from pathlib import Path
 
 from ..errors import AutogradError, describe
@@ -49,6 +48,8 @@ class Graph:
         if dot is None:
             raise AutogradError(f"draw: rendering {path} needs Graphviz's `dot` program, which is not installed "
                                 "(Debian: apt-get install graphviz); .save() writes the DOT text without it")
+        import subprocess
+
         subprocess.run([dot, f"-T{kind}", "-o", str(path)], input=self.source.encode("utf-8"), check=True)
         return path
 
@@ -56,6 +57,8 @@ class Graph:
         dot = shutil.which("dot")
         if dot is None:
             return None
+        import subprocess
+
         return subprocess.run([dot, "-Tsvg"], input=self.source.encode("utf-8"), capture_output=True,
                               check=True).stdout.decode("utf-8")
 

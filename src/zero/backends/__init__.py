@@ -8,6 +8,7 @@
         lease(nbytes)              the memory of one storage; its block returns to the pool
                                    when it and every array built on it are gone
         array_view(handle, meta)   the array a kernel sees for a tensor
+        new_array(handle, shape, dtype)  the same for a new contiguous tensor (the fast path)
         address_of(handle)         the address of a storage
         to_numpy / from_numpy      host copies
         check_device(device)       DeviceError unless usable; sets the device up once

@@ -15,11 +15,8 @@ again. Only the standard library's urllib is used.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import socket
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,6 +55,7 @@ def sha256_of(path) -> str:
 
 
 def _fetch(url: str, target: Path, expected: str, timeout: float) -> int:
+    import urllib.request  # here, not at the top: half of `import zero` would be the network stack
     """Download ``url`` to ``target`` atomically, checking its SHA-256; returns its size."""
 
     request = urllib.request.Request(url, headers={"User-Agent": _USER_AGENT})
@@ -78,6 +76,7 @@ def _fetch(url: str, target: Path, expected: str, timeout: float) -> int:
 
 
 def _reason(error: BaseException) -> str:
+    import urllib.error
     """A short account of why one attempt failed."""
     if isinstance(error, urllib.error.HTTPError):
         return f"HTTP {error.code} {error.reason}"
@@ -124,6 +123,7 @@ def download_mnist(dest_dir, mirrors=None, retries: int = 3, checksums: dict | N
 
 
 def _download_one(name, expected, target, mirrors, retries, timeout, backoff, say) -> None:
+    import http.client
     failures = []
     for attempt in range(retries):
         if attempt:

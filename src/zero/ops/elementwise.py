@@ -53,6 +53,33 @@ def _check_operand(op_name: str, x) -> None:
 # -- binary -----------------------------------------------------------------------------------
 
 
+_PLAIN_SCALARS = (bool, int, float)
+
+
+def _unconverted(a, b, result_is_float: bool):
+    """The metadata of the output when the operands need no broadcasting and no conversion:
+    two tensors of one shape and dtype, or a tensor and a Python number whose category
+    (bool < int < float) is not above the tensor's, which then keeps its dtype. None
+    otherwise. The fast path of ``BinaryOp.forward`` (a residual add, ``x * 0.5``), which
+    ``allocate``'s general rules would answer the same way, only slower."""
+    if isinstance(a, Tensor):
+        meta = a._meta
+        if isinstance(b, Tensor):
+            if b._meta.shape != meta.shape or b._meta.dtype is not meta.dtype:
+                return None
+        elif type(b) not in _PLAIN_SCALARS or dtypes.scalar_dtype(b).category > meta.dtype.category:
+            return None
+    elif isinstance(b, Tensor) and type(a) in _PLAIN_SCALARS:
+        meta = b._meta
+        if dtypes.scalar_dtype(a).category > meta.dtype.category:
+            return None
+    else:
+        return None
+    if result_is_float and not meta.dtype.is_floating_point:
+        return None
+    return meta
+
+
 class BinaryOp(Op):
     """a (op) b with broadcasting. Subclasses name their kernel and give a backward."""
 
@@ -60,6 +87,14 @@ class BinaryOp(Op):
     result_is_float = False  # true division: int / int -> float
 
     def forward(self, a, b):
+        meta = _unconverted(a, b, self.result_is_float)
+        if meta is not None:  # nothing to broadcast or convert: allocate and check nothing more
+            out = Tensor._empty(meta.shape, meta.dtype, meta.device)
+            self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
+            self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
+            self.operands = (a, b)
+            self.kernel(meta.device.kernels)(_array(a), _array(b), out._array)
+            return out
         out = self.allocate(a, b)
         self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
         self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)

@@ -102,7 +102,8 @@ class Tensor(TensorMethods):
     def _empty(cls, shape: tuple, dtype, device: Device) -> Tensor:
         """A new contiguous tensor with uninitialised memory from ``device``'s allocator."""
         storage = Storage(numel(shape) * dtype.itemsize, device)
-        return cls._from_storage(storage, TensorMeta(shape, contiguous_strides(shape), 0, dtype, device))
+        array = device.backend.new_array(storage.handle, shape, dtype.numpy)
+        return cls._made(array, storage, TensorMeta(shape, contiguous_strides(shape), 0, dtype, device), False)
 
     @classmethod
     def _from_host(cls, array: np.ndarray, dtype, device: Device) -> Tensor:

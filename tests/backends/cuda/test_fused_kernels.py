@@ -72,6 +72,27 @@ def test_ffn_forward_and_backward(arrays, dtype, approximate, with_bias):
              "grad_w2": (width, hidden), "grad_b2": (width,) if with_bias else None})
 
 
+def test_ffn_with_the_hidden_kept_from_forward(arrays, dtype):
+    rng = np.random.default_rng(4)
+    rows, width, hidden = 17, 12, 40
+    x, w1, w2 = random(rng, (rows, width), dtype), random(rng, (hidden, width), dtype, 0.3), \
+        random(rng, (width, hidden), dtype, 0.3)
+    b1, b2 = random(rng, (hidden,), dtype), random(rng, (width,), dtype)
+    host = compare(arrays, dtype, "ffn_forward", [x, w1, b1, w2, b2, "none"], {"out": (rows, width),
+                                                                             "kept": (rows, hidden)})
+    np.testing.assert_allclose(host["kept"], x @ w1.T, **TOLERANCE[dtype])
+    grad = random(rng, (rows, width), dtype)
+    kept = host["kept"]
+    before = kept.copy()
+    wanted = {"grad_x": (rows, width), "grad_w1": (hidden, width), "grad_b1": (hidden,), "grad_w2": (width, hidden),
+              "grad_b2": (width,)}
+    recomputed = compare(arrays, dtype, "ffn_backward", [grad, x, w1, b1, w2, "none"], wanted)
+    from_kept = compare(arrays, dtype, "ffn_backward", [grad, x, w1, b1, w2, "none"], wanted, kept=kept)
+    for name in wanted:
+        np.testing.assert_allclose(from_kept[name], recomputed[name], **TOLERANCE[dtype])
+    np.testing.assert_array_equal(kept, before)        # read, not changed: backward may run again
+
+
 def test_ffn_backward_with_only_second_layer_gradients(arrays):
     rng = np.random.default_rng(3)
     x, w1, w2 = random(rng, (9, 8), np.float32), random(rng, (16, 8), np.float32), random(rng, (8, 16), np.float32)

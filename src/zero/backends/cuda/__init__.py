@@ -7,6 +7,7 @@ The same interface as the CPU backend (``zero.backends.cpu``):
                                whose block returns to the pool when it and every array on
                                it are gone
     array_view(handle, meta)   a CuPy array over a storage, read through the metadata
+    new_array(handle, shape, dtype)  the same for a new contiguous tensor from offset 0
     address_of(handle)         the device address of a storage
     to_numpy(array)            device -> host copy (the host waits for the GPU here)
     from_numpy(array)          host -> device copy
@@ -32,8 +33,9 @@ from . import matmul, triton_driver  # matmul: PyTorch's allow_tf32 switch, zero
 from .memory import address_of, allocator, install_cupy_allocator, lease
 from .runtime import cupy, unavailable_reason
 
+# the backend interface (matmul and is_built are PyTorch's)
 __all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
-           "logits_chunk_bytes", "synchronize", "to_numpy"]  # the backend interface (matmul, is_built: PyTorch's)
+           "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
 # (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).
@@ -74,6 +76,11 @@ def array_view(handle, meta):
     pointer = cp.cuda.MemoryPointer(handle, meta.offset * itemsize)
     return cp.ndarray(meta.shape, meta.dtype.numpy, memptr=pointer,
                       strides=tuple([s * itemsize for s in meta.strides]))
+
+
+def new_array(handle, shape: tuple, dtype):
+    """``array_view`` of a new contiguous tensor (CuPy's default strides)."""
+    return cupy().ndarray(shape, dtype, memptr=cupy().cuda.MemoryPointer(handle, 0))
 
 
 def to_numpy(array):

@@ -15,6 +15,11 @@ So forward + backward runs 7 GEMMs of N·C·H instead of 6 (about 17% more), and
 holds 2·N·H fewer elements per FFN: with C = 384, H = 1536 and N = 16384 tokens (the
 book's GPT batch), 200 MB less per layer in float32. Backward's two (N, H) temporaries
 live only during the call.
+
+That trade pays only where memory is short. When the hidden layer is small -- at most
+``KEEP_HIDDEN_BYTES`` (16 MiB: the README's GPT at batch 32 x 64 has 4 MiB per layer) --
+the op keeps x @ w1ᵀ (one (N, H) tensor, still half of what the composition keeps) and
+backward starts from it: 6 GEMMs like the composition. Above, it recomputes.
 """
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ from ...autograd.op import Op
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, check_shape, rows_of
+
+KEEP_HIDDEN_BYTES = 16 << 20  # keep x @ w1ᵀ for backward up to this size, recompute above
 
 
 class FFN(Op):
@@ -42,14 +49,16 @@ class FFN(Op):
         w1, w2 = w1.detach().contiguous(), w2.detach().contiguous()
         b1, b2 = (None if b is None else b.detach().contiguous() for b in (b1, b2))
         out = Tensor._empty((rows.shape[0], w2.shape[0]), x.dtype, x.device)  # (N, C2)
+        keep = self.recording and rows.shape[0] * hidden * x.dtype.itemsize <= KEEP_HIDDEN_BYTES
+        kept = Tensor._empty((rows.shape[0], hidden), x.dtype, x.device) if keep else None     # (N, H)
         x.device.kernels.ffn_forward(rows._array, w1._array, array_or_none(b1), w2._array, array_or_none(b2),
-                                     approximate, out._array)
-        self.save_for_backward(rows, w1, b1, w2)
+                                     approximate, out._array, array_or_none(kept))
+        self.save_for_backward(rows, w1, b1, w2, kept)
         self.in_shape, self.approximate = x.shape, approximate
         return out.reshape(x.shape[:-1] + (w2.shape[0],))
 
     def backward(self, grad):
-        rows, w1, b1, w2 = self.saved_tensors
+        rows, w1, b1, w2, kept = self.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = self.needs_input_grad[:5]
         grad_rows = grad.contiguous().reshape(-1, w2.shape[0])               # (N, C2)
         dtype, device = grad.dtype, grad.device
@@ -62,12 +71,13 @@ class FFN(Op):
         grad_w2, grad_b2 = empty(w2.shape, need_w2), empty((w2.shape[0],), need_b2)
         device.kernels.ffn_backward(grad_rows._array, rows._array, w1._array, array_or_none(b1), w2._array,
                                     self.approximate, *(array_or_none(g) for g in (
-                                        grad_x, grad_w1, grad_b1, grad_w2, grad_b2)))
+                                        grad_x, grad_w1, grad_b1, grad_w2, grad_b2)), array_or_none(kept))
         return (grad_x.reshape(self.in_shape) if need_x else None, grad_w1, grad_b1, grad_w2, grad_b2)
 
 
 def ffn(x: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none") -> Tensor:
-    """gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 as one op, recomputing the hidden layer in backward."""
+    """gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 as one op, keeping x @ w1ᵀ for backward when it is
+    small and recomputing it when it is large (``KEEP_HIDDEN_BYTES``)."""
     if not isinstance(x, Tensor):
         raise TypeError(f"ffn: input must be a tensor, got {describe(x)}")
     return FFN.apply(x, w1, b1, w2, b2, approximate=approximate)

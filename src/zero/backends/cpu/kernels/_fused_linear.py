@@ -41,12 +41,16 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
 # -- feed-forward -----------------------------------------------------------------------------
 
 
-def ffn_forward(x, w1, b1, w2, b2, approximate: str, out) -> None:
-    """out (N, C2) = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 with a hidden (N, H) that is not kept."""
+def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
+    """out (N, C2) = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2; x @ w1ᵀ left in ``kept`` when given."""
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
     h = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
-    np.matmul(x, w1.T, out=h)
+    if kept is not None:
+        np.matmul(x, w1.T, out=kept)
+        np.copyto(h, kept)
+    else:
+        np.matmul(x, w1.T, out=h)
     # h <- gelu(h + b1); the unused gradient is an empty array, not h: an alias would make
     # the loop's runtime overlap check fail and run it unvectorised
     _bias_gelu(h, _bias_or_empty(b1, h), b1 is not None, np.empty((0, 0), h.dtype), False, tanh)
@@ -56,15 +60,19 @@ def ffn_forward(x, w1, b1, w2, b2, approximate: str, out) -> None:
 
 
 def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, grad_b1, grad_w2,
-                 grad_b2) -> None:
-    """Recompute h = x @ w1ᵀ + b1, then with a = gelu(h) and dh = (grad_out @ w2) * gelu'(h):
+                 grad_b2, kept=None) -> None:
+    """h = x @ w1ᵀ + b1 (from ``kept`` or recomputed), then with a = gelu(h) and
+    dh = (grad_out @ w2) * gelu'(h):
     grad_w2 = grad_outᵀ @ a, grad_b2 = sums of grad_out, grad_w1 = dhᵀ @ x,
     grad_b1 = sums of dh, grad_x = dh @ w1."""
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
     activation = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
     grad_hidden = shaped(scratch(rows * hidden, x.dtype), rows, hidden)          # (N, H)
-    np.matmul(x, w1.T, out=activation)
+    if kept is not None:
+        np.copyto(activation, kept)
+    else:
+        np.matmul(x, w1.T, out=activation)
     np.matmul(grad_out, w2, out=grad_hidden)                  # d loss / d gelu output
     # activation <- gelu(h + b1); grad_hidden <- grad_hidden * gelu'(h + b1), in one pass
     _bias_gelu(activation, _bias_or_empty(b1, activation), b1 is not None, grad_hidden, True, tanh)
@@ -98,7 +106,7 @@ def _bias_gelu(h, bias, has_bias, grad, want_grad, tanh):
     rows, width = h.shape
     for r in range(rows):
         for j in range(width):
-            v = np.float64(h[r, j])
+            v = h[r, j]    # at h's precision: float32 data, float32 erf (see _fastmath)
             if has_bias:
                 v += bias[j]
             if tanh:

@@ -10,7 +10,11 @@ step (4 layers, 128 wide, batch 32 x 64) took 258 ms with parallel loops above 6
 elements and 158 ms with serial loops. BLAS keeps using every core.
 
 ``cache=True`` keeps the machine code next to the source, so a second process loads a
-kernel in milliseconds instead of compiling it for about a second. The fastmath flags
+kernel in milliseconds instead of compiling it for about a second. Numba checks a cached
+kernel only against its own file's time stamp, not against the helpers it inlined from
+other files: after a change to ``_fastmath.py`` alone, every loop would keep its old exp.
+So the cache lives in a folder named by a hash of all these kernel files
+(``__pycache__/numba-<hash>``; an explicit ``NUMBA_CACHE_DIR`` wins). The fastmath flags
 allow reassociation (vectorised sums) but not "no infinities", so masked -inf scores
 stay correct. Reassociation may also turn (x - max) - log(sum) into x - (max + log(sum)),
 which loses every digit of a log-softmax at x = 1e20, and contraction may compute
@@ -31,7 +35,11 @@ nothing extra. (A ``LazyJit`` held elsewhere keeps working: it forwards the call
 from __future__ import annotations
 
 import functools
+import hashlib
+import os
 import sys
+import warnings
+from pathlib import Path
 from typing import Any
 
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
@@ -53,10 +61,20 @@ class LazyJit:
         return self.dispatcher(*args)
 
     def __repr__(self) -> str:
-        return f"<LazyJit {self.py_func.__qualname__}{' (compiled)' if self.dispatcher is not None else ''}>"
+        state = " (compiled)" if self.dispatcher is not None else ""
+        return f"<LazyJit {self.py_func.__qualname__}{state}>"
 
 
 _registered: list[LazyJit] = []
+
+
+def _cache_dir() -> Path:
+    """Where this version of the kernel sources keeps its machine code (module docstring)."""
+    here = Path(__file__).parent
+    digest = hashlib.sha1()
+    for source in sorted(here.glob("*.py")):
+        digest.update(source.name.encode() + b"\0" + source.read_bytes())
+    return here / "__pycache__" / f"numba-{digest.hexdigest()[:16]}"
 
 
 def compile_all() -> None:
@@ -64,6 +82,11 @@ def compile_all() -> None:
     LazyJit in the globals of Zero's modules by its dispatcher."""
     import numba
 
+    if not os.environ.get("NUMBA_CACHE_DIR"):
+        numba.config.CACHE_DIR = str(_cache_dir())  # type: ignore[attr-defined]
+    # Inlining _fastmath's precision switch (an isinstance branch Numba resolves) trips a
+    # "pedantic internal check" of Numba's SSA pass; the code it makes is right (tested).
+    warnings.filterwarnings("ignore", category=numba.core.errors.NumbaIRAssumptionWarning)
     fresh = [lazy for lazy in _registered if lazy.dispatcher is None]
     for lazy in fresh:
         lazy.dispatcher = numba.njit(**lazy.options)(lazy.py_func)

@@ -14,13 +14,15 @@ a gradient output passed as ``None`` is not wanted and not computed.
         grad_weight (OUT, IN) = grad_outᵀ @ x; grad_bias (OUT,) = column sums of grad_out.
         x may be None when grad_weight is; weight may be None when grad_x is.
 
-    ffn_forward(x, w1, b1, w2, b2, approximate, out)
+    ffn_forward(x, w1, b1, w2, b2, approximate, out, kept=None)
         x (N, C); w1 (H, C); b1 (H,) or None; w2 (C2, H); b2 (C2,) or None; out (N, C2)
         out = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2, approximate "none" (erf) or "tanh".
-        The hidden (N, H) activation exists only during the call.
-    ffn_backward(grad_out, x, w1, b1, w2, approximate, grad_x, grad_w1, grad_b1, grad_w2, grad_b2)
-        grad_out (N, C2); recomputes the hidden activation from x; each gradient has its
-        input's shape.
+        kept (N, H) or None: where to leave x @ w1ᵀ (no bias) for backward; without it,
+        the hidden activation exists only during the call.
+    ffn_backward(grad_out, x, w1, b1, w2, approximate, grad_x, grad_w1, grad_b1, grad_w2, grad_b2,
+                 kept=None)
+        grad_out (N, C2); each gradient has its input's shape. Starts from forward's
+        kept x @ w1ᵀ (read, not changed: backward may run twice) or recomputes it.
 
     linear_cross_entropy_forward(x, weight, target, ignore_index, chunk_size, loss, lse)
         x (N, C); weight (V, C), any strides; target (N,) int64/int32, each in [0, V) or

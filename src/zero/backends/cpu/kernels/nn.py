@@ -60,7 +60,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp, log_probability
+from ._fastmath import fast_exp, log_probability, row_peak
 from ._jit import njit, prange
 
 __all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
@@ -87,10 +87,14 @@ def _weight_or_ones(weight, classes: int, dtype):
 
 
 def softmax_forward(x, out) -> None:
+    if x.shape[1] == 0:
+        return
     _softmax_rows(np.ascontiguousarray(x), _rows_out(out), False)
 
 
 def log_softmax_forward(x, out) -> None:
+    if x.shape[1] == 0:
+        return
     _softmax_rows(np.ascontiguousarray(x), _rows_out(out), True)
 
 
@@ -106,11 +110,7 @@ def log_softmax_backward(grad, out, grad_in) -> None:
 def _softmax_rows(x, out, log):
     rows, classes = x.shape
     for r in prange(rows):
-        peak = -np.inf
-        for c in range(classes):
-            v = x[r, c]
-            if v > peak or math.isnan(v):  # a NaN anywhere makes the whole row NaN
-                peak = v
+        peak = row_peak(x, r)
         if peak == -np.inf and not log:  # fully masked row: zeros, not 0/0
             for c in range(classes):
                 out[r, c] = 0.0
@@ -151,6 +151,10 @@ def _softmax_backward_rows(grad, out, grad_in, log):
 def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoothing: float,
                           loss, logsumexp) -> None:
     logits = np.ascontiguousarray(logits)
+    if logits.shape[1] == 0:    # no classes: every target was ignore_index (the op checks)
+        loss.fill(0.0)
+        logsumexp.fill(-np.inf)
+        return
     weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
     _cross_entropy_rows(logits, _int64(target), weight, int(ignore_index), float(label_smoothing),
                         _rows_out(loss), _rows_out(logsumexp))
@@ -169,11 +173,7 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
 def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, lse):
     rows, classes = logits.shape
     for r in prange(rows):
-        peak = -np.inf
-        for c in range(classes):
-            v = logits[r, c]
-            if v > peak or math.isnan(v):
-                peak = v
+        peak = row_peak(logits, r)
         total = 0.0
         for c in range(classes):
             total += fast_exp(logits[r, c] - peak)

@@ -73,20 +73,27 @@ def _bias_gelu_backward(grad, h, bias, out, tanh: bool) -> None:
            h.size, h.shape[1], HAS_BIAS=bias is not None, TANH=tanh, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-def ffn_forward(x, w1, b1, w2, b2, approximate: str, out) -> None:
+def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
     xp = array_module(x)
     h = xp.empty((x.shape[0], w1.shape[0]), x.dtype)                      # (N, H), freed on return
-    matmul(x, w1.T, h)
-    _bias_gelu(h, b1, h, approximate == "tanh")                           # h <- gelu(h + b1)
+    if kept is not None:                                                  # x @ w1ᵀ stays for backward
+        matmul(x, w1.T, kept)
+        _bias_gelu(kept, b1, h, approximate == "tanh")                    # h <- gelu(kept + b1)
+    else:
+        matmul(x, w1.T, h)
+        _bias_gelu(h, b1, h, approximate == "tanh")                       # h <- gelu(h + b1)
     linear_forward(h, w2, b2, out)
 
 
-def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, grad_b1, grad_w2, grad_b2) -> None:
+def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, grad_b1, grad_w2, grad_b2,
+                 kept=None) -> None:
     xp = array_module(x)
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
-    h = xp.empty((rows, hidden), x.dtype)                                 # x @ w1ᵀ, bias not added
-    matmul(x, w1.T, h)
+    h = kept                                                              # x @ w1ᵀ, bias not added: read only
+    if h is None:
+        h = xp.empty((rows, hidden), x.dtype)
+        matmul(x, w1.T, h)
     buffer = xp.empty((rows, hidden), x.dtype)                            # gelu(h + b1), then d gelu
     if grad_w2 is not None:
         _bias_gelu(h, b1, buffer, tanh)
@@ -96,8 +103,8 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
     if grad_x is None and grad_w1 is None and grad_b1 is None:
         return
     matmul(grad_out, w2, buffer)                                          # d gelu (N, H)
-    _bias_gelu_backward(buffer, h, b1, h, tanh)                           # h <- d pre-activation
-    linear_backward(h, x, w1, grad_x, grad_w1, grad_b1)
+    _bias_gelu_backward(buffer, h, b1, buffer, tanh)                      # buffer <- d pre-activation
+    linear_backward(buffer, x, w1, grad_x, grad_w1, grad_b1)
 
 
 # -- linear + cross-entropy -----------------------------------------------------------------
