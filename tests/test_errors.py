@@ -25,7 +25,9 @@ def test_error_classes_subclass_the_builtins_users_catch():
     assert issubclass(errors.AutogradError, RuntimeError)
     assert issubclass(errors.InPlaceError, RuntimeError)
     assert issubclass(errors.ZeroIndexError, IndexError)
-    for cls in (errors.ShapeError, errors.DTypeError, errors.DeviceError, errors.ZeroIndexError):
+    assert issubclass(errors.DistributedError, RuntimeError)
+    for cls in (errors.ShapeError, errors.DTypeError, errors.DeviceError, errors.ZeroIndexError,
+                errors.DistributedError):
         assert issubclass(cls, errors.ZeroError)
     assert errors.describe(zero.ones(2, 3, dtype=zero.int32)) == "int32[2, 3] on cpu"
 

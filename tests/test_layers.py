@@ -22,7 +22,7 @@ LAYERS = [
     ("autograd", ("zero.autograd",)),
     ("ops", ("zero.ops",)),
     ("library", ("zero.nn", "zero.optim", "zero.data", "zero.utils", "zero.serialization", "zero.profiler",
-                 "zero.cpu", "zero.cuda", "zero.cuda_amp", "zero.amp", "zero.accelerator")),
+                 "zero.cpu", "zero.cuda", "zero.cuda_amp", "zero.amp", "zero.accelerator", "zero.distributed")),
     ("models", ("zero.models",)),
     ("cli", ("zero.cli", "zero.__main__")),
     ("public namespace", ("zero",)),

@@ -9,7 +9,8 @@ The layers, each importing only from those below it:
 
     cli                         zero mnist, zero gpt ...
     models                      MLP, GPT
-    nn, optim, data             modules, optimizers and schedules, datasets and files
+    nn, optim, data,            modules, optimizers and schedules, datasets and files,
+    distributed                 process groups, DistributedDataParallel, ZeRO-1
     ops                         one class per op, and the Tensor methods that apply them
     autograd                    Op, the backward engine, gradcheck
     tensors                     Tensor, TensorMeta, Storage, creation
@@ -18,7 +19,7 @@ The layers, each importing only from those below it:
 """
 from __future__ import annotations
 
-from . import accelerator, amp, autograd, cpu, cuda, data, errors, nn, optim, profiler, utils
+from . import accelerator, amp, autograd, cpu, cuda, data, distributed, errors, nn, optim, profiler, utils
 from . import linalg
 from .backends.cuda.matmul import get_float32_matmul_precision, set_float32_matmul_precision
 from .backends.device import Device

@@ -43,6 +43,10 @@ class DataError(ZeroError, ValueError):
     """A data or checkpoint file that is missing, truncated or corrupt (the message names it)."""
 
 
+class DistributedError(ZeroError, RuntimeError):
+    """A collective that cannot run: no process group, ranks that disagree, a peer gone."""
+
+
 class UsageError(ZeroError, ValueError):
     """A command-line argument the job cannot use (out of range, or at odds with another)."""
 

@@ -114,3 +114,57 @@ def test_a_post_accumulate_hook_is_for_leaves_only():
     x = zero.ones(2, requires_grad=True)
     with pytest.raises(AutogradError, match="only a leaf tensor"):
         (x * 2).register_post_accumulate_grad_hook(lambda t: None)
+
+
+def test_a_queued_callback_runs_once_the_pass_has_filled_every_grad():
+    a = zero.tensor([1.0], requires_grad=True)
+    b = zero.tensor([2.0], requires_grad=True)
+    seen = []
+
+    def hook(t):
+        if not seen:  # the first leaf to finish queues one callback for the whole pass
+            zero.autograd.queue_callback(lambda: seen.append((a.grad.tolist(), b.grad.tolist(),
+                                                              zero.is_grad_enabled())))
+            seen.append("queued")
+
+    a.register_post_accumulate_grad_hook(hook)
+    b.register_post_accumulate_grad_hook(hook)
+    (a * b * 3).sum().backward()
+    assert seen == ["queued", ([6.0], [3.0], False)]
+
+
+def test_callbacks_run_in_order_and_may_queue_more():
+    x = zero.tensor([1.0], requires_grad=True)
+    order = []
+    x.register_post_accumulate_grad_hook(lambda t: zero.autograd.queue_callback(
+        lambda: (order.append(1), zero.autograd.queue_callback(lambda: order.append(3)))))
+    x.register_post_accumulate_grad_hook(lambda t: zero.autograd.queue_callback(lambda: order.append(2)))
+    (x * 2).sum().backward()
+    assert order == [1, 2, 3]
+    (x * 2).sum().backward()  # a new pass starts with no callbacks left from the last one
+    assert order == [1, 2, 3, 1, 2, 3]
+
+
+def test_queue_callback_outside_a_backward_pass_is_refused():
+    with pytest.raises(AutogradError, match="no backward pass is running"):
+        zero.autograd.queue_callback(lambda: None)
+    with pytest.raises(TypeError, match="expected a function"):
+        zero.autograd.queue_callback(3)
+
+
+def test_a_pass_that_raises_runs_no_callback_and_leaves_none_behind():
+    x = zero.tensor([1.0], requires_grad=True)
+    ran = []
+
+    def hook(t):
+        zero.autograd.queue_callback(lambda: ran.append(1))
+        raise ValueError("hook failed")
+
+    handle = x.register_post_accumulate_grad_hook(hook)
+    with pytest.raises(ValueError, match="hook failed"):
+        (x * 2).sum().backward()
+    handle.remove()
+    (x * 2).sum().backward()
+    assert ran == []
+    with pytest.raises(AutogradError):
+        zero.autograd.queue_callback(lambda: None)

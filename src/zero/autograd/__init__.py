@@ -3,13 +3,13 @@ from __future__ import annotations
 
 from ..errors import AutogradError, describe
 from ..grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
-from .engine import backward
+from .engine import backward, queue_callback
 from .graph import Graph, draw
 from .gradcheck import GradcheckError, gradcheck
 from .op import AccumulateGrad, Op
 
-__all__ = ["Op", "AccumulateGrad", "backward", "grad", "gradcheck", "GradcheckError", "draw", "Graph", "no_grad",
-           "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["Op", "AccumulateGrad", "backward", "queue_callback", "grad", "gradcheck", "GradcheckError", "draw",
+           "Graph", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_unused: bool = False):

@@ -12,6 +12,9 @@
    ``.grad`` (accumulating across calls, until zeroed).
 3. Free: without ``retain_graph`` an op drops its saved tensors as soon as it
    has run, so activations are released during the backward pass.
+4. Finish: functions that a hook queued with ``queue_callback`` during the pass run
+   once every node has run (data-parallel training waits there for its last
+   gradient all-reduce).
 
 Ownership of gradient buffers: a leaf whose ``.grad`` is empty may keep the
 gradient it receives as its ``.grad`` without a copy -- when the engine knows
@@ -59,9 +62,40 @@ def topological_order(roots: list) -> list:
     return order
 
 
+# One list per backward pass now running (a hook may start a nested one): the functions
+# queue_callback added to it, run when that pass has run every node.
+_pass_callbacks: list[list] = []
+
+
+def queue_callback(callback) -> None:
+    """Run ``callback()`` when the backward pass now running has run its last node (PyTorch's
+    ``Variable._execution_engine.queue_callback``): a hook calls it to act once the pass is
+    over, after every ``.grad`` it fills is complete. Callbacks run in the order they were
+    queued (one queued by a callback runs too), under no_grad; a pass that raises runs none."""
+    if not callable(callback):
+        raise TypeError(f"queue_callback: expected a function, got {type(callback).__name__}")
+    if not _pass_callbacks:
+        raise AutogradError("queue_callback: no backward pass is running; call it from a hook "
+                            "during backward()")
+    _pass_callbacks[-1].append(callback)
+
+
 def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None):
     """Back-propagate from ``tensors``. Accumulates into leaves' ``.grad``; when ``inputs``
     is given, instead returns the gradients of those tensors and touches no ``.grad``."""
+    callbacks: list = []
+    _pass_callbacks.append(callbacks)
+    try:
+        result = _run_pass(tensors, grad_tensors, retain_graph, inputs)
+        with no_grad():
+            while callbacks:
+                callbacks.pop(0)()
+    finally:
+        _pass_callbacks.pop()
+    return result
+
+
+def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
     owned = _PassOwnership()  # before the seeds: an implicit seed (ones) is the engine's own
     roots, seeds = _seed_gradients(tensors, grad_tensors)
     captured: dict[int, Tensor | None] | None = None   # id(node) -> gradient, for inputs=

@@ -26,7 +26,7 @@ from ..serialization import load
 from ..tensors.creation import tensor
 from .arguments import require_at_least, require_number
 from .checkpoints import CheckpointSet
-from . import gpt_train
+from . import gpt_train, parallel
 from .common import resolve_device
 from .gpt_train import CHECKPOINT, check_arguments, train
 
@@ -79,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                           help="start afresh in a RUN_DIR that holds checkpoints (deletes them)")
     t.add_argument("--metrics", metavar="FILE",
                    help="one JSON object per logged step (--resume cuts it back to the checkpoint's step)")
+    parallel.add_arguments(t)
     t.set_defaults(handler=run_train)
 
     s = commands.add_parser("sample", help="generate text from a trained run")
@@ -120,12 +121,15 @@ def prepare_default_corpus() -> Path:
 
 
 def run_train(args) -> int:
-    saved = check_arguments(args)  # before the default corpus is prepared: a bad argument writes nothing
-    if args.data is None:
-        args.data = str(prepare_default_corpus())
-        print(f"data: no --data given; using Python's documentation topics (pydoc_data.topics), "
-              f"prepared in {args.data}")
-    return train(args, saved)
+    with parallel.job(args.device, args.dist_timeout) as ranks:  # several ranks under mpirun (cli/parallel.py)
+        # before the default corpus is prepared: a bad argument writes nothing
+        saved = ranks.from_main(lambda: (check_arguments(args), parallel.settled(args)))
+        saved = parallel.adopt(args, saved)
+        if args.data is None:
+            args.data = str(ranks.each_machine(prepare_default_corpus))
+            print(f"data: no --data given; using Python's documentation topics (pydoc_data.topics), "
+                  f"prepared in {args.data}")
+        return train(args, saved)
 
 
 def _sample_checkpoint(args) -> Path:

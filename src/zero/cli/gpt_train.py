@@ -44,8 +44,10 @@ from ..tensors.creation import tensor
 from .arguments import (physical_memory, require_at_least, require_fits_in_memory, require_multiple,
                         require_new_or_resumed, require_not_above, require_number, require_writable,
                         settle_with_checkpoint)
+from . import parallel
 from .checkpoints import CheckpointSet
 from .common import peak_memory, progress, resolve_device, trim_device_pool
+from .run_control import Diverged
 from .training_run import TrainingRun
 
 CHECKPOINT = "checkpoint.safetensors"
@@ -109,18 +111,20 @@ def train(args, saved: dict | None) -> int:
                             f"{args.block_size} plus one target; use a smaller --block-size or more text")
     config = GPTConfig(vocab_size=len(tokenizer), **{k: getattr(args, k) for k in MODEL_KEYS})
 
+    ranks = parallel.current()
     manual_seed(args.seed)
-    batches = Generator(seed=args.seed + 1)  # batch offsets: their own stream, saved in checkpoints
+    batches = Generator(seed=parallel.stream_seed(args.seed + 1, ranks.rank))  # batch offsets: their own stream
     model = GPT(config).to(device)
+    if ranks.rank > 0:  # dropout masks of its own on each rank (rank 0's weights reach all: DDP)
+        manual_seed(parallel.stream_seed(args.seed, ranks.rank))
     decay, no_decay = _parameter_groups(model)
     optimizer = AdamW([{"params": decay, "weight_decay": args.weight_decay},
                        {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.99),
                       eps_inside_sqrt=True)  # the book's AdamW (see --help)
     first = 0
     if saved is not None:
-        resumed_from = checkpoints.resumable()
-        assert resumed_from is not None  # check_arguments read it
-        first = _restore(saved, resumed_from, model, optimizer, batches, tokenizer)
+        resumed_from = checkpoints.resumable() or checkpoints.latest  # (rank 0's check_arguments read it)
+        first = _restore(saved, resumed_from, model, optimizer, batches, tokenizer, args)
         optimizer.param_groups[0]["weight_decay"] = args.weight_decay  # the checkpoint's, or the override
         for group in optimizer.param_groups:
             group["initial_lr"] = args.lr  # what the schedule scales from
@@ -130,11 +134,16 @@ def train(args, saved: dict | None) -> int:
     print(f"model: {model.num_parameters():,} parameters ({config.n_layer} layers, {config.n_head} heads, "
           f"{config.n_embd} wide, block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
           f"{len(train_data):,} train / {len(val_data):,} val tokens")
+    if ranks.distributed:
+        print(f"data parallel: {ranks.world} ranks, each on its own batches of {args.batch_size}: "
+              f"{ranks.world * args.batch_size} sequences a step")
 
-    run = TrainingRun("gpt train", checkpoints, overwrite=args.overwrite, checkpoint_minutes=args.checkpoint_minutes,
-                      metrics=args.metrics, metrics_key="step", metrics_after=first if args.resume else None,
+    main = ranks.is_main  # rank 0 alone locks the run, writes metrics and checkpoints
+    run = TrainingRun("gpt train", checkpoints if main else None, overwrite=args.overwrite,
+                      checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
+                      metrics_key="step", metrics_after=first if args.resume else None,
                       resumed_step=first if saved is not None else None,
-                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"))
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main)
     try:
         with run:
             return _loop(args, run, model, optimizer, schedule, batches, train_data, val_data, tokenizer, config,
@@ -147,7 +156,9 @@ def train(args, saved: dict | None) -> int:
 
 def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_data, val_data, tokenizer, config,
           device, first: int) -> int:
-    tokens_per_step = args.batch_size * args.block_size
+    ranks = parallel.current()
+    trained = ranks.wrap(model)  # DistributedDataParallel with several ranks; evaluation uses the model itself
+    tokens_per_step = ranks.world * args.batch_size * args.block_size
     clock, clock_step = time.perf_counter(), first
     run.step = first
     for step in progress(range(first, args.steps), args.steps - first, "train"):
@@ -155,21 +166,26 @@ def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_dat
         lr = schedule.get_last_lr()[0]
         x, y = _batch(train_data, args, batches, device)
         try:
-            loss = model(x, y)
+            loss = trained(x, y)
             optimizer.zero_grad()
-            loss.backward()
+            loss.backward()  # (with several ranks: the gradients averaged over them)
         except ArithmeticError as e:
             raise run.arithmetic_failure(done, e) from None
+        # the loss of the whole step (all ranks), a stop signal and a checkpoint due, agreed
+        loss, stop, due = ranks.agree(loss, run, run.checkpoint_due())
         # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
         # measured: the divergence guard reads it
         grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip if args.grad_clip > 0 else math.inf)
-        loss_value, norm_value = run.check_step(done, loss, grad_norm)  # before the update: Diverged
+        try:
+            loss_value, norm_value = run.check_step(done, loss, grad_norm)  # before the update: Diverged
+        except Diverged as e:
+            raise ranks.agreed(e) from None  # every rank saw the same loss and norm
         optimizer.step()
         schedule.step()
 
         evaluate_now = done % args.eval_interval == 0 or done == args.steps
         val_loss = None
-        if evaluate_now or done % args.log_interval == 0:
+        if ranks.is_main and (evaluate_now or done % args.log_interval == 0):
             record = {"step": done, "train_loss": round(loss_value, 5), "lr": lr,
                       "grad_norm": None if norm_value is None else round(norm_value, 5)}
             seconds = (time.perf_counter() - clock) / (done - clock_step)
@@ -182,10 +198,12 @@ def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_dat
             if evaluate_now:
                 _show_sample(model, tokenizer, device, args.sample_tokens, args.seed)
             clock, clock_step = time.perf_counter(), done
-        if evaluate_now or run.checkpoint_due() or run.stop_requested:
+        if not ranks.distributed:  # one process: asked here, as ever (a signal during this step stops it)
+            due, stop = run.checkpoint_due(), run.stop_requested
+        if evaluate_now or due or stop:
             _checkpoint(run, model, optimizer, batches, config, tokenizer, args, done, val_loss)
         run.step = done
-        if run.stop_requested and done < args.steps:
+        if (stop or run.stop_requested and not ranks.distributed) and done < args.steps:
             return run.stop(done)
     return 0
 
@@ -229,10 +247,14 @@ def _show_sample(model: GPT, tokenizer: CharTokenizer, device, tokens: int, seed
 
 def _checkpoint(run: TrainingRun, model, optimizer, batches, config, tokenizer, args, step: int,
                 val_loss: float | None) -> None:
+    streams = parallel.current().gather({"default": get_rng_state(), "batches": batches.get_state()})
+    if not parallel.current().is_main:
+        run.save({}, step, [])  # (rank 0 writes it; the others restart their clock with it)
+        return
     state = {"job": "gpt train", "model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
-             "rng": {"default": get_rng_state(), "batches": batches.get_state()},
+             "rng": {**streams[0], "ranks": streams},  # each rank's, for a resume on as many ranks
              "config": {"model": config.to_dict(), "train": _train_settings(args)},
-             "vocab": list(tokenizer.chars)}
+             "vocab": list(tokenizer.chars), "world_size": len(streams)}
     run.save(state, step, model.named_parameters(), val_loss)
 
 
@@ -253,14 +275,25 @@ def _read_checkpoint(path: Path, args) -> dict:
     return checkpoint
 
 
-def _restore(checkpoint: dict, path: Path, model, optimizer, batches, tokenizer) -> int:
+def _restore(checkpoint: dict, path: Path, model, optimizer, batches, tokenizer, args) -> int:
     if list(checkpoint["vocab"]) != tokenizer.chars:
         raise DataError(f"--resume: {path} was trained on data with another vocabulary")
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
-    set_rng_state(checkpoint["rng"]["default"])
-    batches.set_state(checkpoint["rng"]["batches"])
-    return int(checkpoint["step"])
+    step = int(checkpoint["step"])
+    ranks = parallel.current()
+    streams = checkpoint["rng"].get("ranks") or [checkpoint["rng"]]  # one per rank that wrote it
+    if ranks.rank < len(streams):  # the stream this rank had: exactly where it stopped
+        set_rng_state(streams[ranks.rank]["default"])
+        batches.set_state(streams[ranks.rank]["batches"])
+    else:  # a rank the checkpoint's run did not have: streams of its own, started anew at this step
+        manual_seed(parallel.stream_seed(args.seed + step, ranks.rank))
+        batches.manual_seed(parallel.stream_seed(args.seed + 1 + step, ranks.rank))
+    if len(streams) != ranks.world:
+        print(f"resume: {path} was written by {len(streams)} rank(s) and this run has {ranks.world}: a step now "
+              f"trains on {ranks.world * args.batch_size} sequences; the ranks beyond the checkpoint's draw new "
+              "batches (the rest continue their own)")
+    return step
 
 
 def _format(record: dict, device) -> str:

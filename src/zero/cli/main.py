@@ -21,6 +21,7 @@ import sys
 import warnings
 
 from ..errors import ZeroError
+from . import parallel
 from .run_control import EXIT_DIVERGED, Diverged, StoppedNow, signal_name
 
 EXIT_USAGE = 2
@@ -81,23 +82,48 @@ def main(argv: list[str] | None = None) -> int:
         warnings.showwarning = one_line_warning
         try:
             return args.handler(args) or 0
-        except Diverged as e:
-            print(f"{name}: diverged: {e}", file=sys.stderr)
-            return EXIT_DIVERGED
-        except ZeroError as e:  # our own errors already say what is wrong: no traceback
-            print(f"{name}: error: {e}", file=sys.stderr)
-            return EXIT_USAGE
-        except MemoryError as e:  # the jobs say what size was asked; this is the last resort
-            print(f"{name}: error: out of memory{f' ({e})' if str(e) else ''}: lower --batch-size or the "
-                  "model's size", file=sys.stderr)
-            return EXIT_USAGE
-        except OSError as e:  # a disk full, a permission refused: the system's own words are enough
-            print(f"{name}: error: {e}", file=sys.stderr)
-            return EXIT_USAGE
-        except StoppedNow as e:
-            print(f"\n{name}: {signal_name(e.signum)} again: stopped at once, without a checkpoint",
-                  file=sys.stderr)
-            return 128 + e.signum
-        except KeyboardInterrupt:
-            print(f"\n{name}: interrupted", file=sys.stderr)
-            return 130
+        except BaseException as e:
+            return _end(name, e)
+
+
+def _failure(name: str, e: BaseException) -> tuple[int, str] | None:
+    """The exit status and the line to print for an error that ends a job; None for a bug."""
+    if isinstance(e, Diverged):
+        return EXIT_DIVERGED, f"{name}: diverged: {e}"
+    if isinstance(e, ZeroError):  # our own errors already say what is wrong: no traceback
+        return EXIT_USAGE, f"{name}: error: {e}"
+    if isinstance(e, MemoryError):  # the jobs say what size was asked; this is the last resort
+        return EXIT_USAGE, (f"{name}: error: out of memory{f' ({e})' if str(e) else ''}: lower --batch-size or "
+                            "the model's size")
+    if isinstance(e, OSError):  # a disk full, a permission refused: the system's own words are enough
+        return EXIT_USAGE, f"{name}: error: {e}"
+    if isinstance(e, StoppedNow):
+        return 128 + e.signum, f"\n{name}: {signal_name(e.signum)} again: stopped at once, without a checkpoint"
+    if isinstance(e, KeyboardInterrupt):
+        return 130, f"\n{name}: interrupted"
+    return None
+
+
+def _end(name: str, e: BaseException) -> int:
+    """End the job on ``e``: print its line, return its status. In a job of several ranks,
+    an error that only this rank met ends every rank (MPI_Abort); one they all met (rank
+    0's argument error, a divergence) ends each, rank 0 alone printing it."""
+    ranks = parallel.current()
+    parallel.leave()
+    if isinstance(e, parallel.AgreedError):
+        failure = _failure(name, e.error)
+        if failure is None:
+            raise e.error
+        if e.show:
+            print(failure[1], file=sys.stderr)
+        return failure[0]
+    failure = _failure(name, e)
+    if failure is None:
+        raise e  # a bug: the traceback (and, with several ranks, the process group's abort of the job)
+    code, message = failure
+    if ranks.distributed:
+        message += f" (rank {ranks.rank} of {ranks.world}: ending the job)"
+    print(message, file=sys.stderr, flush=True)
+    if ranks.distributed:
+        parallel.abort(code)
+    return code

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from .. import nn
-from ..data import MNIST, DataLoader, default_cache_dir, download_mnist, find_mnist
+from ..data import MNIST, DataLoader, RandomSampler, default_cache_dir, download_mnist, find_mnist
 from ..errors import DataError, UsageError
 from ..grad_mode import no_grad
 from ..models import MLP
@@ -36,8 +36,10 @@ from ..random import get_rng_state, manual_seed, set_rng_state
 from ..serialization import load
 from .arguments import (physical_memory, require_at_least, require_fits_in_memory, require_input_file,
                         require_new_or_resumed, require_number, require_writable, settle_with_checkpoint)
+from . import parallel
 from .checkpoints import CheckpointSet
 from .common import progress, resolve_device
+from .run_control import Diverged
 from .training_run import TrainingRun
 
 PIXELS, CLASSES = 784, 10
@@ -65,6 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="numbered checkpoints kept beside --save's PATH")
     parser.add_argument("--metrics", metavar="FILE",
                         help="one JSON object per epoch (--resume cuts it back to the checkpoint's epoch)")
+    parallel.add_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -92,6 +95,11 @@ def check_arguments(args) -> dict | None:
     require_fits_in_memory(16 * (PIXELS * H + H * CLASSES) + 4 * B * (PIXELS + 3 * H + 3 * CLASSES),
                            physical_memory() if args.device == "cpu" else None,
                            f"--hidden {H} with --batch-size {B}", "--hidden (or --batch-size)")
+    world, written_by = parallel.current().world, (saved or {}).get("world_size", 1)
+    if saved is not None and (saved.get("position") or {}).get("batch") and written_by != world:
+        raise UsageError(f"--resume {args.resume}: written inside an epoch by {written_by} rank(s), which split "
+                         f"the epoch's batches between them; resume it on {written_by} (mpirun -n {written_by}), "
+                         f"or from a checkpoint written at an epoch's end on any number")
     if saved is not None and saved["epoch"] >= args.epochs:
         raise UsageError(f"--epochs {args.epochs}: {args.resume} has {saved['epoch']} epochs done already; ask "
                          "for more --epochs to continue it")
@@ -105,12 +113,17 @@ def _checkpoints(args) -> CheckpointSet | None:
 
 
 def run(args) -> int:
-    saved = check_arguments(args)
+    with parallel.job(args.device, args.dist_timeout) as ranks:  # several ranks under mpirun (cli/parallel.py)
+        saved = parallel.adopt(args, ranks.from_main(lambda: (check_arguments(args), parallel.settled(args))))
+        return _run(args, saved, ranks)
+
+
+def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
     device = resolve_device(args.device)
     if args.download:
         target = Path(args.data) if args.data else default_cache_dir()
         print(f"downloading MNIST into {target}")
-        download_mnist(target, log=print)
+        ranks.each_machine(lambda: download_mnist(target, log=print))
         args.data = str(target)
     root, kind = find_mnist(args.data)
     name = "Fashion-MNIST" if kind == "fashion-mnist" else "MNIST"
@@ -127,11 +140,15 @@ def run(args) -> int:
     model.to(device)
     optimizer = (AdamW(model.parameters(), lr=args.lr, eps_inside_sqrt=True) if args.optimizer == "adamw"
                  else SGD(model.parameters(), lr=args.lr, momentum=0.9))
-    train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
+    if ranks.distributed:  # each rank its share of the epoch's shuffle (the same on every rank)
+        train_loader = DataLoader(train_set, batch_size=args.batch_size,
+                                  sampler=parallel.RankShare(RandomSampler(train_set), ranks.rank, ranks.world))
+    else:
+        train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
     position = EpochPosition()
     start_epoch = 0
     if saved is not None:
-        start_epoch, position = _restore(saved, args.resume, model, optimizer)
+        start_epoch, position = _restore(saved, args.resume, model, optimizer, ranks.rank)
         for group in optimizer.param_groups:
             group["initial_lr"] = args.lr  # the checkpoint's, or the override: what the schedule scales from
         where = f"{position.batch} of {len(train_loader)} batches into epoch {start_epoch + 1}" if position.batch \
@@ -144,31 +161,37 @@ def run(args) -> int:
     test_loader = DataLoader(test_set, batch_size=1000)
     print(f"model: {model.num_parameters():,} parameters on {device}, {args.optimizer} lr={args.lr}, "
           f"batch {args.batch_size}, {len(train_set):,} training and {len(test_set):,} test images")
+    if ranks.distributed:
+        print(f"data parallel: {ranks.world} ranks, each on its share of an epoch in batches of {args.batch_size}: "
+              f"{ranks.world * args.batch_size} images a step, {steps_per_epoch} steps an epoch")
 
     continues_save = saved is not None and bool(args.save) and Path(args.resume).resolve() == Path(args.save).resolve()
-    run = TrainingRun("mnist", _checkpoints(args), overwrite=args.overwrite,
-                      checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics, metrics_key="epoch",
-                      metrics_after=start_epoch if saved is not None else None,
+    main = ranks.is_main  # rank 0 alone locks the run, evaluates, writes metrics and checkpoints
+    run = TrainingRun("mnist", _checkpoints(args) if main else None, overwrite=args.overwrite,
+                      checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
+                      metrics_key="epoch", metrics_after=start_epoch if saved is not None else None,
                       resumed_step=start_epoch * steps_per_epoch + position.batch if continues_save else None,
-                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"))
-    job = _Job(args, run, model, optimizer, schedule, train_loader, device)
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main)
+    job = _Job(args, run, model, optimizer, schedule, train_loader, device, ranks)
     try:
         with run:
             for epoch in range(start_epoch, args.epochs):
                 if not job.train_epoch(epoch, position):
                     return run.stop(job.step(epoch, position))
-                test_loss, test_acc = evaluate(model, test_loader, device)
-                record = {"epoch": epoch + 1, "train_loss": position.loss_sum / position.seen,
-                          "train_acc": position.correct / position.seen, "test_loss": test_loss,
-                          "test_acc": test_acc, "seconds": round(position.seconds, 3),
-                          "samples_per_s": round(len(train_set) / max(position.seconds, 1e-9), 1)}
-                print(f"epoch {epoch + 1}/{args.epochs}  train loss {record['train_loss']:.4f} "
-                      f"acc {record['train_acc']:.4f}  test loss {test_loss:.4f} acc {test_acc:.4f}  "
-                      f"{position.seconds:.1f}s ({record['samples_per_s']:,.0f} samples/s)")
-                run.write_metrics(record)
+                loss_sum, correct, seen = ranks.sum([position.loss_sum, position.correct, position.seen])
+                test_loss = None
+                if main:
+                    test_loss, test_acc = evaluate(model, test_loader, device)
+                    record = {"epoch": epoch + 1, "train_loss": loss_sum / seen, "train_acc": correct / seen,
+                              "test_loss": test_loss, "test_acc": test_acc, "seconds": round(position.seconds, 3),
+                              "samples_per_s": round(len(train_set) / max(position.seconds, 1e-9), 1)}
+                    print(f"epoch {epoch + 1}/{args.epochs}  train loss {record['train_loss']:.4f} "
+                          f"acc {record['train_acc']:.4f}  test loss {test_loss:.4f} acc {test_acc:.4f}  "
+                          f"{position.seconds:.1f}s ({record['samples_per_s']:,.0f} samples/s)")
+                    run.write_metrics(record)
                 position = EpochPosition()
                 job.save(epoch + 1, position, test_loss)
-                if run.stop_requested and epoch + 1 < args.epochs:
+                if ranks.agree_stop(run) and epoch + 1 < args.epochs:
                     return run.stop(job.step(epoch + 1, position))
     except MemoryError:
         raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}: "
@@ -193,17 +216,24 @@ class EpochPosition:
 class _Job:
     """The training loop's state, shared by its epochs and its checkpoints."""
 
-    def __init__(self, args, run: TrainingRun, model, optimizer, schedule, loader, device):
+    def __init__(self, args, run: TrainingRun, model, optimizer, schedule, loader, device, ranks: parallel.Ranks):
         self.args, self.run, self.model, self.optimizer = args, run, model, optimizer
-        self.schedule, self.loader, self.device = schedule, loader, device
+        self.schedule, self.loader, self.device, self.ranks = schedule, loader, device, ranks
+        self.trained = ranks.wrap(model)  # DistributedDataParallel with several ranks
 
     def step(self, epochs_done: int, position: EpochPosition) -> int:
         return epochs_done * len(self.loader) + position.batch
 
     def save(self, epochs_done: int, position: EpochPosition, test_loss: float | None = None) -> None:
+        positions = self.ranks.gather(position.state())  # each rank's place in its share of the epoch
+        if not self.ranks.is_main:
+            self.run.save({}, 0, [])  # (rank 0 writes it; the others restart their clock with it)
+            return
         state = {"job": "mnist", "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
                  "epoch": epochs_done, "step": self.step(epochs_done, position), "position": position.state(),
-                 "rng": get_rng_state(), "config": _config(self.args)}
+                 "rng": get_rng_state(), "config": _config(self.args), "world_size": self.ranks.world}
+        if self.ranks.distributed:
+            state["positions"] = positions
         self.run.save(state, state["step"], self.model.named_parameters(), test_loss)
 
     def train_epoch(self, epoch: int, position: EpochPosition) -> bool:
@@ -224,11 +254,16 @@ class _Job:
             step = self.step(epoch, position) + 1
             images, labels = images.to(self.device), labels.to(self.device)
             try:
-                logits = self.model(images)
+                logits = self.trained(images)
                 loss = F.cross_entropy(logits, labels)
-                loss_value, _ = self.run.check_step(step, loss)  # before the update: Diverged
+                # the loss over all ranks, a stop signal and a checkpoint due: agreed by the ranks
+                agreed, stop, due = self.ranks.agree(loss, self.run, self.run.checkpoint_due())
+                try:
+                    loss_value, _ = self.run.check_step(step, agreed)  # before the update: Diverged
+                except Diverged as e:
+                    raise self.ranks.agreed(e) from None  # every rank saw the same loss
                 self.optimizer.zero_grad()
-                loss.backward()
+                loss.backward()  # (with several ranks: the gradients averaged over them)
             except ArithmeticError as e:
                 raise self.run.arithmetic_failure(step, e) from None
             self.optimizer.step()
@@ -239,11 +274,13 @@ class _Job:
             position.correct += int((logits.argmax(1) == labels).sum().item())
             position.seen += n
             self.run.step = step
-            if position.batch < total and (self.run.stop_requested or self.run.checkpoint_due()):
+            if not self.ranks.distributed:  # one process: asked here, as ever
+                stop, due = self.run.stop_requested, self.run.checkpoint_due()
+            if position.batch < total and (stop or due):
                 position.seconds += time.perf_counter() - started
                 started = time.perf_counter()
                 self.save(epoch, position)
-                if self.run.stop_requested:
+                if stop if self.ranks.distributed else self.run.stop_requested:  # (ranks: what they agreed)
                     return False
         position.seconds += time.perf_counter() - started
         return True
@@ -289,10 +326,11 @@ def _read_checkpoint(args) -> dict:
     return checkpoint
 
 
-def _restore(checkpoint: dict, path: str, model, optimizer) -> tuple[int, EpochPosition]:
+def _restore(checkpoint: dict, path: str, model, optimizer, rank: int) -> tuple[int, EpochPosition]:
     model.load_state_dict(checkpoint["model"])
     optimizer.load_state_dict(checkpoint["optimizer"])
-    set_rng_state(checkpoint["rng"])
-    saved = checkpoint.get("position") or {}
+    set_rng_state(checkpoint["rng"])  # (the same on every rank: it draws the epochs' shuffles)
+    positions = checkpoint.get("positions") or [checkpoint.get("position") or {}]  # each rank's (check_arguments:
+    saved = positions[rank] if rank < len(positions) else {}                     # inside an epoch, as many)
     position = EpochPosition(**saved) if saved.get("batch") else EpochPosition()
     return int(checkpoint["epoch"]), position

@@ -30,12 +30,13 @@ from .run_control import (Diverged, StopSignals, TrainerLock, arithmetic_failure
 class TrainingRun:
     def __init__(self, job: str, checkpoints: CheckpointSet | None, *, overwrite: bool, checkpoint_minutes: float,
                  metrics: str | None, metrics_key: str, metrics_after: int | None,
-                 resumed_step: int | None = None, best_val_loss: float | None = None):
+                 resumed_step: int | None = None, best_val_loss: float | None = None, report: bool = True):
         """``checkpoints`` None: the run saves nothing (``zero mnist`` without --save).
         ``metrics_after``: on --resume, the last ``metrics_key`` value (step, epoch) whose
         records the metrics file keeps; None starts it afresh. ``resumed_step``: the step of
         the checkpoint a resumed run continues, ``best_val_loss`` the best it had seen."""
         self.job, self.checkpoints, self.overwrite = job, checkpoints, overwrite
+        self.report = report  # False: stop() says nothing (a rank other than 0 of a data-parallel job)
         self.metrics_path, self.metrics_key, self.metrics_after = metrics, metrics_key, metrics_after
         self.interval = checkpoint_minutes * 60.0
         self.best_val_loss = best_val_loss
@@ -126,6 +127,7 @@ class TrainingRun:
             where = "nothing saved (no --save)"
         else:
             where = f"checkpoint {self.checkpoints.latest} (step {self.last_saved}); continue with --resume"
-        print(f"zero {self.job}: {signal_name(signum)}: stopped after step {step}: {where}", file=sys.stderr,
-              flush=True)
+        if self.report:
+            print(f"zero {self.job}: {signal_name(signum)}: stopped after step {step}: {where}", file=sys.stderr,
+                  flush=True)
         return self.signals.exit_status

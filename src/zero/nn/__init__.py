@@ -1,5 +1,5 @@
 """Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops."""
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
@@ -11,4 +11,4 @@ from .parameter import Parameter
 __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "ModuleDict", "Linear", "Embedding",
            "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU",
            "Tanh", "Sigmoid", "Softmax", "Flatten", "CrossEntropyLoss", "MSELoss", "MultiheadAttention", "functional",
-           "init", "utils"]
+           "init", "parallel", "utils"]

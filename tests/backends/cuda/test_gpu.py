@@ -193,3 +193,32 @@ def test_cuda_work_never_imports_torch():
                             check=False)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.split()[-1] == "False", "Triton fell back to its PyTorch driver: " + result.stderr[-2000:]
+
+
+def test_nccl_on_one_gpu(tmp_path):
+    """zero.distributed's nccl backend for real, one rank: every collective, DDP and ZeRO on the
+    GPU (tests/distributed/programs/nccl_one_gpu.py, in its own process: it picks its GPU
+    before CUDA starts)."""
+    import json
+
+    import zero.distributed
+
+    if not zero.distributed.is_nccl_available():
+        pytest.skip("NCCL is not installed here: pip install 'nvidia-nccl-cu13>=2.27.7,<3'")
+    program = os.path.join(os.path.dirname(__file__), "..", "..", "distributed", "programs", "nccl_one_gpu.py")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    result = subprocess.run([sys.executable, program, str(tmp_path)], capture_output=True, text=True, timeout=240,
+                            env=env, check=False)
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    report = json.loads((tmp_path / "rank0.json").read_text())
+    values = np.arange(12, dtype=np.float32).reshape(3, 4)
+    assert report["backend"] == "nccl" and report["world"] == 1
+    for op in ("SUM", "AVG", "MAX", "PRODUCT"):  # one rank: each reduction gives back its input
+        np.testing.assert_array_equal(report[f"all_reduce {op}"], values * 2)
+    assert report["async float16"] == [values.tolist(), True]
+    for name in ("broadcast", "all_gather_into_tensor", "all_gather", "reduce_scatter_tensor"):
+        np.testing.assert_array_equal(report[name], values, err_msg=name)
+    assert report["objects"] == [1.0, 1.0]
+    np.testing.assert_allclose(report["ddp losses"], report["plain losses"], rtol=1e-6)
+    np.testing.assert_allclose(report["zero losses"], report["plain losses"], rtol=1e-6)
+    assert report["zero state entries"] == 4

@@ -46,6 +46,12 @@ def device_count() -> int:
     return _device_count()
 
 
+def cuda_in_use() -> bool:
+    """Whether this process has asked CUDA about its devices yet (from then on, a change to
+    CUDA_VISIBLE_DEVICES no longer changes which GPUs it sees)."""
+    return _device_count.cache_info().currsize > 0
+
+
 def is_available() -> bool:
     return device_count() > 0
 
