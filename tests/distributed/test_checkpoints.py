@@ -4,7 +4,7 @@ wrote it went on to have (programs/checkpoint.py)."""
 from __future__ import annotations
 
 import pytest
-from conftest import assert_close, launch, needs_mpi
+from mpi_support import assert_close, launch, needs_mpi
 
 import zero
 

@@ -9,7 +9,7 @@ import shutil
 
 import numpy as np
 import pytest
-from conftest import launch, needs_mpi
+from mpi_support import launch, needs_mpi
 
 import zero
 from zero.cli.main import main

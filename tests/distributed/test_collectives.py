@@ -5,7 +5,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import launch, needs_mpi
+from mpi_support import launch, needs_mpi
 from scenarios import rank_values
 
 pytestmark = needs_mpi

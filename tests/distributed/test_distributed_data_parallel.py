@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 import pytest
-from conftest import assert_close, needs_mpi
+from mpi_support import assert_close, needs_mpi
 from scenarios import LR, MODELS, batches, loss_of, mlp, train, weights
 
 from zero.optim import AdamW

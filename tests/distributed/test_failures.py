@@ -7,7 +7,7 @@ the test, and each case checks the message of the path that ended the job."""
 from __future__ import annotations
 
 import pytest
-from conftest import launch, needs_mpi
+from mpi_support import launch, needs_mpi
 
 pytestmark = needs_mpi
 

@@ -3,7 +3,7 @@ training as one process with the plain optimizer, with about half the state on e
 from __future__ import annotations
 
 import pytest
-from conftest import assert_close, needs_mpi
+from mpi_support import assert_close, needs_mpi
 from scenarios import MODELS
 
 import zero
