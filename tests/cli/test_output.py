@@ -134,13 +134,16 @@ def test_durations(seconds, shown):
     assert duration(seconds) == shown
 
 
-def test_progress_lines_estimate_what_is_left(monkeypatch):
-    clock = iter([100.0, 130.0, 130.0, 130.0])
+def test_progress_lines_estimate_what_is_left_from_the_pace_after_the_first_step(monkeypatch):
+    """Resumed at 40 of 100: the first step takes 12 s (compiling), the next 20 take 30 s: 39
+    left at 1.5 s each is about a minute; the first step's pace would say 3 minutes."""
+    clock = iter([100.0, 112.0, 112.0, 142.0, 142.0, 142.0])
     monkeypatch.setattr(console.time, "monotonic", lambda: next(clock))
     stream = io.StringIO()
-    progress = Progress(100, "train", first=40, stream=stream, plain_seconds=10)
-    progress.advance(20)  # 20 steps in 30 s: 40 left, about a minute
-    assert stream.getvalue() == "train: step 60/100 (60%), 0:30 elapsed, about 1:00 left\n"
+    progress = Progress(100, "train", first=40, stream=stream, plain_seconds=20)
+    progress.advance()  # at 112: 12 s since the last line, below 20: nothing
+    progress.advance(20)
+    assert stream.getvalue() == "train: step 61/100 (61%), 0:42 elapsed, about 0:58 left\n"
 
 
 def test_sample_stream_prints_the_same_text_as_it_comes(prepared, tmp_path, capsys, monkeypatch):

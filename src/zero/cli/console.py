@@ -7,6 +7,8 @@ without one, so a log never stays silent for long:
 
     train: step 120/1500 (8%), 0:18 elapsed, about 3:27 left
 
+(the time left is estimated from the pace after the first step, which on a first
+run compiles the kernels).
 ``compile_notice`` says when Numba starts compiling kernels: a first run compiles
 each for a second or so (``cache=True`` keeps them on disk; later runs load them in
 milliseconds), which would otherwise look like a hang before the first step.
@@ -42,6 +44,7 @@ class Progress:
         self.done, self.first = first, first
         self.plain_seconds = PLAIN_SECONDS if plain_seconds is None else plain_seconds
         self.started = self.last_line = time.monotonic()
+        self.first_done_at: float | None = None  # when the first unit ended (it may have compiled kernels)
         self.bar = None
         if _is_terminal(self.stream):
             from tqdm import tqdm
@@ -74,6 +77,9 @@ class Progress:
             self.bar.set_postfix_str(text, refresh=False)
 
     def advance(self, units: int = 1) -> None:
+        if self.first_done_at is None:
+            self.first_done_at = time.monotonic()
+            self.first_units = units
         self.done += units
         if self.bar is not None:
             self.bar.update(units)
@@ -82,12 +88,13 @@ class Progress:
 
     def line(self) -> str:
         """``train: step 120/1500 (8%), 0:18 elapsed, about 3:27 left``."""
-        elapsed = time.monotonic() - self.started
-        ran = self.done - self.first
+        now = time.monotonic()
         text = f"{self.description}: {self.unit} {self.done:,}/{self.total:,} ({100 * self.done // self.total}%), " \
-               f"{duration(elapsed)} elapsed"
-        if ran > 0:
-            text += f", about {duration(elapsed / ran * (self.total - self.done))} left"
+               f"{duration(now - self.started)} elapsed"
+        if self.first_done_at is not None:  # the pace after the first unit, which may have compiled kernels
+            ran = self.done - self.first - self.first_units
+            if ran > 0:
+                text += f", about {duration((now - self.first_done_at) / ran * (self.total - self.done))} left"
         return text
 
 
