@@ -58,7 +58,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     t.add_argument("--device", default="cpu", help="cpu or cuda")
     described = {"steps": "optimizer steps", "batch_size": "sequences per step", "block_size": "context length",
                  "n_layer": "transformer blocks", "n_head": "attention heads", "n_embd": "width",
-                 "dropout": "dropout probability", "lr": "peak learning rate", "min_lr": "final learning rate",
+                 "dropout": "dropout probability",
+                 "lr": "peak learning rate of the book's AdamW (eps inside the square root, "
+                       "AdamW(eps_inside_sqrt=True); PyTorch's puts it outside)", "min_lr": "final learning rate",
                  "warmup": "linear warm-up steps", "eval_interval": "steps between validation, sample and checkpoint",
                  "eval_iters": "batches per validation loss estimate", "log_interval": "steps between log lines",
                  "sample_tokens": "length of the sample at each evaluation"}

@@ -57,7 +57,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--epochs", type=int, default=1, metavar="N", help="passes over the training set")
     parser.add_argument("--batch-size", type=int, default=64, metavar="N", help="images per step")
     parser.add_argument("--optimizer", choices=("sgd", "adamw"), default="adamw",
-                        help="AdamW, or SGD with momentum 0.9")
+                        help="adamw is the book's form, eps inside the square root "
+                             "(AdamW(eps_inside_sqrt=True)); sgd uses momentum 0.9")
     parser.add_argument("--lr", type=float, default=1e-3, metavar="X", help="the starting learning rate")
     parser.add_argument("--hidden", type=int, default=512, metavar="N", help="width of the hidden layer")
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
@@ -134,7 +135,7 @@ def run(args) -> int:
     pixels = train_set.images.numpy()
     model.set_input_statistics(float(pixels.mean()), float(pixels.std()))
     model.to(device)
-    optimizer = (AdamW(model.parameters(), lr=args.lr) if args.optimizer == "adamw"
+    optimizer = (AdamW(model.parameters(), lr=args.lr, eps_inside_sqrt=True) if args.optimizer == "adamw"
                  else SGD(model.parameters(), lr=args.lr, momentum=0.9))
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
     position = EpochPosition()
