@@ -12,6 +12,7 @@ from cli_helpers import TINY_GPT, child_environment, gpt, mnist
 
 import zero.cli.console as console
 from zero.cli.console import Progress, compile_notice, duration
+from zero.models.gpt import GPT
 
 
 class Terminal(io.StringIO):
@@ -146,25 +147,42 @@ def test_progress_lines_estimate_what_is_left_from_the_pace_after_the_first_step
     assert stream.getvalue() == "train: step 61/100 (61%), 0:42 elapsed, about 0:58 left\n"
 
 
-def test_sample_stream_prints_the_same_text_as_it_comes(prepared, tmp_path, capsys, monkeypatch):
+def test_sample_stream_prints_each_character_as_it_is_generated(prepared, tmp_path, capsys, monkeypatch):
     run = tmp_path / "run"
     assert gpt("train", "--data", prepared, "--out", run, "--steps", 2, "--eval-interval", 2, *TINY_GPT) == 0
     capsys.readouterr()
     assert gpt("sample", "--run", run, "--prompt", "To be", "--tokens", 40, "--seed", 3) == 0
     whole = capsys.readouterr().out
 
+    forwards = 0
+    real_forward = GPT.forward
+
+    def counted_forward(self, *args, **kwargs):
+        nonlocal forwards
+        forwards += 1
+        return real_forward(self, *args, **kwargs)
+
     class Recorder(io.StringIO):
-        writes = 0
+        """Notes, with each piece of text written, how many forward passes the model had run."""
+        writes: list = []
 
         def write(self, text):
-            Recorder.writes += bool(text)
+            if text:
+                Recorder.writes.append((text, forwards))
             return super().write(text)
 
+    monkeypatch.setattr(GPT, "forward", counted_forward)
     screen = Recorder()
     monkeypatch.setattr(sys, "stdout", screen)
     assert gpt("sample", "--run", run, "--prompt", "To be", "--tokens", 40, "--seed", 3, "--stream") == 0
-    assert screen.getvalue() == whole
-    assert Recorder.writes >= 40  # one write per character at least, not one at the end
+    monkeypatch.undo()
+    assert screen.getvalue() == whole  # the same text as without --stream
+    assert Recorder.writes[0] == ("To be", 0)  # the prompt, before the model runs
+    # then the k-th generated character, alone, right after the k-th forward pass (the KV
+    # cache: one pass per character), not all of them after the last
+    characters = Recorder.writes[1:41]
+    assert [seen for _, seen in characters] == list(range(1, 41)), characters
+    assert [text for text, _ in characters] == list(whole[len("To be"):len("To be") + 40])
 
 
 def test_help_of_a_job_module_is_its_docstring():
