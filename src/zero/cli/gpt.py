@@ -7,8 +7,8 @@
 
 Without --data, `train` uses the text of Python's documentation topics
 (pydoc_data.topics, in every Python installation), prepared into the cache.
---preset picks the model and the schedule: cpu (the default, under 3 minutes
-on 2 cores), book (the book's configuration), tiny, shakespeare-cpu; see
+--preset picks the model and the schedule: cpu (the default, sized for about
+2 minutes on 2 cores), book (the book's configuration), tiny, shakespeare-cpu; see
 `zero gpt train --help`.
 
 RUN holds checkpoint.safetensors (the latest, which --resume and `sample` read),

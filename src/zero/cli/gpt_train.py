@@ -1,8 +1,8 @@
 """The GPT training loop (the book's stone_gpt), for ``zero gpt train``.
 
 --preset sets the model's size and the schedule (the table at the end of this
-help); any option given overrides its preset's value. The default, cpu, trains
-in under 3 minutes on 2 cores.
+help); any option given overrides its preset's value. The default, cpu, is
+sized for about 2 minutes on 2 cores (800 steps of about 150 ms).
 
 Each step: a random batch (targets shifted by one), the fused loss, backward,
 global-norm clipping, the warm-up + cosine learning rate, an AdamW step
