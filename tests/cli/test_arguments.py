@@ -50,11 +50,11 @@ GPT_TRAIN = [
     (("--dropout", -0.1), "--dropout must be a number >= 0 and < 1"),
     (("--grad-clip", -1), "--grad-clip must be a number >= 0, got -1.0"),
     (("--warmup", -5), "--warmup must be at least 0, got -5"),
-    (("--min-lr", 0.1), "--min-lr 0.1 must not exceed --lr 0.001"),
+    (("--preset", "book", "--min-lr", 0.1), "--min-lr 0.1 must not exceed --lr 0.001"),
     (("--steps", 0), "--steps must be at least 1, got 0"),
     (("--eval-iters", 0), "--eval-iters must be at least 1"),
     (("--sample-tokens", -1), "--sample-tokens must be at least 0"),
-    (("--n-head", 5), "--n-embd 384 must be a multiple of --n-head 5"),
+    (("--preset", "book", "--n-head", 5), "--n-embd 384 must be a multiple of --n-head 5"),
     (("--seed", -1), "--seed must be at least 0, got -1"),
     (("--checkpoint-minutes", -1), "--checkpoint-minutes must be a number >= 0"),
     (("--keep-checkpoints", 0), "--keep-checkpoints must be at least 1"),
@@ -188,8 +188,8 @@ def test_a_resumed_run_keeps_its_settings_and_takes_new_ones_given(prepared, tmp
     """Trained with --lr 3e-3 for 6 steps, interrupted at 2: a plain --resume goes on to step 6
     at 3e-3; a given --lr 1e-4 is used (the optimizer's own saved rate does not win)."""
     run = tmp_path / "run"
-    settings = ("--data", prepared, "--out", run, *TINY_GPT, "--lr", 3e-3, "--steps", 6, "--eval-interval", 2,
-                "--warmup", 0, "--metrics", tmp_path / "m.jsonl")
+    settings = ("--data", prepared, "--out", run, *TINY_GPT, "--lr", 3e-3, "--min-lr", 1e-5, "--steps", 6,
+                "--eval-interval", 2, "--warmup", 0, "--metrics", tmp_path / "m.jsonl")
     assert gpt("train", *settings) == 0
     full = zero.load(run / "checkpoint.safetensors")
     (run / "checkpoint.safetensors").unlink()

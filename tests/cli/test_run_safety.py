@@ -191,7 +191,7 @@ def test_a_model_holding_nan_is_never_saved(prepared, tiny_mnist, tmp_path, caps
     monkeypatch.setattr(training_run.TrainingRun, "save", save_after_nan)
     if job == "gpt":
         status = _train(prepared, tmp_path / "run", "--steps", 2, "--eval-interval", 1)
-        written = list((tmp_path / "run").glob("*"))
+        written = list((tmp_path / "run").glob("*.safetensors"))  # (the metrics of step 1 are there)
     else:
         status = mnist("--data", tiny_mnist, "--batch-size", 64, "--hidden", 8, "--save", tmp_path / "m.safetensors")
         written = list(tmp_path.glob("m*"))
@@ -251,8 +251,9 @@ def test_training_into_an_existing_run_needs_resume_or_overwrite(prepared, tmp_p
     assert "already holds checkpoints" in err and "--resume" in err and "--overwrite" in err
     assert (run / CKPT).read_bytes() == before
     assert _train(prepared, run, "--steps", 3, "--eval-interval", 3, "--overwrite") == 0
-    assert sorted(p.name for p in run.iterdir()) == ["checkpoint-000003.safetensors",
-                                                     "checkpoint-best.safetensors", CKPT]
+    assert sorted(p.name for p in run.glob("*.safetensors")) == ["checkpoint-000003.safetensors",
+                                                                 "checkpoint-best.safetensors", CKPT]
+    assert [r["step"] for r in map(json.loads, (run / "metrics.jsonl").read_text().splitlines())] == [1, 2, 3]
     assert _train(prepared, run, "--steps", 3, "--resume", "--overwrite") == 2
 
 

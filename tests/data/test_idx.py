@@ -204,6 +204,16 @@ def places(tmp_path, monkeypatch):
     return {"home": home / ".cache" / "zero" / "mnist", "zero_data": zero_data / "mnist", "fashion": fashion}
 
 
+@pytest.mark.parametrize("uid, command", [
+    (0, "  apt-get update && apt-get install dataset-fashion-mnist"),
+    (1000, "  sudo apt-get update && sudo apt-get install dataset-fashion-mnist")])
+def test_the_install_hint_uses_sudo_only_when_not_root(places, monkeypatch, uid, command):
+    monkeypatch.setattr(mnist_module.os, "geteuid", lambda: uid, raising=False)
+    with pytest.raises(DataError) as info:
+        find_mnist()
+    assert command + "\n" in str(info.value)
+
+
 def test_find_mnist_order(tmp_path, places):
     with pytest.raises(DataError) as info:
         find_mnist()

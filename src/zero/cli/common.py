@@ -1,10 +1,9 @@
-"""What the jobs share: devices, progress bars, metrics files, memory figures.
-(The rules for arguments are in ``arguments``.)"""
+"""What the jobs share: devices, metrics files, memory figures. (The rules for arguments
+are in ``arguments``; what a job prints while it runs, in ``console``.)"""
 from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
 from ..backends.device import Device
@@ -20,15 +19,6 @@ def resolve_device(name: str) -> Device:
     device = Device(name)
     device.backend  # noqa: B018  (raises a clear DeviceError when CUDA is not usable)
     return device
-
-
-def progress(iterable, total: int, description: str):
-    """A tqdm bar when stdout is a terminal, the plain iterable otherwise."""
-    if not sys.stdout.isatty():
-        return iterable
-    from tqdm import tqdm
-
-    return tqdm(iterable, total=total, desc=description, leave=False, dynamic_ncols=True)
 
 
 class MetricsFile:

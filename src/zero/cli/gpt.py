@@ -1,16 +1,21 @@
 """Character-level GPT (the book's StoneGPT): prepare a text, train, sample.
 
-  zero gpt prepare TEXT_FILE --out DIR     vocab.txt, train.bin, val.bin (90/10)
-  zero gpt train [--data DIR] [--out RUN]  the book's loop; checkpoints into RUN
-  zero gpt sample --run RUN [--prompt T]   continue a prompt from the checkpoint
+  zero gpt prepare TEXT_FILE --out DIR      vocab.txt, train.bin, val.bin (90/10)
+  zero gpt train [--data DIR] [--out RUN]   the book's loop; checkpoints into RUN
+  zero gpt sample --run RUN [--prompt T]    continue a prompt from the checkpoint
+  zero plot RUN [RUN ...]                   the loss curves (also drawn by train)
 
 Without --data, `train` uses the text of Python's documentation topics
 (pydoc_data.topics, in every Python installation), prepared into the cache.
+--preset picks the model and the schedule: cpu (the default, sized for about
+2 minutes on 2 cores), book (the book's configuration), tiny, shakespeare-cpu; see
+`zero gpt train --help`.
 
 RUN holds checkpoint.safetensors (the latest, which --resume and `sample` read),
-checkpoint-STEP.safetensors (the newest --keep-checkpoints) and
-checkpoint-best.safetensors (the lowest validation loss). Ctrl-C or SIGTERM:
-the step finishes, a checkpoint is written, exit status 130 / 143.
+checkpoint-STEP.safetensors (the newest --keep-checkpoints),
+checkpoint-best.safetensors (the lowest validation loss), metrics.jsonl and
+metrics.png. Ctrl-C or SIGTERM: the step finishes, a checkpoint is written,
+exit status 130 / 143.
 """
 from __future__ import annotations
 
@@ -24,49 +29,48 @@ from ..models.gpt import GPT, GPTConfig
 from ..random import Generator, manual_seed
 from ..serialization import load
 from ..tensors.creation import tensor
-from .arguments import require_at_least, require_number
+from . import gpt_train, parallel, presets
+from .arguments import option, require_at_least, require_number
 from .checkpoints import CheckpointSet
-from . import gpt_train, parallel
 from .common import resolve_device
 from .gpt_train import CHECKPOINT, check_arguments, train
-
-
-class _Formatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Defaults shown, the description's lines kept."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    prepare = commands.add_parser("prepare", help="turn a UTF-8 text into character-level training data")
-    prepare.add_argument("text", metavar="TEXT_FILE")
-    prepare.add_argument("--out", required=True, metavar="DIR")
+    prepare = commands.add_parser("prepare", help="turn a UTF-8 text into character-level training data",
+                                  description=PREPARE_DESCRIPTION)
+    prepare.add_argument("text", metavar="TEXT_FILE", help="any UTF-8 text")
+    prepare.add_argument("--out", required=True, metavar="DIR",
+                         help="where vocab.txt, train.bin, val.bin and meta.json go (`zero gpt train --data DIR`)")
     prepare.set_defaults(handler=run_prepare)
 
     t = commands.add_parser("train", help="train a GPT on prepared data", description=gpt_train.__doc__,
-                            formatter_class=_Formatter)
-    t.add_argument("--data", metavar="DIR", help="prepared data (default: Python's documentation topics)")
-    t.add_argument("--out", default="runs/gpt", metavar="RUN_DIR", help="where checkpoints go")
+                            epilog="presets: --preset NAME fills in these options; any given on the command "
+                                   "line wins.\n\n" + presets.table())
+    t.add_argument("--preset", default=presets.DEFAULT, choices=list(presets.PRESETS),
+                   help="a set of defaults for the model's size and the schedule (the table below)")
+    t.add_argument("--data", metavar="DIR",
+                   help="data written by `zero gpt prepare` (default: Python's documentation topics, prepared "
+                        "once into ~/.cache/zero or $ZERO_DATA)")
+    t.add_argument("--out", default="runs/gpt", metavar="RUN_DIR", help="where checkpoints, metrics and the plot go")
     t.add_argument("--device", default="cpu", help="cpu or cuda")
-    t.add_argument("--steps", type=int, default=30, help="optimizer steps (the book's CPU smoke run is 30)")
-    t.add_argument("--batch-size", type=int, default=64)
-    t.add_argument("--block-size", type=int, default=256)
-    t.add_argument("--n-layer", type=int, default=6)
-    t.add_argument("--n-head", type=int, default=6)
-    t.add_argument("--n-embd", type=int, default=384)
-    t.add_argument("--dropout", type=float, default=0.2)
-    t.add_argument("--lr", type=float, default=1e-3,
-                   help="peak learning rate of the book's AdamW (eps inside the square root, "
-                        "AdamW(eps_inside_sqrt=True); PyTorch's puts it outside)")
-    t.add_argument("--min-lr", type=float, default=1e-4)
-    t.add_argument("--warmup", type=int, default=100, help="linear warm-up steps")
-    t.add_argument("--weight-decay", type=float, default=0.1)
-    t.add_argument("--grad-clip", type=float, default=1.0, help="global gradient norm limit (0: off)")
-    t.add_argument("--eval-interval", type=int, default=500, help="steps between validation and checkpoint")
-    t.add_argument("--eval-iters", type=int, default=20, help="batches per loss estimate")
-    t.add_argument("--log-interval", type=int, default=10)
-    t.add_argument("--sample-tokens", type=int, default=200, help="length of the sample at each evaluation")
-    t.add_argument("--seed", type=int, default=1337)
+    described = {"steps": "optimizer steps", "batch_size": "sequences per step", "block_size": "context length",
+                 "n_layer": "transformer blocks", "n_head": "attention heads", "n_embd": "width",
+                 "dropout": "dropout probability",
+                 "lr": "peak learning rate of the book's AdamW (eps inside the square root, "
+                       "AdamW(eps_inside_sqrt=True); PyTorch's puts it outside)", "min_lr": "final learning rate",
+                 "warmup": "linear warm-up steps", "eval_interval": "steps between validation, sample and checkpoint",
+                 "eval_iters": "batches per validation loss estimate", "log_interval": "steps between log lines",
+                 "sample_tokens": "length of the sample at each evaluation"}
+    for name in presets.OPTIONS:
+        kind = float if isinstance(presets.PRESETS[presets.DEFAULT][name], float) else int
+        t.add_argument(option(name), type=kind, default=None, metavar="N" if kind is int else "X",
+                       help=f"{described[name]} {presets.option_help(name)}")
+    t.add_argument("--weight-decay", type=float, default=0.1, metavar="X", help="AdamW's, on matrices and embeddings")
+    t.add_argument("--grad-clip", type=float, default=1.0, metavar="X", help="global gradient norm limit (0: off)")
+    t.add_argument("--seed", type=int, default=1337, metavar="N", help="the weights', the batches' and the samples'")
     t.add_argument("--checkpoint-minutes", type=float, default=10.0, metavar="M",
                    help="also checkpoint after M minutes of wall-clock time since the last one (0: off)")
     t.add_argument("--keep-checkpoints", type=int, default=3, metavar="N",
@@ -74,26 +78,42 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     existing = t.add_mutually_exclusive_group()
     existing.add_argument("--resume", action="store_true",
                           help="continue from RUN_DIR's latest checkpoint, with its settings (options given "
-                               "here override them; the model's shape cannot change)")
+                               "here override them; the model's shape and the preset cannot change)")
     existing.add_argument("--overwrite", action="store_true",
                           help="start afresh in a RUN_DIR that holds checkpoints (deletes them)")
     t.add_argument("--metrics", metavar="FILE",
-                   help="one JSON object per logged step (--resume cuts it back to the checkpoint's step)")
+                   help="one JSON object per logged step, plotted at the end beside it as FILE.png (default: "
+                        "RUN_DIR/metrics.jsonl; --resume cuts it back to the checkpoint's step)")
     parallel.add_arguments(t)
     t.set_defaults(handler=run_train)
 
-    s = commands.add_parser("sample", help="generate text from a trained run")
-    s.add_argument("--run", required=True, metavar="RUN_DIR")
+    s = commands.add_parser("sample", help="generate text from a trained run", description=SAMPLE_DESCRIPTION)
+    s.add_argument("--run", required=True, metavar="RUN_DIR", help="a RUN_DIR of `zero gpt train`")
     s.add_argument("--checkpoint", default="latest", metavar="WHICH",
                    help="latest, best, or a step number (one of the numbered checkpoints)")
     s.add_argument("--prompt", default="", help="text to continue (default: a newline, if in the vocabulary)")
-    s.add_argument("--tokens", type=int, default=500, help="how many characters to generate")
-    s.add_argument("--temperature", type=float, default=0.8, help="0: always the likeliest character")
-    s.add_argument("--top-k", type=int, default=None, help="sample among the k likeliest characters only")
-    s.add_argument("--seed", type=int, default=0)
-    s.add_argument("--device", default="cpu")
+    s.add_argument("--tokens", type=int, default=500, metavar="N", help="how many characters to generate")
+    s.add_argument("--temperature", type=float, default=0.8, metavar="X", help="0: always the likeliest character")
+    s.add_argument("--top-k", type=int, default=None, metavar="K",
+                   help="sample among the K likeliest characters only (default: all)")
+    s.add_argument("--seed", type=int, default=0, metavar="N", help="of the sampling")
+    s.add_argument("--device", default="cpu", help="cpu or cuda")
+    s.add_argument("--stream", action="store_true", help="print each character as it is generated")
     s.add_argument("--no-cache", action="store_true", help="recompute the window each token (slower)")
     s.set_defaults(handler=run_sample)
+
+
+PREPARE_DESCRIPTION = """Turn a UTF-8 text into character-level training data for `zero gpt train --data DIR`.
+
+DIR gets vocab.txt (the sorted distinct characters, one JSON string a line),
+train.bin (the first 90% of the text as int32 ids), val.bin (the last 10%) and
+meta.json (the source and the sizes)."""
+
+SAMPLE_DESCRIPTION = """Continue a prompt with a model trained by `zero gpt train`.
+
+Reads RUN_DIR/checkpoint.safetensors (or --checkpoint best / STEP) and prints
+the prompt followed by --tokens generated characters (a KV cache keeps it fast;
+--stream prints them as they come)."""
 
 
 def run_prepare(args) -> int:
@@ -171,8 +191,15 @@ def run_sample(args) -> int:
                             f"in the vocabulary of {len(tokenizer)} characters this model was trained on")
     ids = tokenizer.encode(prompt)
     manual_seed(args.seed)
+    on_token = None
+    if args.stream:
+        print(prompt, end="", flush=True)
+
+        def on_token(new) -> None:
+            print(tokenizer.decode(new[:1]), end="", flush=True)
+
     out = model.generate(tensor(ids[None, :].astype("int64"), device=device), args.tokens,
                          temperature=args.temperature, top_k=args.top_k, generator=Generator(seed=args.seed),
-                         use_cache=not args.no_cache)
-    print(tokenizer.decode(out[0].tolist()))
+                         use_cache=not args.no_cache, on_token=on_token)
+    print() if args.stream else print(tokenizer.decode(out[0].tolist()))
     return 0

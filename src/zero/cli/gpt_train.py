@@ -1,5 +1,9 @@
 """The GPT training loop (the book's stone_gpt), for ``zero gpt train``.
 
+--preset sets the model's size and the schedule (the table at the end of this
+help); any option given overrides its preset's value. The default, cpu, is
+sized for about 2 minutes on 2 cores (800 steps of about 150 ms).
+
 Each step: a random batch (targets shifted by one), the fused loss, backward,
 global-norm clipping, the warm-up + cosine learning rate, an AdamW step
 (betas 0.9, 0.99). Every --eval-interval steps and at the end: a validation
@@ -13,6 +17,13 @@ RUN_DIR holds (see ``checkpoints`` for the rotation):
     checkpoint-000500.safetensors   the newest --keep-checkpoints, named by step
     checkpoint-best.safetensors     the lowest validation loss so far
                                     (`zero gpt sample --checkpoint best`)
+    metrics.jsonl                   a JSON object per logged step (--metrics)
+    metrics.png                     its curves, drawn at the end (`zero plot`)
+
+On a terminal a progress bar runs under the log lines; redirected, a plain
+progress line appears at least every 10 s. Each checkpoint is announced with
+its path, and a summary closes the run: steps, time, tokens/s, the best
+validation loss, and where the checkpoint, metrics and plot are.
 
 Checkpoints are also written every --checkpoint-minutes of wall-clock time and
 when SIGINT or SIGTERM arrives (then the job exits 130 / 143). A non-finite
@@ -46,14 +57,19 @@ from .arguments import (physical_memory, require_at_least, require_fits_in_memor
                         settle_with_checkpoint)
 from . import parallel
 from .checkpoints import CheckpointSet
-from .common import peak_memory, progress, resolve_device, trim_device_pool
+from . import presets
+from .common import peak_memory, resolve_device, trim_device_pool
+from .console import Progress, compile_notice, duration
+from .plot import write_plot_beside
 from .run_control import Diverged
 from .training_run import TrainingRun
 
 CHECKPOINT = "checkpoint.safetensors"
 MODEL_KEYS = ("block_size", "n_layer", "n_head", "n_embd", "dropout")
 TRAIN_KEYS = ("steps", "batch_size", "lr", "min_lr", "warmup", "weight_decay", "grad_clip", "eval_interval",
-              "eval_iters", "log_interval", "seed", "data")
+              "eval_iters", "log_interval", "seed", "data", "metrics")
+FIXED_KEYS = (*MODEL_KEYS, "preset")  # what a resumed run cannot change
+METRICS = "metrics.jsonl"
 
 
 def checkpoint_set(args) -> CheckpointSet:
@@ -69,6 +85,9 @@ def check_arguments(args) -> dict | None:
     require_new_or_resumed(checkpoints, args.resume, args.overwrite, args.out)
     resume_from = checkpoints.resumable() if args.resume else None
     saved = _read_checkpoint(resume_from, args) if resume_from is not None else None
+    presets.apply(args)  # after the checkpoint's settings: they come first on --resume
+    if args.metrics is None:
+        args.metrics = str(Path(args.out) / METRICS)
     require_at_least(args, 1, "steps", "batch_size", "block_size", "n_layer", "n_head", "n_embd",
                      "eval_interval", "eval_iters", "log_interval", "keep_checkpoints")
     require_at_least(args, 0, "warmup", "sample_tokens", "seed")
@@ -76,8 +95,7 @@ def check_arguments(args) -> dict | None:
     require_number(args, "lr", "min_lr", "weight_decay", "grad_clip", "checkpoint_minutes")
     require_number(args, "dropout", below=1.0)
     require_not_above(args, "min_lr", "lr")
-    if args.metrics:
-        require_writable("--metrics", args.metrics)
+    require_writable("--metrics", args.metrics)
     require_fits_in_memory(_training_bytes(args), physical_memory() if args.device == "cpu" else None,
                            f"a step of --batch-size {args.batch_size} x --block-size {args.block_size} "
                            f"x --n-embd {args.n_embd} x --n-layer {args.n_layer}",
@@ -131,37 +149,63 @@ def train(args, saved: dict | None) -> int:
         print(f"resumed from {resumed_from} after step {first}")
     schedule = WarmupCosineLR(optimizer, warmup_steps=args.warmup, total_steps=args.steps, min_lr=args.min_lr,
                               last_epoch=first - 1)
-    print(f"model: {model.num_parameters():,} parameters ({config.n_layer} layers, {config.n_head} heads, "
-          f"{config.n_embd} wide, block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
-          f"{len(train_data):,} train / {len(val_data):,} val tokens")
+    layers = f"{config.n_layer} layer{'s' if config.n_layer != 1 else ''}"
+    print(f"model: {model.num_parameters():,} parameters ({layers}, {config.n_head} heads, {config.n_embd} wide, "
+          f"block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
+          f"{len(train_data):,} train / {len(val_data):,} val tokens; preset {args.preset}")
     if ranks.distributed:
         print(f"data parallel: {ranks.world} ranks, each on its own batches of {args.batch_size}: "
               f"{ranks.world * args.batch_size} sequences a step")
 
-    main = ranks.is_main  # rank 0 alone locks the run, writes metrics and checkpoints
+    main = ranks.is_main  # rank 0 alone locks the run, writes metrics and checkpoints (the others' stdout is quiet)
+    progress = Progress(args.steps, "train", first=first)
     run = TrainingRun("gpt train", checkpoints if main else None, overwrite=args.overwrite,
                       checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
                       metrics_key="step", metrics_after=first if args.resume else None,
                       resumed_step=first if saved is not None else None,
-                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main)
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=progress.say)
     try:
-        with run:
-            return _loop(args, run, model, optimizer, schedule, batches, train_data, val_data, tokenizer, config,
-                         device, first)
+        with run, progress, compile_notice(progress.say) as compiled:
+            started = time.perf_counter()
+            status = _loop(args, run, progress, model, optimizer, schedule, batches, train_data, val_data, tokenizer,
+                           config, device, first)
+            seconds = time.perf_counter() - started
     except MemoryError:
         raise UsageError(f"out of memory in step {run.step + 1} (--batch-size {args.batch_size} x --block-size "
                          f"{args.block_size}, about {_training_bytes(args) / 2**30:,.1f} GiB estimated): lower "
                          "--batch-size (or --block-size)") from None
+    if status == 0:
+        _summary(args, run, first, seconds, compiled)
+    return status
 
 
-def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_data, val_data, tokenizer, config,
-          device, first: int) -> int:
+def _summary(args, run: TrainingRun, first: int, seconds: float, compiled) -> None:
+    """The closing lines: what was done, how fast, how well, and where it all is (rank 0)."""
+    steps = args.steps - first
+    tokens_per_s = steps * parallel.current().world * args.batch_size * args.block_size / max(seconds, 1e-9)
+    best = f"; best val loss {run.best_val_loss:.4f}" if run.best_val_loss is not None else ""
+    print(f"done: {steps:,} steps{f' (from step {first:,})' if first else ''} in {duration(seconds)}, "
+          f"{tokens_per_s:,.0f} tokens/s{best}")
+    if compiled.count:
+        print(f"  (of which {compiled.seconds:.1f} s compiling kernels, first run only)")
+    checkpoints = run.checkpoints
+    if checkpoints is None:  # a rank other than 0
+        return
+    print(f"  checkpoint  {checkpoints.latest}" + (f" (best: {checkpoints.best.name})" if checkpoints.best.is_file()
+                                                   else ""))
+    print(f"  metrics     {args.metrics}")
+    print(f"  plot        {write_plot_beside(args.metrics)}")
+    print(f"  sample      zero gpt sample --run {args.out}")
+
+
+def _loop(args, run: TrainingRun, progress: Progress, model, optimizer, schedule, batches, train_data, val_data,
+          tokenizer, config, device, first: int) -> int:
     ranks = parallel.current()
     trained = ranks.wrap(model)  # DistributedDataParallel with several ranks; evaluation uses the model itself
     tokens_per_step = ranks.world * args.batch_size * args.block_size
     clock, clock_step = time.perf_counter(), first
     run.step = first
-    for step in progress(range(first, args.steps), args.steps - first, "train"):
+    for step in range(first, args.steps):
         done = step + 1
         lr = schedule.get_last_lr()[0]
         x, y = _batch(train_data, args, batches, device)
@@ -182,6 +226,7 @@ def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_dat
             raise ranks.agreed(e) from None  # every rank saw the same loss and norm
         optimizer.step()
         schedule.step()
+        progress.advance()
 
         evaluate_now = done % args.eval_interval == 0 or done == args.steps
         val_loss = None
@@ -193,10 +238,11 @@ def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_dat
             record["tokens_per_s"] = round(tokens_per_step / seconds, 1)
             if evaluate_now:
                 val_loss = record["val_loss"] = round(estimate_loss(model, val_data, args, device), 5)
-            print(_format(record, device), flush=True)
+            progress.say(_format(record, device))
+            progress.status(f"loss {loss_value:.4f}")
             run.write_metrics(record)
             if evaluate_now:
-                _show_sample(model, tokenizer, device, args.sample_tokens, args.seed)
+                _show_sample(progress, model, tokenizer, device, args.sample_tokens, args.seed)
             clock, clock_step = time.perf_counter(), done
         if not ranks.distributed:  # one process: asked here, as ever (a signal during this step stops it)
             due, stop = run.checkpoint_due(), run.stop_requested
@@ -204,6 +250,7 @@ def _loop(args, run: TrainingRun, model, optimizer, schedule, batches, train_dat
             _checkpoint(run, model, optimizer, batches, config, tokenizer, args, done, val_loss)
         run.step = done
         if (stop or run.stop_requested and not ranks.distributed) and done < args.steps:
+            progress.close()
             return run.stop(done)
     return 0
 
@@ -234,7 +281,7 @@ def estimate_loss(model: GPT, data: TokenData, args, device) -> float:
     return total / args.eval_iters
 
 
-def _show_sample(model: GPT, tokenizer: CharTokenizer, device, tokens: int, seed: int) -> None:
+def _show_sample(progress: Progress, model: GPT, tokenizer: CharTokenizer, device, tokens: int, seed: int) -> None:
     if tokens <= 0:
         return
     trim_device_pool(device)  # training-sized cached blocks will not fit a batch of one (the book)
@@ -242,7 +289,7 @@ def _show_sample(model: GPT, tokenizer: CharTokenizer, device, tokens: int, seed
     start = tensor(tokenizer.encode(prompt)[None, :].astype("int64"), device=device)
     text = tokenizer.decode(model.generate(start, tokens, temperature=0.8, generator=Generator(seed=seed))[0].tolist())
     trim_device_pool(device)
-    print("--- sample ---\n" + text.strip("\n") + "\n--------------")
+    progress.say("--- sample ---\n" + text.strip("\n") + "\n--------------")
 
 
 def _checkpoint(run: TrainingRun, model, optimizer, batches, config, tokenizer, args, step: int,
@@ -259,7 +306,7 @@ def _checkpoint(run: TrainingRun, model, optimizer, batches, config, tokenizer, 
 
 
 def _train_settings(args) -> dict:
-    return {k: getattr(args, k) for k in TRAIN_KEYS}
+    return {k: getattr(args, k) for k in (*TRAIN_KEYS, "preset")}
 
 
 def _read_checkpoint(path: Path, args) -> dict:
@@ -270,7 +317,7 @@ def _read_checkpoint(path: Path, args) -> dict:
         raise DataError(f"--resume: {path} is not a `zero gpt train` checkpoint")
     config = checkpoint["config"]
     saved = {**config.get("train", {}), **config.get("model", {})}
-    for line in settle_with_checkpoint(args, saved, path, fixed=MODEL_KEYS, adjustable=TRAIN_KEYS):
+    for line in settle_with_checkpoint(args, saved, path, fixed=FIXED_KEYS, adjustable=TRAIN_KEYS):
         print(f"resume: {line}")
     return checkpoint
 

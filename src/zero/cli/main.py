@@ -17,55 +17,50 @@ Exit statuses, the same for every job:
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import platform
 import sys
 import warnings
+from pathlib import Path
 
 from ..errors import ZeroError
 from . import parallel
+from .parser import EXIT_USAGE, Parser
 from .run_control import EXIT_DIVERGED, Diverged, StoppedNow, signal_name
 
-EXIT_USAGE = 2
 
-
-def _recording(action: type) -> type:
-    """``action`` that also adds its option's name to ``namespace.given``, so a job can tell an
-    option given on the command line from its default (``arguments.settle_with_checkpoint``)."""
-
-    class Recording(action):
-        def __call__(self, parser, namespace, values, option_string=None):
-            super().__call__(parser, namespace, values, option_string)
-            namespace.given = getattr(namespace, "given", frozenset()) | {self.dest}
-
-    return Recording
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with its errors on one line (its own prints the usage first), recording
-    which options were given."""
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        for name in (None, "store", "store_true"):
-            self.register("action", name, _recording(self._registry_get("action", name)))
-
-    def error(self, message: str):
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+def version() -> str:
+    """``zero 0.1.0 (Python 3.11.2; /path/to/zero)``: the installed distribution's version."""
+    try:
+        number = importlib.metadata.version("zero-dl")
+    except importlib.metadata.PackageNotFoundError:
+        number = "(not installed: run from a source tree)"
+    return f"zero {number} (Python {platform.python_version()}; {Path(__file__).resolve().parents[1]})"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import gpt, mnist
+    from . import gpt, mnist, plot
 
     parser = Parser(prog="zero", description="Zero: train the book's models from the command line.",
-                    epilog=__doc__[__doc__.index("Exit statuses"):],
-                    formatter_class=argparse.RawDescriptionHelpFormatter)
+                    epilog=__doc__[__doc__.index("Exit statuses"):])
+    parser.add_argument("--version", action="version", version=version())
     jobs = parser.add_subparsers(dest="job", required=True, metavar="JOB")
     mnist.add_arguments(jobs.add_parser("mnist", help="train the book's MLP on MNIST (or Fashion-MNIST)",
-                                        description=mnist.__doc__,
-                                        formatter_class=argparse.RawDescriptionHelpFormatter))
+                                        description=mnist.__doc__))
     gpt.add_arguments(jobs.add_parser("gpt", help="prepare text, train a character-level GPT, sample from it",
-                                      description=gpt.__doc__,
-                                      formatter_class=argparse.RawDescriptionHelpFormatter))
+                                      description=gpt.__doc__))
+    plot.add_arguments(jobs.add_parser("plot", help="draw the loss curves of one or more runs into a PNG",
+                                       description=plot.__doc__))
     return parser
+
+
+def _line_buffered() -> None:
+    """Each line of a job's log reaches a file or a pipe as it is printed, not 8 KiB later."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):  # not a TextIOWrapper (a test's capture), or detached
+            pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -73,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # --help (0), or a line of argparse's (2): a status to return, like any other
         return e.code if isinstance(e.code, int) else EXIT_USAGE
+    _line_buffered()
     name = " ".join(["zero", args.job] + ([args.command] if getattr(args, "command", None) else []))
 
     def one_line_warning(message, category, filename, lineno, file=None, line=None):

@@ -15,7 +15,12 @@ written mid-epoch holds the epoch's position -- the RNG state its shuffle was
 drawn from, the batches done, the running loss and accuracy sums -- so
 --resume PATH continues inside the epoch exactly as if never stopped. A loss
 that becomes inf or NaN stops the run (exit status 3); NaN weights are never
-saved.
+saved. Without --save nothing is kept, and the job says so.
+
+With --metrics FILE each epoch is recorded (losses, accuracies, learning rate)
+and drawn at the end into FILE's name with .png (`zero plot FILE` redraws it).
+A progress bar runs under the log on a terminal; redirected, a plain progress
+line appears at least every 10 s; a summary closes the run.
 """
 from __future__ import annotations
 
@@ -38,7 +43,9 @@ from .arguments import (physical_memory, require_at_least, require_fits_in_memor
                         require_new_or_resumed, require_number, require_writable, settle_with_checkpoint)
 from . import parallel
 from .checkpoints import CheckpointSet
-from .common import progress, resolve_device
+from .common import resolve_device
+from .console import Progress, compile_notice, duration
+from .plot import write_plot_beside
 from .run_control import Diverged
 from .training_run import TrainingRun
 
@@ -46,18 +53,20 @@ PIXELS, CLASSES = 784, 10
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data", metavar="DIR", help="directory with the four MNIST IDX files (raw or .gz)")
-    parser.add_argument("--download", action="store_true", help="fetch MNIST into the cache, then train")
-    parser.add_argument("--epochs", type=int, default=1)
-    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--data", metavar="DIR",
+                        help="directory with the four MNIST IDX files, raw or .gz (default: the search above)")
+    parser.add_argument("--download", action="store_true", help="fetch MNIST into the cache (or --data), then train")
+    parser.add_argument("--epochs", type=int, default=1, metavar="N", help="passes over the training set")
+    parser.add_argument("--batch-size", type=int, default=64, metavar="N", help="images per step")
     parser.add_argument("--optimizer", choices=("sgd", "adamw"), default="adamw",
-                        help="adamw is the book's form, eps inside the square root (AdamW(eps_inside_sqrt=True)); "
-                             "sgd uses momentum 0.9")
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--hidden", type=int, default=512)
+                        help="adamw is the book's form, eps inside the square root "
+                             "(AdamW(eps_inside_sqrt=True)); sgd uses momentum 0.9")
+    parser.add_argument("--lr", type=float, default=1e-3, metavar="X", help="the starting learning rate")
+    parser.add_argument("--hidden", type=int, default=512, metavar="N", help="width of the hidden layer")
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--save", metavar="PATH", help="checkpoint written at the end of each epoch (and see above)")
+    parser.add_argument("--seed", type=int, default=0, metavar="N", help="the weights' and the shuffle's")
+    parser.add_argument("--save", metavar="PATH",
+                        help="checkpoint written at the end of each epoch (and see above; default: nothing is saved)")
     parser.add_argument("--resume", metavar="PATH", help="continue from a checkpoint written by --save")
     parser.add_argument("--overwrite", action="store_true",
                         help="let --save replace checkpoints of another run (deletes PATH and its numbered ones)")
@@ -66,7 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep-checkpoints", type=int, default=3, metavar="N",
                         help="numbered checkpoints kept beside --save's PATH")
     parser.add_argument("--metrics", metavar="FILE",
-                        help="one JSON object per epoch (--resume cuts it back to the checkpoint's epoch)")
+                        help="one JSON object per epoch, plotted at the end beside it as FILE.png (default: none; "
+                             "--resume cuts it back to the checkpoint's epoch)")
     parallel.add_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -166,15 +176,19 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
               f"{ranks.world * args.batch_size} images a step, {steps_per_epoch} steps an epoch")
 
     continues_save = saved is not None and bool(args.save) and Path(args.resume).resolve() == Path(args.save).resolve()
+    print(f"checkpoints: {args.save} at the end of each epoch" if args.save else
+          "checkpoints: none (no --save PATH): the trained model is not kept")
     main = ranks.is_main  # rank 0 alone locks the run, evaluates, writes metrics and checkpoints
     run = TrainingRun("mnist", _checkpoints(args) if main else None, overwrite=args.overwrite,
                       checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
                       metrics_key="epoch", metrics_after=start_epoch if saved is not None else None,
                       resumed_step=start_epoch * steps_per_epoch + position.batch if continues_save else None,
-                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main)
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=_say)
     job = _Job(args, run, model, optimizer, schedule, train_loader, device, ranks)
+    record: dict = {}
     try:
-        with run:
+        with run, compile_notice(lambda line: run.say(line)) as compiled:
+            started = time.perf_counter()
             for epoch in range(start_epoch, args.epochs):
                 if not job.train_epoch(epoch, position):
                     return run.stop(job.step(epoch, position))
@@ -182,21 +196,51 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
                 test_loss = None
                 if main:
                     test_loss, test_acc = evaluate(model, test_loader, device)
-                    record = {"epoch": epoch + 1, "train_loss": loss_sum / seen, "train_acc": correct / seen,
-                              "test_loss": test_loss, "test_acc": test_acc, "seconds": round(position.seconds, 3),
+                    record = {"epoch": epoch + 1, "step": job.step(epoch + 1, EpochPosition()),
+                              "train_loss": loss_sum / seen, "train_acc": correct / seen, "test_loss": test_loss,
+                              "test_acc": test_acc, "lr": schedule.get_last_lr()[0],
+                              "seconds": round(position.seconds, 3),
                               "samples_per_s": round(len(train_set) / max(position.seconds, 1e-9), 1)}
                     print(f"epoch {epoch + 1}/{args.epochs}  train loss {record['train_loss']:.4f} "
                           f"acc {record['train_acc']:.4f}  test loss {test_loss:.4f} acc {test_acc:.4f}  "
-                          f"{position.seconds:.1f}s ({record['samples_per_s']:,.0f} samples/s)")
+                          f"{position.seconds:.1f}s ({record['samples_per_s']:,.0f} samples/s)", flush=True)
                     run.write_metrics(record)
                 position = EpochPosition()
                 job.save(epoch + 1, position, test_loss)
                 if ranks.agree_stop(run) and epoch + 1 < args.epochs:
                     return run.stop(job.step(epoch + 1, position))
+            seconds = time.perf_counter() - started
     except MemoryError:
         raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}: "
                          "lower them") from None
+    if main:
+        _summary(args, run, record, args.epochs - start_epoch, job.steps_run, ranks.world * job.images_run, seconds,
+                 compiled)
     return 0
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _summary(args, run: TrainingRun, last: dict, epochs: int, steps: int, images: int, seconds: float,
+             compiled) -> None:
+    """The closing lines: what was done, how fast, how well, and where it all is."""
+    print(f"done: {epochs} epoch{'s' if epochs != 1 else ''} ({steps:,} steps) in {duration(seconds)}, "
+          f"{images / max(seconds, 1e-9):,.0f} samples/s; test loss {last['test_loss']:.4f}, "
+          f"accuracy {last['test_acc']:.4f}")
+    if compiled.count:
+        print(f"  (of which {compiled.seconds:.1f} s compiling kernels, first run only)")
+    if run.checkpoints is None:
+        print("  checkpoint  none: nothing was saved (train with --save PATH to keep the model)")
+    else:
+        best = f" (best: {run.checkpoints.best.name})" if run.checkpoints.best.is_file() else ""
+        print(f"  checkpoint  {run.checkpoints.latest}{best}")
+    if args.metrics:
+        print(f"  metrics     {args.metrics}")
+        print(f"  plot        {write_plot_beside(args.metrics)}")
+    else:
+        print("  metrics     none (--metrics FILE records each epoch, and plots them beside it)")
 
 
 class EpochPosition:
@@ -220,6 +264,7 @@ class _Job:
         self.args, self.run, self.model, self.optimizer = args, run, model, optimizer
         self.schedule, self.loader, self.device, self.ranks = schedule, loader, device, ranks
         self.trained = ranks.wrap(model)  # DistributedDataParallel with several ranks
+        self.steps_run = self.images_run = 0  # by this process, for the summary
 
     def step(self, epochs_done: int, position: EpochPosition) -> int:
         return epochs_done * len(self.loader) + position.batch
@@ -250,7 +295,16 @@ class _Job:
             set_rng_state(current)
         total = len(self.loader)
         started = time.perf_counter()
-        for images, labels in progress(batches, total - position.batch, f"epoch {epoch + 1}"):
+        with Progress(total, f"epoch {epoch + 1}/{self.args.epochs}", unit="batch", first=position.batch) as progress:
+            self.run.say = progress.say  # checkpoint lines above the bar
+            try:
+                return self._batches(batches, epoch, position, progress, started)
+            finally:
+                self.run.say = _say
+
+    def _batches(self, batches, epoch: int, position: EpochPosition, progress: Progress, started: float) -> bool:
+        total = len(self.loader)
+        for images, labels in batches:
             step = self.step(epoch, position) + 1
             images, labels = images.to(self.device), labels.to(self.device)
             try:
@@ -273,7 +327,12 @@ class _Job:
             position.loss_sum += loss_value * n
             position.correct += int((logits.argmax(1) == labels).sum().item())
             position.seen += n
+            self.steps_run += 1
+            self.images_run += n
             self.run.step = step
+            progress.advance()
+            if position.batch % 50 == 0:
+                progress.status(f"loss {position.loss_sum / position.seen:.4f}")
             if not self.ranks.distributed:  # one process: asked here, as ever
                 stop, due = self.run.stop_requested, self.run.checkpoint_due()
             if position.batch < total and (stop or due):

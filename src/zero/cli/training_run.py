@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 from .checkpoints import CheckpointSet
 from .common import MetricsFile
@@ -30,12 +31,14 @@ from .run_control import (Diverged, StopSignals, TrainerLock, arithmetic_failure
 class TrainingRun:
     def __init__(self, job: str, checkpoints: CheckpointSet | None, *, overwrite: bool, checkpoint_minutes: float,
                  metrics: str | None, metrics_key: str, metrics_after: int | None,
-                 resumed_step: int | None = None, best_val_loss: float | None = None, report: bool = True):
+                 resumed_step: int | None = None, best_val_loss: float | None = None, report: bool = True,
+                 say: Callable[[str], None] = print):
         """``checkpoints`` None: the run saves nothing (``zero mnist`` without --save).
         ``metrics_after``: on --resume, the last ``metrics_key`` value (step, epoch) whose
         records the metrics file keeps; None starts it afresh. ``resumed_step``: the step of
-        the checkpoint a resumed run continues, ``best_val_loss`` the best it had seen."""
-        self.job, self.checkpoints, self.overwrite = job, checkpoints, overwrite
+        the checkpoint a resumed run continues, ``best_val_loss`` the best it had seen.
+        ``say`` prints a line (above the progress bar): each checkpoint is announced."""
+        self.job, self.checkpoints, self.overwrite, self.say = job, checkpoints, overwrite, say
         self.report = report  # False: stop() says nothing (a rank other than 0 of a data-parallel job)
         self.metrics_path, self.metrics_key, self.metrics_after = metrics, metrics_key, metrics_after
         self.interval = checkpoint_minutes * 60.0
@@ -117,6 +120,9 @@ class TrainingRun:
         state["run"] = {"step": step, "val_loss": val_loss, "best_val_loss": self.best_val_loss}
         path = self.checkpoints.save(state, step, is_best=is_best)
         self.last_saved = step
+        also = self.checkpoints.numbered(step).name + (f", {self.checkpoints.best.name}: the best so far" if is_best
+                                                       else "")
+        self.say(f"checkpoint: step {step} saved to {path} (also {also})")
         return path
 
     def stop(self, step: int) -> int:

@@ -150,5 +150,12 @@ def find_mnist(data_dir=None) -> tuple[Path, str]:
         "                                 (train-images-idx3-ubyte, train-labels-idx1-ubyte,\n"
         "                                 t10k-images-idx3-ubyte, t10k-labels-idx1-ubyte; raw or .gz)\n"
         "  put the files in $ZERO_DATA/mnist or ~/.cache/zero/mnist\n"
-        "  sudo apt-get install dataset-fashion-mnist   (Fashion-MNIST, the same format)\n"
+        f"  {_as_root()}apt-get update && {_as_root()}apt-get install dataset-fashion-mnist\n"
+        "                                 (Fashion-MNIST, the same format)\n"
         f"  zero mnist --download          fetch MNIST into {default_cache_dir()}")
+
+
+def _as_root() -> str:
+    """``sudo `` for a user, nothing for root (a fresh container often has no sudo)."""
+    geteuid = getattr(os, "geteuid", None)  # POSIX only
+    return "" if geteuid is None or geteuid() == 0 else "sudo "

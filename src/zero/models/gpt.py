@@ -171,7 +171,7 @@ class GPT(nn.Module):
 
     # -- sampling -------------------------------------------------------------------------------
     def generate(self, idx: Tensor, max_new_tokens: int, temperature: float = 1.0, top_k: int | None = None,
-                 generator=None, use_cache: bool = True) -> Tensor:
+                 generator=None, use_cache: bool = True, on_token=None) -> Tensor:
         """Append ``max_new_tokens`` sampled tokens to each row of ``idx`` (B, T).
 
         The book's temperature softmax (the maximum subtracted first); ``temperature=0`` is
@@ -181,6 +181,9 @@ class GPT(nn.Module):
         it is cropped to its last ``block_size // 2`` tokens (the cache is rebuilt from them),
         so the cache stays useful; ``use_cache=False`` recomputes the same window at each
         step and gives the same tokens, only slower.
+
+        ``on_token``, if given, is called with each new column of ids (a NumPy array (B,)) as
+        soon as it is sampled: ``zero gpt sample --stream`` prints characters as they come.
         """
         rng = (generator or default_generator()).numpy
         block = self.config.block_size
@@ -202,6 +205,8 @@ class GPT(nn.Module):
                     break
                 new = sample_next(logits._host_array(), temperature, top_k, rng)   # (B,)
                 sequence = np.concatenate([sequence, new[:, None]], axis=1)
+                if on_token is not None:
+                    on_token(new)
                 if sequence.shape[1] - start > block:
                     start = sequence.shape[1] - block // 2
                     caches = None  # rebuilt from the cropped window at the next step

@@ -11,7 +11,8 @@ import functools
 
 from ...errors import DeviceError
 
-INSTALL_HINT = "install the CUDA extra: pip install 'zero-dl[cuda]' (CuPy for CUDA 13 and Triton)"
+INSTALL_HINT = ("install the CUDA extra (CuPy for CUDA 13 and Triton): pip install -e '.[cuda]' in Zero's "
+                "source directory, the way the README installs Zero")
 
 
 def cupy():

@@ -1,0 +1,142 @@
+"""What a training job prints while it runs, for a person watching it or reading its log.
+
+On a terminal: one progress bar (tqdm) at the bottom, every other line printed above
+it (``tqdm.write``), never onto it. Anywhere else (a file, a pipe, CI): no bar and no
+carriage returns, but a plain progress line whenever ``PLAIN_SECONDS`` have passed
+without one, so a log never stays silent for long:
+
+    train: step 120/1500 (8%), 0:18 elapsed, about 3:27 left
+
+(the time left is estimated from the pace after the first step, which on a first
+run compiles the kernels).
+``compile_notice`` says when Numba starts compiling kernels: a first run compiles
+each for a second or so (``cache=True`` keeps them on disk; later runs load them in
+milliseconds), which would otherwise look like a hang before the first step.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+from collections.abc import Callable, Iterator
+
+from numba.core import event
+
+PLAIN_SECONDS = 10.0  # the longest a redirected log goes without a line
+
+
+def duration(seconds: float) -> str:
+    """``0:07``, ``2:41``, ``1:02:03``."""
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{seconds:02d}" if hours else f"{minutes}:{seconds:02d}"
+
+
+class Progress:
+    """``with Progress(total, "train", first=done) as progress:`` ... ``progress.advance()``
+    after each unit of work, ``progress.say(line)`` for every line the job prints."""
+
+    def __init__(self, total: int, description: str, unit: str = "step", first: int = 0, stream=None,
+                 plain_seconds: float | None = None):
+        self.stream = stream if stream is not None else sys.stdout
+        self.total, self.description, self.unit = total, description, unit
+        self.done, self.first = first, first
+        self.plain_seconds = PLAIN_SECONDS if plain_seconds is None else plain_seconds
+        self.started = self.last_line = time.monotonic()
+        self.first_done_at: float | None = None  # when the first unit ended (it may have compiled kernels)
+        self.bar = None
+        if _is_terminal(self.stream):
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=first, desc=description, unit=unit, file=self.stream,
+                            leave=False, dynamic_ncols=True)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
+
+    def say(self, line: str) -> None:
+        """Print ``line`` (above the bar on a terminal)."""
+        if self.bar is not None:
+            self.bar.write(line, file=self.stream)
+        else:
+            print(line, file=self.stream, flush=True)
+        self.last_line = time.monotonic()
+
+    def status(self, text: str) -> None:
+        """A short note shown on the bar (the latest loss); nothing without a bar."""
+        if self.bar is not None:
+            self.bar.set_postfix_str(text, refresh=False)
+
+    def advance(self, units: int = 1) -> None:
+        if self.first_done_at is None:
+            self.first_done_at = time.monotonic()
+            self.first_units = units
+        self.done += units
+        if self.bar is not None:
+            self.bar.update(units)
+        elif time.monotonic() - self.last_line >= self.plain_seconds and self.done < self.total:
+            self.say(self.line())
+
+    def line(self) -> str:
+        """``train: step 120/1500 (8%), 0:18 elapsed, about 3:27 left``."""
+        now = time.monotonic()
+        text = f"{self.description}: {self.unit} {self.done:,}/{self.total:,} ({100 * self.done // self.total}%), " \
+               f"{duration(now - self.started)} elapsed"
+        if self.first_done_at is not None:  # the pace after the first unit, which may have compiled kernels
+            ran = self.done - self.first - self.first_units
+            if ran > 0:
+                text += f", about {duration((now - self.first_done_at) / ran * (self.total - self.done))} left"
+        return text
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):  # no isatty, or a closed stream
+        return False
+
+
+class CompileWatch(event.Listener):
+    """Counts Numba's compilations while installed, and says so at the first one. An outer
+    compilation may set off nested ones (the functions it calls): they count as one."""
+
+    def __init__(self, say: Callable[[str], None]):
+        self.say = say
+        self.count = 0
+        self.seconds = 0.0
+        self._depth = 0
+        self._started = 0.0
+
+    def on_start(self, event) -> None:
+        if self._depth == 0:
+            self._started = time.perf_counter()
+            if self.count == 0:
+                self.say("compiling kernels (first run only: later runs load them from Numba's cache) ...")
+            self.count += 1
+        self._depth += 1
+
+    def on_end(self, event) -> None:
+        self._depth = max(0, self._depth - 1)
+        if self._depth == 0:
+            self.seconds += time.perf_counter() - self._started
+
+
+@contextlib.contextmanager
+def compile_notice(say: Callable[[str], None]) -> Iterator[CompileWatch]:
+    """``with compile_notice(progress.say) as compiled:`` -- a line at Numba's first compilation
+    inside the block; ``compiled.count`` and ``compiled.seconds`` afterwards."""
+    watch = CompileWatch(say)
+    event.register("numba:compile", watch)
+    try:
+        yield watch
+    finally:
+        event.unregister("numba:compile", watch)
