@@ -50,7 +50,9 @@ class _ConvNd(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        # PyTorch's default nonlinearity for kaiming_uniform_ is leaky_relu; named here, as
+        # zero.nn.init defaults to relu (the book's He initialisation)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5), nonlinearity="leaky_relu")
         if self.bias is not None:
             fan_in, _ = init.fan_in_and_fan_out(self.weight)
             bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
