@@ -123,48 +123,45 @@ def _inside(offset, step, size, count):
 
 @njit
 def _im2col(x, stride, padding, dilation, cols):
-    (stride_h, stride_w), (pad_h, pad_w), (dilation_h, dilation_w) = stride, padding, dilation
-    batch, channels, height, width = x.shape
-    kernel_h, kernel_w, out_h, out_w = cols.shape[1], cols.shape[2], cols.shape[4], cols.shape[5]
-    for c in prange(channels):
-        for i in range(kernel_h):
-            for j in range(kernel_w):
-                offset = j * dilation_w - pad_w
-                first, last = _inside(offset, stride_w, width, out_w)
-                for n in range(batch):
-                    for y in range(out_h):
-                        row = cols[c, i, j, n, y]
-                        h = y * stride_h - pad_h + i * dilation_h
-                        if h < 0 or h >= height:
-                            row[:] = 0
-                            continue
-                        source = x[n, c, h]
-                        row[:first] = 0
-                        for k in range(first, last):
-                            row[k] = source[k * stride_w + offset]
-                        row[last:] = 0
+    _columns_pass(x, stride, padding, dilation, cols, True)
 
 
 @njit
 def _col2im(cols, stride, padding, dilation, grad_x):
-    """grad_x = 0, then each column element added to the input element it was read from.
-    Channel c is written only by iteration c: the channels could run in parallel."""
+    """grad_x = 0, then each column element added to the input element it was read from."""
+    for n in range(grad_x.shape[0]):
+        grad_x[n] = 0
+    _columns_pass(grad_x, stride, padding, dilation, cols, False)
+
+
+@njit
+def _columns_pass(image, stride, padding, dilation, cols, gather):
+    """One pass over the columns: with ``gather``, cols = im2col(image) (zeros outside it);
+    without, image += each column element where it was read from (col2im, a scatter-add).
+    Channel c of image is touched by iteration c only: the channels could run in parallel."""
     (stride_h, stride_w), (pad_h, pad_w), (dilation_h, dilation_w) = stride, padding, dilation
-    batch, channels, height, width = grad_x.shape
+    batch, channels, height, width = image.shape
     kernel_h, kernel_w, out_h, out_w = cols.shape[1], cols.shape[2], cols.shape[4], cols.shape[5]
     for c in prange(channels):
-        for n in range(batch):
-            grad_x[n, c] = 0
         for i in range(kernel_h):
             for j in range(kernel_w):
                 offset = j * dilation_w - pad_w
                 first, last = _inside(offset, stride_w, width, out_w)
                 for n in range(batch):
                     for y in range(out_h):
-                        h = y * stride_h - pad_h + i * dilation_h
-                        if h < 0 or h >= height:
-                            continue
                         row = cols[c, i, j, n, y]
-                        target = grad_x[n, c, h]
-                        for k in range(first, last):
-                            target[k * stride_w + offset] += row[k]
+                        h = y * stride_h - pad_h + i * dilation_h
+                        inside = 0 <= h < height
+                        if gather:
+                            if not inside:
+                                row[:] = 0
+                                continue
+                            source = image[n, c, h]
+                            row[:first] = 0
+                            for k in range(first, last):
+                                row[k] = source[k * stride_w + offset]
+                            row[last:] = 0
+                        elif inside:
+                            target = image[n, c, h]
+                            for k in range(first, last):
+                                target[k * stride_w + offset] += row[k]

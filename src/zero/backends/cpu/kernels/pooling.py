@@ -122,36 +122,37 @@ def _divisor(y, x_out, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, hei
 
 @njit
 def _avg_pool(x, kernel, stride, padding, count_include_pad, divisor_override, out):
-    (kernel_h, kernel_w), (stride_h, stride_w), (pad_h, pad_w) = kernel, stride, padding
-    batch, channels, height, width = x.shape
-    out_h, out_w = out.shape[2], out.shape[3]
-    for plane in prange(batch * channels):
-        n, c = plane // channels, plane % channels
-        for y in range(out_h):
-            first_h, last_h, _ = _clipped(y, stride_h, pad_h, kernel_h, height)
-            for x_out in range(out_w):
-                first_w, last_w, _ = _clipped(x_out, stride_w, pad_w, kernel_w, width)
-                total = 0.0
-                for h in range(first_h, last_h):
-                    for w in range(first_w, last_w):
-                        total += x[n, c, h, w]
-                out[n, c, y, x_out] = total / _divisor(y, x_out, kernel_h, kernel_w, stride_h, stride_w, pad_h,
-                                                       pad_w, height, width, count_include_pad, divisor_override)
+    _avg_pool_pass(x, kernel, stride, padding, count_include_pad, divisor_override, out, True)
 
 
 @njit
 def _avg_pool_backward(grad, kernel, stride, padding, count_include_pad, divisor_override, grad_x):
+    _avg_pool_pass(grad_x, kernel, stride, padding, count_include_pad, divisor_override, grad, False)
+
+
+@njit
+def _avg_pool_pass(image, kernel, stride, padding, count_include_pad, divisor_override, pooled, forward):
+    """Window by window: with ``forward``, pooled = the window's sum / divisor; without,
+    image += pooled / divisor over the window (the backward, pooled being the gradient)."""
     (kernel_h, kernel_w), (stride_h, stride_w), (pad_h, pad_w) = kernel, stride, padding
-    batch, channels, out_h, out_w = grad.shape
-    height, width = grad_x.shape[2], grad_x.shape[3]
+    batch, channels, height, width = image.shape
+    out_h, out_w = pooled.shape[2], pooled.shape[3]
     for plane in prange(batch * channels):
         n, c = plane // channels, plane % channels
         for y in range(out_h):
             first_h, last_h, _ = _clipped(y, stride_h, pad_h, kernel_h, height)
             for x_out in range(out_w):
                 first_w, last_w, _ = _clipped(x_out, stride_w, pad_w, kernel_w, width)
-                share = grad[n, c, y, x_out] / _divisor(y, x_out, kernel_h, kernel_w, stride_h, stride_w, pad_h,
-                                                        pad_w, height, width, count_include_pad, divisor_override)
-                for h in range(first_h, last_h):
-                    for w in range(first_w, last_w):
-                        grad_x[n, c, h, w] += share
+                divisor = _divisor(y, x_out, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w, height, width,
+                                   count_include_pad, divisor_override)
+                if forward:
+                    total = 0.0
+                    for h in range(first_h, last_h):
+                        for w in range(first_w, last_w):
+                            total += image[n, c, h, w]
+                    pooled[n, c, y, x_out] = total / divisor
+                else:
+                    share = pooled[n, c, y, x_out] / divisor
+                    for h in range(first_h, last_h):
+                        for w in range(first_w, last_w):
+                            image[n, c, h, w] += share

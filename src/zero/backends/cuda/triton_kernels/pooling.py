@@ -22,6 +22,15 @@ def _plane_position(offsets, channels, out_h, out_w):
 
 
 @triton.jit
+def _input_position(total, height, width, BLOCK: tl.constexpr):
+    """This program's elements of a contiguous (N, C, H, W) input: offsets, mask, (plane, h, w)."""
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    w = offsets % width
+    rest = offsets // width
+    return offsets, offsets < total, rest // height, rest % height, w
+
+
+@triton.jit
 def _window_of(position, out_size, stride, pad, offset):
     """The window index along one axis whose element ``offset`` is ``position``, and whether
     there is one (position + pad - offset must be a multiple of stride, in range)."""
@@ -60,12 +69,7 @@ def max_pool_backward_kernel(grad_ptr, indices_ptr, grad_x_ptr, total, height, w
                              stride_w, pad_h, pad_w, dilation_h, dilation_w, kernel_h, kernel_w,
                              BLOCK: tl.constexpr):
     """grad_x (N, C, H, W) = the sum of grad over the windows that chose the element."""
-    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < total
-    w = offsets % width
-    rest = offsets // width
-    h = rest % height
-    plane = rest // height
+    offsets, mask, plane, h, w = _input_position(total, height, width, BLOCK)
     me = h * width + w
     acc = tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty)
     for i in range(0, kernel_h):
@@ -126,12 +130,7 @@ def avg_pool_backward_kernel(grad_ptr, grad_x_ptr, total, height, width, out_h, 
                              pad_w, divisor_override, kernel_h, kernel_w,
                              COUNT_INCLUDE_PAD: tl.constexpr, BLOCK: tl.constexpr):
     """grad_x (N, C, H, W): the sum of grad / divisor over the windows holding the element."""
-    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < total
-    w = offsets % width
-    rest = offsets // width
-    h = rest % height
-    plane = rest // height
+    offsets, mask, plane, h, w = _input_position(total, height, width, BLOCK)
     acc = tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty)
     for i in range(0, kernel_h):
         y, row_ok = _window_of(h, out_h, stride_h, pad_h, i)
