@@ -66,6 +66,17 @@ def test_conv2d_in_the_harness(x_shape, w_shape, kwargs):
                     [x_shape, w_shape, (w_shape[0],)], broadcast=False)
 
 
+def test_conv2d_an_image_at_a_time_in_the_harness(monkeypatch):
+    """The kernels take the batch in passes of a few images (COLUMN_BYTES of columns each):
+    one image per pass gives the same results."""
+    from zero.backends.cpu.kernels import conv
+
+    monkeypatch.setattr(conv, "COLUMN_BYTES", 1)
+    kwargs = dict(stride=(1, 2), padding=1, groups=2)
+    assert check_op(lambda x, w, b: F.conv2d(x, w, b, **kwargs), lambda x, w, b: reference_conv(x, w, b, **kwargs),
+                    [(3, 4, 5, 5), (4, 2, 3, 3), (4,)], broadcast=False)
+
+
 def test_conv2d_without_bias_in_the_harness():
     assert check_op(lambda x, w: F.conv2d(x, w, padding=(0, 1)), lambda x, w: reference_conv(x, w, padding=(0, 1)),
                     [(2, 2, 5, 4), (3, 2, 2, 3)], broadcast=False)

@@ -15,6 +15,8 @@ pytest.importorskip("triton")
 
 import zero.backends.cpu.kernels as cpu
 import zero.backends.cuda.kernels as cuda
+from zero.backends.cpu.kernels import conv as cpu_conv
+from zero.backends.cuda.kernels import conv as cuda_conv
 
 GUARD = 12345.0
 TOLERANCE = {np.float32: dict(rtol=1e-5, atol=1e-5), np.float64: dict(rtol=1e-11, atol=1e-11)}
@@ -70,7 +72,12 @@ CONVOLUTIONS = [  # x shape, weight shape, stride, padding, dilation, groups
 
 @pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", CONVOLUTIONS)
 @pytest.mark.parametrize("layout", ["contiguous", "transposed", "sliced"])
-def test_conv2d_forward_and_backward(run, x_shape, w_shape, stride, padding, dilation, groups, layout):
+@pytest.mark.parametrize("passes", ["one pass", "an image a pass"])
+def test_conv2d_forward_and_backward(run, x_shape, w_shape, stride, padding, dilation, groups, layout, passes,
+                                     monkeypatch):
+    if passes != "one pass":   # the columns of one image at a time, on both devices
+        monkeypatch.setattr(cpu_conv, "COLUMN_BYTES", 1)
+        monkeypatch.setattr(cuda_conv, "COLUMN_BYTES", 1)
     rng = np.random.default_rng(0)
     host_x, device_x = run.input(rng.standard_normal(x_shape), layout)
     host_w, device_w = run.input(rng.standard_normal(w_shape))
