@@ -1,4 +1,5 @@
 """Checkpoints: round trips, files other tools can read, clear errors, atomic writes."""
+import io
 import json
 import os
 import signal
@@ -430,3 +431,56 @@ def test_a_temporary_being_written_is_left_alone(tmp_path):
         assert live.exists()
     save({"w": zero.ones(2)}, tmp_path / "ckpt.safetensors")
     assert not live.exists()
+
+
+# -- file objects and PyTorch's load arguments -------------------------------------------------
+
+
+def test_save_and_load_through_a_bytes_buffer():
+    buffer = io.BytesIO()
+    zero.save({"w": zero.arange(6.0).reshape(2, 3), "step": 7}, buffer)
+    buffer.seek(0)
+    loaded = zero.load(buffer, map_location="cpu", weights_only=True)
+    assert loaded["step"] == 7 and loaded["w"].tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
+
+
+def test_save_into_an_open_file_loads_from_its_path(tmp_path):
+    with open(tmp_path / "ckpt.pt", "wb") as f:
+        zero.save(zero.ones(3), f)
+    assert zero.load(tmp_path / "ckpt.pt").tolist() == [1.0, 1.0, 1.0]
+    with open(tmp_path / "ckpt.pt", "rb") as f:
+        assert zero.load(f, weights_only=False, mmap=False).tolist() == [1.0, 1.0, 1.0]
+
+
+@pytest.mark.parametrize("map_location", [lambda storage, location: storage, {"cuda:0": "cpu"}, {"cpu": "cpu"},
+                                          zero.device("cpu")], ids=["function", "dict-other", "dict-cpu", "device"])
+def test_map_location_forms_that_pytorch_scripts_use(map_location):
+    buffer = io.BytesIO()
+    zero.save({"w": zero.ones(2)}, buffer)
+    buffer.seek(0)
+    loaded = zero.load(buffer, map_location=map_location)
+    assert loaded["w"].device == zero.device("cpu") and loaded["w"].tolist() == [1.0, 1.0]
+
+
+def test_map_location_function_sees_each_tensor():
+    buffer = io.BytesIO()
+    zero.save({"a": zero.ones(2), "b": zero.zeros(1)}, buffer)
+    buffer.seek(0)
+    loaded = zero.load(buffer, map_location=lambda t, location: t + 1)
+    assert loaded["a"].tolist() == [2.0, 2.0] and loaded["b"].tolist() == [1.0]
+
+
+def test_text_file_objects_are_refused_by_name(tmp_path):
+    with open(tmp_path / "ckpt.pt", "w") as f, pytest.raises(TypeError, match="ckpt.pt is a text file object"):
+        zero.save(zero.ones(1), f)
+    (tmp_path / "other.pt").write_text("not a checkpoint")
+    with open(tmp_path / "other.pt") as f, pytest.raises(TypeError, match="binary mode"):
+        zero.load(f)
+
+
+def test_a_damaged_buffer_is_named_in_the_error():
+    buffer = io.BytesIO()
+    zero.save(zero.ones(4), buffer)
+    damaged = io.BytesIO(buffer.getvalue()[:-3])
+    with pytest.raises(DataError, match="<BytesIO>: truncated"):
+        zero.load(damaged)

@@ -166,3 +166,59 @@ def result_type(*operands) -> DType:
     if result is None:
         raise DTypeError("result_type needs at least one operand")
     return result
+
+
+# -- the limits of each dtype: PyTorch's torch.finfo and torch.iinfo -----------------------------
+
+
+class finfo:  # (PyTorch's lowercase name)
+    """The numerical limits of a floating-point dtype (the default one when none is given):
+    ``bits``, ``eps`` (the gap between 1 and the next value), ``max``, ``min`` (the lowest,
+    -max), ``tiny`` = ``smallest_normal``, ``resolution`` (10 ** -decimal digits), ``dtype``
+    (its name)."""
+
+    __slots__ = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution", "dtype")
+
+    def __init__(self, dtype=None):
+        dtype = get_default_dtype() if dtype is None else to_dtype(dtype)
+        if not dtype.is_floating_point:
+            raise TypeError(f"finfo: needs a floating-point dtype, got {dtype}; use zero.iinfo for integers")
+        limits = ml_dtypes.finfo(dtype.numpy)  # (NumPy's finfo does not know bfloat16)
+        self.bits = dtype.itemsize * 8
+        self.eps, self.max, self.min = float(limits.eps), float(limits.max), float(limits.min)
+        self.tiny = self.smallest_normal = float(limits.smallest_normal)
+        self.resolution = 10.0 ** -int(limits.precision)
+        self.dtype = dtype.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("finfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return (f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+                f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})")
+
+
+class iinfo:  # (PyTorch's lowercase name)
+    """The limits of an integer dtype: ``bits``, ``max``, ``min``, ``dtype`` (its name)."""
+
+    __slots__ = ("bits", "max", "min", "dtype")
+
+    def __init__(self, dtype):
+        dtype = to_dtype(dtype)
+        if dtype.category != INTEGER:
+            raise TypeError(f"iinfo: needs an integer dtype, got {dtype}"
+                            + ("; use zero.finfo for floating point" if dtype.is_floating_point else ""))
+        limits = np.iinfo(dtype.numpy)
+        self.bits, self.max, self.min, self.dtype = limits.bits, int(limits.max), int(limits.min), dtype.name
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(("iinfo", self.dtype))
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min}, max={self.max}, dtype={self.dtype})"

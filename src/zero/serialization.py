@@ -1,4 +1,4 @@
-"""Checkpoints: ``zero.save(obj, path)`` and ``zero.load(path)``.
+"""Checkpoints: ``zero.save(obj, path)`` and ``zero.load(path)`` (or a file object).
 
 ``obj`` is a tensor, or nested dicts / lists / tuples of tensors, NumPy arrays
 and JSON values (int, float, str, bool, None) -- a model's ``state_dict()``, an
@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import io
 import json
 import os
 import struct
@@ -152,9 +153,11 @@ class _Encoder:
         return {"__dict__": [[k, v] for k, v in values.items()]}
 
 
-def save(obj, path) -> None:
+def save(obj, f) -> None:
     """Write ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and JSON
-    values) to ``path`` as a safetensors file, atomically.
+    values) as a safetensors file: to the path ``f`` atomically, or into ``f``
+    when it is a binary file object (``io.BytesIO``, an open file: written from
+    its current position, as PyTorch does; atomic only as the object makes it).
 
     Raises TypeError naming the place (``obj['state'][0]['buf']``) of anything
     that cannot be stored.
@@ -182,11 +185,21 @@ def save(obj, path) -> None:
         digest.update(_raw_bytes(array))
     signed = _with_checksum(text, _CHECKSUM_PLACEHOLDER, digest.hexdigest())
     assert signed is not None  # the placeholder is ours, written once
-    with atomic_write(path) as f:
-        f.write(prefix)
-        f.write(signed)
-        for array in arrays.values():
-            f.write(_raw_bytes(array))
+    if hasattr(f, "write"):
+        if isinstance(f, io.TextIOBase):
+            raise TypeError(f"zero.save: {getattr(f, 'name', type(f).__name__)} is a text file object; "
+                            "open it in binary mode ('wb') or pass a path")
+        _write_checkpoint(f, prefix, signed, arrays)
+        return
+    with atomic_write(f) as out:
+        _write_checkpoint(out, prefix, signed, arrays)
+
+
+def _write_checkpoint(out, prefix: bytes, header: bytes, arrays: dict) -> None:
+    out.write(prefix)
+    out.write(header)
+    for array in arrays.values():
+        out.write(_raw_bytes(array))
 
 
 def _raw_bytes(array: np.ndarray) -> memoryview:
@@ -249,8 +262,8 @@ def _read_header(path: str, data: bytes) -> dict:
 class _Decoder:
     """Turns the structure JSON back into objects, taking tensors from ``arrays``."""
 
-    def __init__(self, path: str, arrays: dict, device):
-        self.path, self.arrays, self.device = path, arrays, device
+    def __init__(self, path: str, arrays: dict, device, remap=None):
+        self.path, self.arrays, self.device, self.remap = path, arrays, device, remap
 
     def array(self, key) -> np.ndarray:
         if not isinstance(key, str) or key not in self.arrays:
@@ -262,6 +275,8 @@ class _Decoder:
         array = self.array(key)
         # safetensors hands out fresh writable arrays: share them on the CPU, copy to a device
         t = from_numpy(array) if self.device is None else tensor(array, device=self.device)
+        if self.remap is not None:
+            t = self.remap(t)
         if requires_grad and t.dtype.is_floating_point:
             t.requires_grad_(True)
         return t
@@ -286,21 +301,25 @@ class _Decoder:
         return {k: self.decode(v) for k, v in node.items()}
 
 
-def load(path, map_location=None):
-    """Read what ``save`` wrote. Tensors come back on the CPU, or on
-    ``map_location`` ("cuda", a ``zero.device``) when given.
+def load(f, map_location=None, weights_only=None, mmap=None):
+    """Read what ``save`` wrote, from a path or a binary file object (read from its
+    current position to the end). Tensors come back on the CPU, or on
+    ``map_location``: a device ("cuda", "cpu", a ``zero.device``); a dict from
+    device names to device names (tensors are stored from the host, so the entry for
+    "cpu" applies, if any); or a function ``(tensor, "cpu") -> tensor`` called on each
+    loaded tensor (``lambda storage, loc: storage`` keeps it on the CPU).
+
+    ``weights_only`` and ``mmap`` are accepted for PyTorch's sake and change nothing:
+    a Zero checkpoint is JSON and raw bytes, so loading never runs code from the file
+    (PyTorch's ``weights_only=True`` guarantee holds for every load), and the bytes are
+    read into memory.
 
     A plain safetensors file (no Zero metadata) loads as ``{key: tensor}``.
     Raises FileNotFoundError for a missing file and zero.errors.DataError,
     naming the file, for one that is not a checkpoint, truncated or corrupt.
     """
-    path = os.fspath(path)
-    try:
-        data = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise FileNotFoundError(errno.ENOENT, "checkpoint not found", path) from None
-    except IsADirectoryError:
-        raise DataError(f"{path}: is a directory, not a checkpoint file") from None
+    path, data = _read_source(f)
+    device, remap = _placement(map_location)
     header = _read_header(path, data)
     metadata = header.get("__metadata__") or {}
     if not isinstance(metadata, dict):
@@ -313,7 +332,7 @@ def load(path, map_location=None):
         raise DataError(f"{path}: corrupt safetensors data: {e}") from None
     del data
 
-    decoder = _Decoder(path, arrays, None if map_location is None else to_device(map_location))
+    decoder = _Decoder(path, arrays, device, remap)
     if not _is_zero_checkpoint(metadata):  # someone else's safetensors file: a flat dict of tensors
         return {key: decoder.tensor(key) for key in header if key != "__metadata__"}
     try:
@@ -323,6 +342,37 @@ def load(path, map_location=None):
         raise DataError(f"{path}: corrupt checkpoint structure (not valid JSON: {e})") from None
     _check_crc(path, arrays, checksums)
     return decoder.decode(structure)
+
+
+def _read_source(f) -> tuple[str, bytes]:
+    """(the name errors give, every byte) of a path or a binary file object."""
+    if hasattr(f, "read"):
+        name = getattr(f, "name", None)
+        data = f.read()
+        label = name if isinstance(name, str) else f"<{type(f).__name__}>"
+        if not isinstance(data, (bytes, bytearray, memoryview)):
+            raise TypeError(f"zero.load: {label} is a text file object; open the checkpoint in binary mode ('rb')")
+        return label, bytes(data)
+    path = os.fspath(f)
+    try:
+        return path, Path(path).read_bytes()
+    except FileNotFoundError:
+        raise FileNotFoundError(errno.ENOENT, "checkpoint not found", path) from None
+    except IsADirectoryError:
+        raise DataError(f"{path}: is a directory, not a checkpoint file") from None
+
+
+def _placement(map_location):
+    """map_location -> (the device tensors are made on or None for the CPU, a function
+    applied to each loaded tensor or None)."""
+    if map_location is None:
+        return None, None
+    if callable(map_location) and not isinstance(map_location, (str, dict)):
+        return None, lambda t: map_location(t, "cpu")
+    if isinstance(map_location, dict):
+        target = map_location.get("cpu")
+        return (None, None) if target is None else (to_device(target), None)
+    return to_device(map_location), None
 
 
 def _is_zero_checkpoint(metadata: dict) -> bool:

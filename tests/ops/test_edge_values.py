@@ -124,3 +124,89 @@ def test_binary_ops_compute_in_the_promoted_dtype():
 def test_ops_pytorch_refuses_on_bool_are_refused_by_name(fn):
     with pytest.raises(DTypeError, match="bool"):
         fn(zero.tensor([True, False]))
+
+
+def test_var_and_std_keep_their_digits_far_from_zero():
+    offset = np.float32(1e8) + np.arange(0, 64, 8, dtype=np.float32)        # exact in float32
+    expected = np.var(offset.astype(np.float64), ddof=1)
+    assert zero.tensor(offset).var().item() == pytest.approx(expected, rel=1e-6)
+    huge = zero.tensor([1e38, -1e38])                                        # the square overflows float32
+    assert huge.std().item() == pytest.approx(math.sqrt(2) * 1e38, rel=1e-6)
+    x = zero.tensor([1e38, -1e38], requires_grad=True)
+    x.std().backward()
+    np.testing.assert_allclose(x.grad.numpy(), [2 ** -0.5, -(2 ** -0.5)], rtol=1e-6)
+
+
+def test_logsumexp_of_empty_and_sign_of_nan():
+    assert zero.zeros(0, 3).logsumexp(0).tolist() == [float("-inf")] * 3
+    assert zero.tensor([float("nan"), -2.0]).sign().tolist() == [0.0, -1.0]   # PyTorch's sign of NaN
+
+
+# -- log-softmax and cross-entropy at large logits ----------------------------------------------
+# (x - max) - log(sum) rather than x - (max + log(sum)), and the saved logsumexp in float64:
+# otherwise logits of 1e7 in float32 round the logsumexp by a whole unit and backward's
+# exp(x - lse) is off by up to a factor e.
+
+
+SOFTMAX_012 = np.exp([0.0, 1.0, 2.0]) / np.exp([0.0, 1.0, 2.0]).sum()
+
+
+@pytest.mark.parametrize("base", [0.0, 1e4, 1e7])
+@pytest.mark.parametrize("fused", [False, True], ids=["cross_entropy", "linear_cross_entropy"])
+def test_cross_entropy_at_large_logits_keeps_its_value_and_gradient(base, fused):
+    target = zero.tensor([0])
+    if fused:  # logits = x @ weightᵀ = base + [0, 1, 2]
+        x = zero.tensor([[1.0]])
+        weight = zero.tensor([[base], [base + 1.0], [base + 2.0]], requires_grad=True)
+        loss = zero.nn.functional.linear_cross_entropy(x, weight, target)
+    else:
+        logits = zero.tensor([[base, base + 1.0, base + 2.0]], requires_grad=True)
+        loss = zero.nn.functional.cross_entropy(logits, target)
+    loss.backward()
+    grad = (weight.grad.reshape(-1) if fused else logits.grad.reshape(-1)).tolist()
+    assert loss.item() == pytest.approx(-math.log(SOFTMAX_012[0]), rel=1e-6)
+    np.testing.assert_allclose(grad, SOFTMAX_012 - [1.0, 0.0, 0.0], rtol=1e-5, atol=1e-7)
+
+
+def test_cross_entropy_of_equal_huge_logits_is_log_of_the_class_count():
+    logits = zero.full((1, 3), 1e8, requires_grad=True)
+    loss = zero.nn.functional.cross_entropy(logits, zero.tensor([1]), label_smoothing=0.1)
+    loss.backward()
+    assert loss.item() == pytest.approx(math.log(3), rel=1e-6)
+    # softmax - ((1 - s) onehot + s / C) with s = 0.1
+    np.testing.assert_allclose(logits.grad.tolist(), [[0.3, -0.6, 0.3]], rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [zero.float32, zero.float64])
+def test_log_softmax_of_equal_huge_values_is_minus_log_two(dtype):
+    out = zero.log_softmax(zero.tensor([1e20, 1e20], dtype=dtype), dim=0)
+    np.testing.assert_allclose(out.tolist(), [-math.log(2)] * 2, rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [zero.float32, zero.float64])
+def test_causal_attention_at_huge_scores_picks_the_largest_score(dtype):
+    # Scores near 1e19: the fused kernel's exp(scale * s - max) must be exactly 1 at the
+    # maximum (a fused multiply-add there once gave exp(-1000) = 0 for every key and 1 / 0).
+    rng = np.random.default_rng(3)
+    q, k = (rng.standard_normal((2, 40, 16)) * 2e9 for _ in range(2))
+    v = rng.standard_normal((2, 40, 16))
+    qt, kt, vt = (zero.tensor(a, dtype=dtype, requires_grad=True) for a in (q, k, v))
+    out = zero.nn.functional.scaled_dot_product_attention(qt, kt, vt, is_causal=True)
+    out.sum().backward()
+    scores = np.einsum("gle,gse->gls", q, k) + np.triu(np.full((40, 40), -np.inf), 1)
+    picked = np.take_along_axis(v, scores.argmax(-1)[..., None], axis=1)   # (2, 40, 16)
+    np.testing.assert_allclose(out.detach().numpy(), picked, rtol=1e-5, atol=1e-6)
+    assert np.isfinite(vt.grad.numpy()).all()
+
+
+def test_an_empty_view_may_start_past_the_end_of_its_storage():
+    x = zero.zeros(0, 100)[:, 50:]   # offset 50 in a storage of no elements, as in PyTorch
+    assert x.shape == (0, 50) and x.storage_offset() == 50
+    assert (x + 1).shape == (0, 50) and x.contiguous().shape == (0, 50)
+
+
+@pytest.mark.parametrize("shape,dim,index", [((1, 0), 0, [0, 0]), ((3, 0), 1, []), ((3, 4), 0, [])])
+def test_index_select_backward_with_nothing_selected(shape, dim, index):
+    x = zero.zeros(*shape, requires_grad=True)
+    x.index_select(dim, zero.tensor(index, dtype=zero.int64)).sum().backward()
+    assert x.grad.shape == shape and x.grad.sum().item() == 0.0

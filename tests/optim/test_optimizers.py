@@ -42,9 +42,39 @@ def test_sgd_momentum_and_weight_decay(nesterov):
         np.testing.assert_allclose(got, p, rtol=1e-12)
 
 
-def test_adamw_follows_the_book():
-    lr, (b1, b2), eps, wd = 0.01, (0.9, 0.99), 1e-8, 0.1
+@pytest.mark.parametrize("eps", [1e-8, 0.5])
+def test_adamw_is_pytorchs_update_by_default(eps):
+    lr, (b1, b2), wd = 0.01, (0.9, 0.99), 0.1
     history = run(lambda ps: optim.AdamW(ps, lr=lr, betas=(b1, b2), eps=eps, weight_decay=wd))
+    p, m, v = START.copy(), np.zeros(3), np.zeros(3)
+    for t, (g, got) in enumerate(zip(GRADS, history), start=1):
+        p = p * (1 - lr * wd)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        p = p - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps)
+        np.testing.assert_allclose(got, p, rtol=1e-12)
+
+
+def test_adamw_moves_a_parameter_of_tiny_gradients_by_about_lr():
+    # First step, g = 1e-6: PyTorch's ε outside the root moves lr · m̂ / (√v̂ + ε) =
+    # lr · 1e-6 / (1e-6 + 1e-8); the book's ε inside moves lr · √(1-β2)/(1-β1) · m / √(v + ε)
+    # = lr · √1e-3 / 0.1 · 1e-7 / √(1e-15 + 1e-8), about 3e-4 lr.
+    moved = {}
+    for inside in (False, True):
+        p = nn.Parameter(zero.zeros(1, dtype=zero.float64))
+        opt = optim.AdamW([p], lr=1e-3, weight_decay=0.0, eps_inside_sqrt=inside)
+        p.grad = zero.tensor([1e-6], dtype=zero.float64)
+        opt.step()
+        moved[inside] = -p.item() / 1e-3
+    assert moved[False] == pytest.approx(1 / 1.01, rel=1e-9)
+    assert moved[True] == pytest.approx(math.sqrt(1e-3) / 0.1 * 1e-7 / math.sqrt(1e-15 + 1e-8), rel=1e-9)
+
+
+@pytest.mark.parametrize("eps", [1e-8, 0.5])
+def test_adamw_with_eps_inside_sqrt_follows_the_book(eps):
+    lr, (b1, b2), wd = 0.01, (0.9, 0.99), 0.1
+    history = run(lambda ps: optim.AdamW(ps, lr=lr, betas=(b1, b2), eps=eps, weight_decay=wd,
+                                         eps_inside_sqrt=True))
     p, m, v = START.copy(), np.zeros(3), np.zeros(3)
     for t, (g, got) in enumerate(zip(GRADS, history), start=1):
         m = b1 * m + (1 - b1) * g

@@ -20,8 +20,8 @@ CASES = [
     ("SGD", {"lr": 0.1}),
     ("SGD", {"lr": 0.05, "momentum": 0.9, "dampening": 0.1, "weight_decay": 0.01}),
     ("SGD", {"lr": 0.05, "momentum": 0.9, "nesterov": True, "maximize": True}),
-    ("AdamW", {"lr": 0.01, "eps": 0.0}),  # ε inside or outside the root: the same at ε = 0
-    ("AdamW", {"lr": 0.01, "eps": 0.0, "betas": (0.8, 0.99), "weight_decay": 0.1, "maximize": True}),
+    ("AdamW", {"lr": 1e-3}),   # PyTorch's defaults, ε = 1e-8 outside the root
+    ("AdamW", {"lr": 0.01, "eps": 1e-3, "betas": (0.8, 0.99), "weight_decay": 0.1, "maximize": True}),
     ("Adam", {"lr": 0.01}),
     ("Adam", {"lr": 0.01, "weight_decay": 0.1, "amsgrad": True}),
     ("Adam", {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True}),

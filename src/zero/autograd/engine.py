@@ -84,6 +84,11 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None
             if grad._meta.shape != node.out_shape:
                 raise AutogradError(f"{node.name}: received a gradient of shape {list(grad.shape)} for "
                                     f"an output of shape {list(node.out_shape)}")
+            if node.tensor_hooks:
+                hooked = _run_tensor_hooks(node, grad)
+                if hooked is not grad:
+                    owned.given.add(id(hooked._storage))  # the hook may keep it: never adopted
+                grad = hooked
             if captured is not None and id(node) in captured:
                 captured[id(node)] = grad
             if isinstance(node, AccumulateGrad):
@@ -108,6 +113,21 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None
     if captured is not None:
         return tuple(captured[id(gradient_node(t))] for t in inputs)
     return None
+
+
+def _run_tensor_hooks(node: Op, grad: Tensor) -> Tensor:
+    """The tensor's hooks in registration order, each seeing the gradient the one before
+    returned (None keeps it), before it reaches .grad, retain_grad or the node's backward."""
+    assert node.tensor_hooks is not None
+    for hook in list(node.tensor_hooks.values()):
+        result = hook(grad)
+        if result is None:
+            continue
+        if not isinstance(result, Tensor) or result.shape != grad.shape:
+            raise AutogradError(f"a hook on the output of {node.name} returned {describe(result)}; a tensor "
+                                f"hook must return None or a gradient of the same shape, {list(grad.shape)}")
+        grad = result.detach()
+    return grad
 
 
 class _PassOwnership:

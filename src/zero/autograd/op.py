@@ -24,8 +24,9 @@ import re
 import time
 import weakref
 
-from ..errors import AutogradError, DeviceError, InPlaceError, describe_all
+from ..errors import AutogradError, DeviceError, InPlaceError, describe, describe_all
 from ..grad_mode import _state
+from ..hooks import RemovableHandle, add_hook
 from ..tensors.tensor import Tensor
 
 # Set by zero.profiler.profile while a profile is running; None otherwise.
@@ -44,6 +45,9 @@ class Op:
     _saved: tuple | None
     _saved_versions: tuple
     retained: weakref.ref | None  # the output, when it asked to keep its .grad (retain_grad)
+    # The output's gradient hooks (Tensor.register_hook), {handle id: hook}; in the instance's
+    # __dict__ once a hook is registered, so the ops that have none pay nothing for it.
+    tensor_hooks: dict | None = None
 
     op_name = "op"  # how error messages name the op: the class name in snake case (LogicalAnd -> logical_and)
 
@@ -150,6 +154,8 @@ class AccumulateGrad(Op):
     It refers to the leaf weakly (the leaf refers to it), so neither keeps the other alive
     in a cycle; a graph whose leaf is gone has nowhere to deliver, as nothing could read it."""
 
+    post_accumulate_hooks: dict | None = None  # Tensor.register_post_accumulate_grad_hook's
+
     def __init__(self, leaf: Tensor):
         self.leaf = weakref.ref(leaf)
         self.next_edges = []
@@ -170,6 +176,9 @@ class AccumulateGrad(Op):
             leaf.grad = grad.detach() if adopt else grad.clone()  # clone() is contiguous
         else:
             leaf.grad.add_(grad)
+        if self.post_accumulate_hooks:
+            for hook in list(self.post_accumulate_hooks.values()):
+                hook(leaf)
 
     def release(self) -> None:
         """Nothing to free: the node outlives each graph, as its leaf does."""
@@ -187,6 +196,32 @@ def gradient_node(t: Tensor) -> Op:
     if node is None:
         node = t._grad_accumulator = AccumulateGrad(t)
     return node
+
+
+def register_tensor_hook(t, hook) -> RemovableHandle:
+    """Tensor.register_hook: ``hook(grad)`` runs when the engine has summed ``t``'s gradient
+    at its node, before .grad, retain_grad or the node's backward see it."""
+    if not t._requires_grad:
+        raise AutogradError(f"register_hook: {describe(t)} does not require grad, so no gradient "
+                            "will reach a hook on it")
+    node = gradient_node(t)
+    if node.tensor_hooks is None:
+        node.tensor_hooks = {}
+    return add_hook(node.tensor_hooks, hook)
+
+
+def register_post_accumulate_hook(t, hook) -> RemovableHandle:
+    """Tensor.register_post_accumulate_grad_hook: ``hook(t)`` runs after the engine has added
+    this backward's gradient into the leaf ``t``'s .grad (data-parallel training starts a
+    gradient's all-reduce there)."""
+    if t.grad_fn is not None or not t._requires_grad:
+        raise AutogradError(f"register_post_accumulate_grad_hook: only a leaf tensor that requires grad "
+                            f"accumulates a gradient, got {describe(t)}")
+    node = gradient_node(t)
+    assert isinstance(node, AccumulateGrad)
+    if node.post_accumulate_hooks is None:
+        node.post_accumulate_hooks = {}
+    return add_hook(node.post_accumulate_hooks, hook)
 
 
 def refresh_view(t: Tensor) -> None:

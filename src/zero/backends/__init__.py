@@ -13,4 +13,8 @@
         check_device(device)       DeviceError unless usable; sets the device up once
         synchronize()              wait for queued work (a no-op on the CPU)
         kernels                    functions with the same names and parameters on every device
+
+    cuda.matmul, cudnn, mps    PyTorch's ``torch.backends`` switches under the same names
+                               (``zero.backends.cuda.matmul.allow_tf32 = True``)
 """
+from . import cuda, cudnn, mps  # zero.backends.cudnn.benchmark = True ...

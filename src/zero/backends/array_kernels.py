@@ -27,13 +27,14 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import math
 import warnings
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import numpy as np
+
+from . import special_functions
 
 Kernel = Callable[..., Any]
 
@@ -96,6 +97,9 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     logical_and = _binary(xp.logical_and, False)
     logical_or = _binary(xp.logical_or, False)
     logical_xor = _binary(xp.logical_xor, False)
+    bitwise_and = _binary(xp.bitwise_and, False)   # integers bit by bit; bools as logic
+    bitwise_or = _binary(xp.bitwise_or, False)
+    bitwise_xor = _binary(xp.bitwise_xor, False)
 
     def where(condition, a, b, out) -> None:
         # where has no out=; copyto with a mask writes straight into out.
@@ -118,7 +122,14 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
 
     neg = _unary(xp.negative, False)
     abs = _unary(xp.absolute, False)
-    sign = _unary(xp.sign, False)
+    bitwise_not = _unary(xp.invert, False)
+
+    def sign(x, out) -> None:
+        """-1, 0 or 1; the sign of NaN is 0, as PyTorch gives it (NumPy's is NaN)."""
+        xp.sign(x, out=out, casting="unsafe")
+        if out.dtype.kind == "f":
+            xp.copyto(out, 0, where=xp.isnan(out))
+
     exp = _unary(xp.exp, warns)
     log = _unary(xp.log, warns)
     sqrt = _unary(xp.sqrt, warns)
@@ -143,14 +154,19 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         else:
             xp.sum(x, axis=axes, dtype=out.dtype, out=out)
 
-    def var(x, axes: tuple, correction: int, out) -> None:
-        if math.prod(x.shape[a] for a in axes) > correction:
-            xp.var(x, axis=axes, ddof=correction, out=out)
-            return
-        # Fewer elements than the correction: nan or inf, as in PyTorch, and no warning.
-        with _quiet(), warnings.catch_warnings():
+    def _var64(x, axes: tuple, correction: int):
+        """The variance accumulated in float64 (a float32 mean of values near 1e8 loses the
+        digits the variance is made of; squares of values near 1e38 overflow float32)."""
+        with _quiet(), warnings.catch_warnings():  # fewer elements than the correction: nan or inf
             warnings.simplefilter("ignore", RuntimeWarning)
-            xp.var(x, axis=axes, ddof=correction, out=out)
+            return xp.var(x, axis=axes, ddof=correction, dtype=xp.float64)
+
+    def var(x, axes: tuple, correction: int, out) -> None:
+        xp.copyto(out, _var64(x, axes, correction), casting="unsafe")
+
+    def std(x, axes: tuple, correction: int, out) -> None:
+        """The square root of ``var``, taken in float64 before rounding to out's dtype."""
+        xp.copyto(out, xp.sqrt(_var64(x, axes, correction)), casting="unsafe")
 
     def amax(x, axes: tuple, out) -> None:
         if not axes:
@@ -181,6 +197,9 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         finite, so rows of -inf give -inf and not nan)."""
         if x.ndim == 0:
             x = x.reshape(1)
+        if x.size == 0:  # log of an empty sum: -inf (where the output has elements at all)
+            out.fill(-xp.inf)
+            return
         peak = xp.amax(x, axis=axes, keepdims=True)
         xp.copyto(peak, 0, where=~xp.isfinite(peak))
         with _quiet():
@@ -210,6 +229,22 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
 
     def min_with_indices(x, axis: int | None, values, indices) -> None:
         _extreme_with_indices(xp.argmin, x, axis, values, indices)
+
+    def sort(x, axis: int, descending: bool, values, indices) -> None:
+        """Sorted along ``axis`` and where each value came from; stable (equal values keep
+        their order), NaN sorted as the largest value, as PyTorch sorts."""
+        key = x
+        if descending:  # ascending on a decreasing key keeps ties in order, unlike a flip
+            if x.dtype.kind == "f":
+                key = xp.where(xp.isnan(x), -xp.inf, -x)
+            else:
+                key = ~x  # -x - 1 for integers (no overflow), not for bools
+        order = xp.argsort(key, axis=axis, kind="stable")
+        xp.copyto(indices, order, casting="unsafe")
+        xp.copyto(values, xp.take_along_axis(x, order, axis=axis))
+
+    def cumsum(x, axis: int, out) -> None:
+        xp.cumsum(x, axis=axis, dtype=out.dtype, out=out)
 
     def scatter_along(out, axis: int, indices, values) -> None:
         """out[..., indices[...], ...] = values along ``axis`` (indices and values keep that axis)."""
@@ -297,6 +332,205 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         valid, safe, row_weight = _picked(target, weight, ignore_index, grad_input.dtype)
         grad_input.fill(0)
         grad_input[xp.arange(safe.shape[0]), safe] = xp.where(valid, -row_weight * grad_loss, 0)
+
+    # -- more elementwise math (PyTorch's common functions) -------------------------------------
+    # Unary ufuncs write in out's dtype (an op passes x already in it); the rounding ones also
+    # have integer loops, which leave integers as they are.
+
+    floor = _unary(xp.floor, False)
+    ceil = _unary(xp.ceil, False)
+    trunc = _unary(xp.trunc, False)
+    rint = _unary(xp.rint, False)           # round half to even, PyTorch's round()
+    log1p = _unary(xp.log1p, warns)
+    expm1 = _unary(xp.expm1, warns)
+    log2 = _unary(xp.log2, warns)
+    log10 = _unary(xp.log10, warns)
+    exp2 = _unary(xp.exp2, warns)
+    reciprocal = _unary(xp.reciprocal, warns)
+    tan = _unary(xp.tan, warns)
+    arcsin = _unary(xp.arcsin, warns)
+    arccos = _unary(xp.arccos, warns)
+    arctan = _unary(xp.arctan, False)
+    sinh = _unary(xp.sinh, warns)
+    cosh = _unary(xp.cosh, warns)
+    arcsinh = _unary(xp.arcsinh, False)
+    arccosh = _unary(xp.arccosh, warns)
+    arctanh = _unary(xp.arctanh, warns)
+    isnan = _unary(xp.isnan, False)
+    isinf = _unary(xp.isinf, False)
+    isfinite = _unary(xp.isfinite, False)
+    arctan2 = _binary(xp.arctan2, False)
+    hypot = _binary(xp.hypot, False)
+    logaddexp = _binary(xp.logaddexp, warns)
+    floor_divide = _binary(xp.floor_divide, warns)   # Python's rounding: -7 // 2 == -4
+    remainder = _binary(xp.remainder, warns)         # the sign of the divisor: -7 % 2 == 1
+    fmod = _binary(xp.fmod, warns)                   # the sign of the dividend: fmod(-7, 2) == -1
+    fmax = _binary(xp.fmax, False)                   # NaN-ignoring maximum
+    fmin = _binary(xp.fmin, False)
+
+    def round_decimals(x, decimals: int, out) -> None:
+        """Round half to even at ``decimals`` digits (negative: left of the point), as
+        PyTorch does: x * 10^d rounded and divided back, in out's dtype."""
+        scale = 10.0 ** builtins.abs(decimals)
+        with _quiet():
+            if decimals > 0:
+                xp.multiply(x, scale, out=out)
+                xp.rint(out, out=out)
+                xp.divide(out, scale, out=out)
+            else:
+                xp.divide(x, scale, out=out)
+                xp.rint(out, out=out)
+                xp.multiply(out, scale, out=out)
+
+    def frac(x, out) -> None:
+        """x - trunc(x): the fractional part, with x's sign."""
+        xp.trunc(x, out=out)
+        with _quiet():
+            xp.subtract(x, out, out=out)
+
+    def signbit(x, out) -> None:
+        """Whether the sign bit is set (true for -0.0 and for NaNs with it); x < 0 for integers."""
+        if x.dtype.kind == "f":
+            xp.signbit(x, out=out)
+        else:
+            xp.less(x, 0, out=out)
+
+    def equals_value(x, value, out) -> None:
+        """out = (x == value) for one number (isposinf, isneginf), integers compared exactly."""
+        xp.equal(x, value, out=out)
+
+    def nan_to_num(x, nan, posinf, neginf, out) -> None:
+        """x with NaN, +inf and -inf replaced by the three numbers."""
+        xp.copyto(out, x)
+        xp.copyto(out, nan, where=xp.isnan(x), casting="unsafe")
+        xp.copyto(out, posinf, where=x == xp.inf, casting="unsafe")
+        xp.copyto(out, neginf, where=x == -xp.inf, casting="unsafe")
+
+    def _special(function) -> Kernel:
+        """A kernel computing ``function`` of special_functions in float64, cast to out."""
+        def kernel(x, out) -> None:
+            with _quiet():
+                xp.copyto(out, function(xp, xp.asarray(x, dtype=xp.float64)), casting="unsafe")
+        kernel.__name__ = kernel.__qualname__ = function.__name__
+        return kernel
+
+    erf = _special(special_functions.erf)
+    erfc = _special(special_functions.erfc)
+    erfinv = _special(special_functions.erfinv)
+
+    def _as_array(value, dtype):
+        """A Python number as a 0-d array (CuPy's ufuncs want one array operand at least)."""
+        return value if isinstance(value, xp.ndarray) else xp.asarray(value, dtype=dtype)
+
+    def truncate_divide(a, b, out) -> None:
+        """a / b rounded toward zero. Floats: the quotient truncated; integers exactly, as
+        (a - fmod(a, b)) // b (a multiple of b divided by b)."""
+        with _quiet():
+            if out.dtype.kind == "f":
+                xp.true_divide(a, b, out=out)
+                xp.trunc(out, out=out)
+            else:
+                xp.fmod(_as_array(a, out.dtype), b, out=out)
+                xp.subtract(a, out, out=out)
+                xp.floor_divide(out, b, out=out)
+
+    def xlogy(x, y, out) -> None:
+        """x * log(y), and 0 where x == 0 unless y is NaN (PyTorch's xlogy)."""
+        y = _as_array(y, out.dtype)
+        with _quiet():
+            xp.log(y, out=out)
+            xp.multiply(x, out, out=out)
+        xp.copyto(out, 0, where=(_as_array(x, out.dtype) == 0) & ~xp.isnan(y))
+
+    def lerp(start, end, weight, out) -> None:
+        """start + weight (end - start), written as end - (end - start)(1 - weight) where
+        |weight| >= 1/2, so that weight 1 gives end exactly (PyTorch's two-sided formula)."""
+        with _quiet():
+            difference = xp.subtract(end, start, dtype=out.dtype)
+            if not isinstance(weight, xp.ndarray):  # one number: one side of the formula
+                if builtins.abs(weight) < 0.5:
+                    xp.multiply(difference, weight, out=out)
+                    xp.add(out, start, out=out)
+                else:
+                    xp.multiply(difference, 1 - weight, out=out)
+                    xp.subtract(end, out, out=out)
+                return
+            near_start = xp.abs(weight) < 0.5
+            xp.copyto(out, start + weight * difference, where=near_start, casting="unsafe")
+            xp.copyto(out, end - difference * (1 - weight), where=~near_start, casting="unsafe")
+
+    def addcmul(x, tensor1, tensor2, value, out) -> None:
+        """out = x + value * tensor1 * tensor2 (three passes, no temporary)."""
+        xp.multiply(tensor1, tensor2, out=out)
+        if value != 1:
+            xp.multiply(out, value, out=out)
+        xp.add(out, x, out=out)
+
+    def addcdiv(x, tensor1, tensor2, value, out) -> None:
+        """out = x + value * tensor1 / tensor2."""
+        with _quiet():
+            xp.true_divide(tensor1, tensor2, out=out)
+        if value != 1:
+            xp.multiply(out, value, out=out)
+        xp.add(out, x, out=out)
+
+    def any_zero(x) -> bool:
+        """Whether an (integer) array holds a 0: integer division checks its divisor."""
+        return bool((x == 0).any())
+
+    # -- products (PyTorch's prod and cumprod) ---------------------------------------------------
+
+    def prod(x, axes: tuple, out) -> None:
+        """The product over ``axes`` (1 over none), in out's dtype."""
+        if not axes:
+            xp.copyto(out, x, casting="unsafe")
+        else:
+            xp.prod(x, axis=axes, dtype=out.dtype, out=out)
+
+    def cumprod(x, axis: int, out) -> None:
+        xp.cumprod(x, axis=axis, dtype=out.dtype, out=out)
+
+    # -- scatters, searches and counts (PyTorch's scatter, nonzero, unique, bincount ...) -------
+    # The searches and counts return a new array (their size depends on the values).
+
+    def scatter_window(out, axis: int, index, values) -> None:
+        """out[.., index[i, j], ..] = values[i, j] along ``axis``, where index (and values, of
+        index's shape) may be smaller than out in the other dims: the window out[:i, :j]."""
+        window = out[tuple(slice(0, n) if d != axis else slice(None) for d, n in enumerate(index.shape))]
+        xp.put_along_axis(window, index, values, axis=axis)
+
+    def argwhere(x):
+        """(count, ndim) int64: the indices of the nonzero elements, in row-major order."""
+        return xp.argwhere(x)
+
+    def unique(x, axis, return_inverse: bool, return_counts: bool) -> tuple:
+        """(sorted unique values, inverse or None, counts or None); NaNs are each their own
+        value (PyTorch's rule), ``axis`` None: of the flattened array."""
+        found = xp.unique(x, return_inverse=return_inverse, return_counts=return_counts, axis=axis,
+                          equal_nan=False)
+        found = found if isinstance(found, tuple) else (found,)
+        values, rest = found[0], list(found[1:])
+        inverse = rest.pop(0) if return_inverse else None
+        counts = rest.pop(0) if return_counts else None
+        return values, inverse, counts
+
+    def bincount(x, weights, minlength: int):
+        return xp.bincount(x, weights=weights, minlength=minlength)
+
+    def searchsorted(sequence, values, right: bool):
+        """Where each value would be inserted into the sorted 1-D ``sequence`` (after equal
+        elements when ``right``); a 2-D sequence (rows, n) searches row r for values[r]."""
+        side = "right" if right else "left"
+        if sequence.ndim == 1:
+            return xp.searchsorted(sequence, values, side=side)
+        if sequence.shape[0] == 0:
+            return xp.zeros(values.shape, dtype=xp.int64)
+        return xp.stack([xp.searchsorted(row, row_values, side=side) for row, row_values in zip(sequence, values)])
+
+    def histogram(x, bins: int, low: float, high: float):
+        """Counts of x in ``bins`` equal bins over [low, high] (the last one closed), others ignored."""
+        counts, _ = xp.histogram(x, bins=bins, range=(low, high))
+        return counts
 
     defined = dict(locals())
     return {name: value for name, value in defined.items() if callable(value) and not name.startswith("_")}

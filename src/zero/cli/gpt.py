@@ -55,7 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     t.add_argument("--n-head", type=int, default=6)
     t.add_argument("--n-embd", type=int, default=384)
     t.add_argument("--dropout", type=float, default=0.2)
-    t.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    t.add_argument("--lr", type=float, default=1e-3,
+                   help="peak learning rate of the book's AdamW (eps inside the square root, "
+                        "AdamW(eps_inside_sqrt=True); PyTorch's puts it outside)")
     t.add_argument("--min-lr", type=float, default=1e-4)
     t.add_argument("--warmup", type=int, default=100, help="linear warm-up steps")
     t.add_argument("--weight-decay", type=float, default=0.1)

@@ -114,7 +114,8 @@ def train(args, saved: dict | None) -> int:
     model = GPT(config).to(device)
     decay, no_decay = _parameter_groups(model)
     optimizer = AdamW([{"params": decay, "weight_decay": args.weight_decay},
-                       {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.99))
+                       {"params": no_decay, "weight_decay": 0.0}], lr=args.lr, betas=(0.9, 0.99),
+                      eps_inside_sqrt=True)  # the book's AdamW (see --help)
     first = 0
     if saved is not None:
         resumed_from = checkpoints.resumable()

@@ -48,7 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--download", action="store_true", help="fetch MNIST into the cache, then train")
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--batch-size", type=int, default=64)
-    parser.add_argument("--optimizer", choices=("sgd", "adamw"), default="adamw")
+    parser.add_argument("--optimizer", choices=("sgd", "adamw"), default="adamw",
+                        help="adamw is the book's form, eps inside the square root (AdamW(eps_inside_sqrt=True)); "
+                             "sgd uses momentum 0.9")
     parser.add_argument("--lr", type=float, default=1e-3)
     parser.add_argument("--hidden", type=int, default=512)
     parser.add_argument("--device", default="cpu", help="cpu or cuda")
@@ -123,7 +125,7 @@ def run(args) -> int:
     pixels = train_set.images.numpy()
     model.set_input_statistics(float(pixels.mean()), float(pixels.std()))
     model.to(device)
-    optimizer = (AdamW(model.parameters(), lr=args.lr) if args.optimizer == "adamw"
+    optimizer = (AdamW(model.parameters(), lr=args.lr, eps_inside_sqrt=True) if args.optimizer == "adamw"
                  else SGD(model.parameters(), lr=args.lr, momentum=0.9))
     train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
     position = EpochPosition()

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from ..errors import ShapeError
 from ..grad_mode import no_grad
+from ..hooks import RemovableHandle, add_hook
 from ..ops.conversion import parse_to_args
 from ..tensors.creation import tensor
 from ..tensors.tensor import Tensor
@@ -125,8 +126,39 @@ class Module:
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f"{type(self).__name__} does not define forward()")
 
+    # {handle id: hook}, made by the first register_forward_(pre_)hook; until then the class's None
+    _forward_pre_hooks: dict | None = None
+    _forward_hooks: dict | None = None
+
     def __call__(self, *args, **kwargs):
-        return self.forward(*args, **kwargs)
+        if self._forward_pre_hooks is None and self._forward_hooks is None:
+            return self.forward(*args, **kwargs)
+        for hook in list((self._forward_pre_hooks or {}).values()):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list((self._forward_hooks or {}).values()):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def _hook_registry(self, name: str) -> dict:
+        registry = self.__dict__.get(name)
+        if registry is None:
+            registry = {}
+            object.__setattr__(self, name, registry)
+        return registry
+
+    def register_forward_pre_hook(self, hook) -> RemovableHandle:
+        """``hook(module, args)`` before each forward; a result (a tuple, or one value)
+        replaces the positional arguments."""
+        return add_hook(self._hook_registry("_forward_pre_hooks"), hook)
+
+    def register_forward_hook(self, hook) -> RemovableHandle:
+        """``hook(module, args, output)`` after each forward; a result replaces the output."""
+        return add_hook(self._hook_registry("_forward_hooks"), hook)
 
     # -- walking the tree -----------------------------------------------------------------------
     def named_modules(self, prefix: str = "", memo: set | None = None) -> Iterator[tuple[str, Module]]:

@@ -16,6 +16,20 @@
     fused          one-op versions of hot compositions: linear, FFN, linear + cross-entropy,
                    flash-style causal attention
     tensor_methods the Tensor methods that apply these ops (a + b, x.sum()), attached here
+
+PyTorch's common functions, beside those (each with its *_methods mixin and *_functions forms):
+
+    unary_math     log1p ... erf/erfinv, the inverse and hyperbolic trigonometry, rounding,
+                   isnan ... signbit, nan_to_num
+    binary_math    atan2, hypot, logaddexp, xlogy, fmax/fmin, floor_divide/remainder/fmod,
+                   div's rounding modes, lerp, addcmul, addcdiv
+    products       prod, cumprod (exact gradients through zeros)
+    statistics     median, aminmax, nansum, nanmean, count_nonzero, std_mean, var_mean
+    norms          vector/matrix norms (zero.linalg), norm, dist
+    linalg         mm, bmm, mv, dot, outer, addmm, addmv, baddbmm, diag, diagonal, trace, tensordot, kron
+    scatter        scatter, scatter_add, index_add/copy/fill, take, take_along_dim, masked_select, nonzero
+    shaping        narrow, tile, movedim, the stacks and splits, meshgrid, rot90, block_diag
+    searching      unique, bincount, searchsorted, bucketize, histc, tril/triu_indices
 """
 from ..tensors.tensor import Tensor
 from . import tensor_methods

@@ -190,8 +190,9 @@ def _scalar_log(value: float) -> float:
     return math.log(value) if value > 0 else float("nan")
 
 
-class Maximum(BinaryOp):
-    kernel = staticmethod(lambda kernels: kernels.maximum)
+class SavingBinaryOp(BinaryOp):
+    """A binary op whose backward needs both operands (as computed: in the result's dtype)
+    and the output."""
 
     def forward(self, a, b):
         out = super().forward(a, b)
@@ -199,6 +200,15 @@ class Maximum(BinaryOp):
         self.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
         self.a_scalar, self.b_scalar = a, b  # used when that side is a Python number
         return out
+
+    def saved_operands(self) -> tuple:
+        """(a, b, out) as saved, with the Python number where an operand was one."""
+        a, b, out = self.saved_tensors
+        return (a if a is not None else self.a_scalar, b if b is not None else self.b_scalar, out)
+
+
+class Maximum(SavingBinaryOp):
+    kernel = staticmethod(lambda kernels: kernels.maximum)
 
     def backward(self, grad):
         return _pick_gradient(self, grad)
@@ -272,6 +282,29 @@ class LogicalOr(Compare):
 
 class LogicalXor(Compare):
     kernel = staticmethod(lambda kernels: kernels.logical_xor)
+
+
+class Bitwise(BinaryOp):
+    """&, |, ^ on integers and bools (PyTorch's: bit by bit; on bools the logic); never
+    differentiable, refused on floats."""
+
+    def forward(self, a, b):
+        for x in (a, b):
+            if isinstance(x, float) or (isinstance(x, Tensor) and x.dtype.is_floating_point):
+                raise DTypeError(f"{self.op_name}: defined for integer and bool operands, got {describe(x)}")
+        return super().forward(a, b)
+
+
+class BitwiseAnd(Bitwise):
+    kernel = staticmethod(lambda kernels: kernels.bitwise_and)
+
+
+class BitwiseOr(Bitwise):
+    kernel = staticmethod(lambda kernels: kernels.bitwise_or)
+
+
+class BitwiseXor(Bitwise):
+    kernel = staticmethod(lambda kernels: kernels.bitwise_xor)
 
 
 # -- unary ------------------------------------------------------------------------------------
@@ -469,6 +502,18 @@ class Gelu(UnaryOp):
         return (out,)
 
 
+class BitwiseNot(UnaryOp):
+    """~x: the bits inverted for integers, logical not for bools; refused on floats."""
+
+    kernel = staticmethod(lambda kernels: kernels.bitwise_not)
+    float_only, saves = False, None
+
+    def allocate(self, x) -> Tensor:
+        if isinstance(x, Tensor) and x.dtype.is_floating_point:
+            raise DTypeError(f"bitwise_not: defined for integer and bool tensors, got {describe(x)}")
+        return super().allocate(x)
+
+
 class LogicalNot(UnaryOp):
     """not x: a bool result, never differentiable."""
 
@@ -558,8 +603,37 @@ def clamp(x: Tensor, low=None, high=None) -> Tensor:
     if isinstance(low, Tensor) or isinstance(high, Tensor):
         out = x
         if low is not None:
-            out = Maximum.apply(out, low)
+            out = ClampMin.apply(out, low)
         if high is not None:
-            out = Minimum.apply(out, high)
+            out = ClampMax.apply(out, high)
         return out
     return Clamp.apply(x, low, high)
+
+
+class ClampMin(Maximum):
+    """clamp(x, min=bound) with a tensor bound: maximum(x, bound), but the gradient goes
+    whole to x where x >= bound (ties included) and to the bound where x < bound; a NaN
+    passes it to neither (PyTorch's clamp rule, unlike maximum's split ties)."""
+
+    def backward(self, grad):
+        x, bound, _ = self.saved_operands()
+        return self._reduce(Where.apply(self.x_kept(x, bound), grad, 0.0),
+                            Where.apply(self.bound_kept(x, bound), grad, 0.0))
+
+    def x_kept(self, x, bound):
+        return x >= bound
+
+    def bound_kept(self, x, bound):
+        return x < bound
+
+
+class ClampMax(ClampMin):
+    """clamp(x, max=bound) with a tensor bound: minimum(x, bound), PyTorch's gradient rule."""
+
+    kernel = staticmethod(lambda kernels: kernels.minimum)
+
+    def x_kept(self, x, bound):
+        return x <= bound
+
+    def bound_kept(self, x, bound):
+        return x > bound

@@ -6,9 +6,10 @@ names are PyTorch's, so some shadow Python's builtins (``sum``, ``max``, ``input
 from __future__ import annotations
 
 from ..tensors.tensor import Tensor
-from . import comparison, elementwise, rearrange
+from . import binary_math, comparison, elementwise, rearrange
 from .einsum import einsum  # noqa: F401  (zero.einsum)
 from .sampling import multinomial  # noqa: F401  (zero.multinomial)
+from .sorting import argsort, cumsum, sort, topk  # noqa: F401  (zero.sort ...)
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
@@ -24,8 +25,9 @@ def mul(input: Tensor, other) -> Tensor:
     return input * other
 
 
-def div(input: Tensor, other) -> Tensor:
-    return input / other
+def div(input: Tensor, other, *, rounding_mode=None) -> Tensor:
+    """input / other; ``rounding_mode`` "trunc" or "floor" rounds the quotient."""
+    return binary_math.divide(input, other, rounding_mode)
 
 
 def pow(input: Tensor, exponent) -> Tensor:
@@ -156,6 +158,22 @@ def logical_xor(input: Tensor, other) -> Tensor:
 
 def logical_not(input: Tensor) -> Tensor:
     return input.logical_not()
+
+
+def bitwise_and(input: Tensor, other) -> Tensor:
+    return input & other
+
+
+def bitwise_or(input: Tensor, other) -> Tensor:
+    return input | other
+
+
+def bitwise_xor(input: Tensor, other) -> Tensor:
+    return input ^ other
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    return ~input
 
 
 # -- reductions ---------------------------------------------------------------------------------

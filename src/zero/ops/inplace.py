@@ -165,6 +165,8 @@ def div_(target: Tensor, other) -> Tensor:
 
 
 def clamp_(target: Tensor, low=None, high=None) -> Tensor:
+    if isinstance(low, Tensor) or isinstance(high, Tensor):  # (the kernel takes numbers)
+        return apply_(target, "clamp_", lambda old: clamp(old, low, high), (low, high))
     kernels = target._meta.device.kernels
     return modify(target, "clamp_", (low, high), lambda: kernels.clamp(target._array, low, high, target._array),
                   lambda old: clamp(old, low, high))
@@ -240,3 +242,29 @@ def _random_like(old: Tensor, fill) -> Tensor:
     fresh = Tensor._empty(old._meta.shape, old._meta.dtype, old._meta.device)
     fill(fresh)
     return Overwrite.apply(old, fresh)
+
+
+# -- in place by way of an out-of-place op (the math functions' x.name_()) ----------------------
+
+
+def apply_(target: Tensor, op: str, compute, operands: tuple = ()) -> Tensor:
+    """``target = compute(target)`` in place, for an op without a kernel of its own that
+    writes into its input (floor_, log1p_, atan2_, lerp_ ...): the result is computed out of
+    place and copied in, so it must keep the target's shape and fit its dtype (an integer
+    target refuses a float result, as in PyTorch). ``operands``: the op's other tensors."""
+    def checked(old: Tensor) -> Tensor:
+        result = compute(old)
+        if result._meta.shape != target._meta.shape:
+            raise ShapeError(f"{op}: the result {describe(result)} does not have the shape of the target "
+                             f"{describe(target)}; the operands must broadcast to the target's shape")
+        if result._meta.dtype.category > target._meta.dtype.category:
+            raise DTypeError(f"{op}: a result of dtype {result.dtype.name} cannot be written into "
+                             f"{describe(target)}")
+        return result
+
+    def write() -> None:
+        with no_grad():
+            result = checked(target)
+        target._meta.device.kernels.copy(result._array, target._array)
+
+    return modify(target, op, operands, write, checked)

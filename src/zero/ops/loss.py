@@ -146,7 +146,7 @@ class CrossEntropy(ClassLoss):
         rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
         count = rows.shape[0]
         loss_rows = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
-        logsumexp = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
+        logsumexp = Tensor._empty((count,), dtypes.float64, rows.device)  # (R,), float64 (kernel contract)
         rows.device.kernels.cross_entropy_forward(
             rows._array, target_rows._array, array_or_none(weight), ignore_index,
             float(label_smoothing), loss_rows._array, logsumexp._array)

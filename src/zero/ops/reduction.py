@@ -73,16 +73,19 @@ def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 class Var(Op):
-    """Variance with Bessel's ``correction`` (1: unbiased, PyTorch's default)."""
+    """Variance with Bessel's ``correction`` (1: unbiased, PyTorch's default), accumulated in
+    float64 by the kernel (a float32 mean of values near 1e8 would lose its digits)."""
+
+    kernel = staticmethod(lambda kernels: kernels.var)
 
     def forward(self, x: Tensor, dims, correction: int = 1, keepdim: bool = False):
         meta = x._meta
         if not meta.dtype.is_floating_point:
-            raise DTypeError(f"var: needs a floating-point input, got {describe(x)}")
-        dims = normalize_dims(dims, len(meta.shape), "var")
+            raise DTypeError(f"{self.op_name}: needs a floating-point input, got {describe(x)}")
+        dims = normalize_dims(dims, len(meta.shape), self.op_name)
         out, target, self.kept_shape = _reduced_output(x, dims, keepdim)
         count = numel(tuple(meta.shape[d] for d in dims))
-        meta.device.kernels.var(x._array, dims, correction, target)
+        self.kernel(meta.device.kernels)(x._array, dims, correction, target)
         self.save_for_backward(x)
         self.dims, self.divisor = dims, max(count - correction, 0)
         return out
@@ -94,8 +97,28 @@ class Var(Op):
         return (_expand_back(grad, self.kept_shape, x.shape) * centred * scale, None, None, None)
 
 
+class Std(Var):
+    """Standard deviation: the square root of the variance, taken before rounding to the
+    input's dtype (so values near 1e38 in float32 do not overflow in the square)."""
+
+    kernel = staticmethod(lambda kernels: kernels.std)
+
+    def forward(self, x: Tensor, dims, correction: int = 1, keepdim: bool = False):
+        out = super().forward(x, dims, correction, keepdim)
+        self.save_for_backward(x, out)
+        return out
+
+    def backward(self, grad):
+        x, out = self.saved_tensors
+        centred = x - x.mean(self.dims, keepdim=True)
+        scale = 1.0 / self.divisor if self.divisor else float("nan")  # d std = d var / (2 std)
+        # where std is 0 (all equal), PyTorch's gradient is 0, not 0 / 0 (the subgradient)
+        per_std = (grad / out).masked_fill(out == 0, 0.0) if self.divisor else grad / out
+        return (_expand_back(per_std, self.kept_shape, x.shape) * centred * scale, None, None, None)
+
+
 def std(x: Tensor, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
-    return Var.apply(x, dim, correction, keepdim).sqrt()
+    return Std.apply(x, dim, correction, keepdim)
 
 
 class Amax(Op):

@@ -10,10 +10,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..autograd import engine
+from ..autograd.op import register_post_accumulate_hook, register_tensor_hook
+from ..hooks import RemovableHandle
 from ..tensors import creation
 from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
-               views)
+               sorting, views)
 from . import matmul as matmul_ops
+from .indexing_methods import IndexingMethods
+from .linalg_methods import LinalgMethods
+from .math_methods import MathMethods
+from .reduction_methods import ReductionMethods
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -35,8 +41,10 @@ def _sizes(args) -> tuple:
     return tuple(args)
 
 
-class TensorMethods:
-    """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own."""
+class TensorMethods(MathMethods, ReductionMethods, LinalgMethods, IndexingMethods):
+    """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own. (The mixins it
+    inherits hold more methods, by topic: math_methods, reduction_methods, linalg_methods,
+    indexing_methods)"""
 
     __slots__ = ()
 
@@ -44,6 +52,15 @@ class TensorMethods:
     def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
         """Back-propagate from this tensor into the ``.grad`` of the leaves it depends on."""
         engine.backward([self], None if gradient is None else [gradient], retain_graph=retain_graph)
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(grad)`` each time this tensor's gradient is computed; a tensor it
+        returns replaces it. Returns a handle whose ``remove()`` takes the hook off."""
+        return register_tensor_hook(self, hook)
+
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """Call ``hook(self)`` on a leaf after each backward has added into its ``.grad``."""
+        return register_post_accumulate_hook(self, hook)
 
     # -- arithmetic -----------------------------------------------------------------------------
     def __add__(self, other):
@@ -94,7 +111,6 @@ class TensorMethods:
     add = __add__
     sub = __sub__
     mul = __mul__
-    div = __truediv__
     pow = __pow__
     neg = __neg__
     abs = __abs__
@@ -119,16 +135,38 @@ class TensorMethods:
     def __ge__(self, other):
         return elementwise.Ge.apply(self, other)
 
+    # &, |, ^, ~ are bitwise, as in PyTorch: on bools that is the logic, on integers the bits
     def __and__(self, other):
-        return elementwise.LogicalAnd.apply(self, other)
+        return elementwise.BitwiseAnd.apply(self, other)
+
+    def __rand__(self, other):
+        return elementwise.BitwiseAnd.apply(other, self)
 
     def __or__(self, other):
-        return elementwise.LogicalOr.apply(self, other)
+        return elementwise.BitwiseOr.apply(self, other)
+
+    def __ror__(self, other):
+        return elementwise.BitwiseOr.apply(other, self)
 
     def __xor__(self, other):
-        return elementwise.LogicalXor.apply(self, other)
+        return elementwise.BitwiseXor.apply(self, other)
+
+    def __rxor__(self, other):
+        return elementwise.BitwiseXor.apply(other, self)
 
     def __invert__(self):
+        return elementwise.BitwiseNot.apply(self)
+
+    def logical_and(self, other):
+        return elementwise.LogicalAnd.apply(self, other)
+
+    def logical_or(self, other):
+        return elementwise.LogicalOr.apply(self, other)
+
+    def logical_xor(self, other):
+        return elementwise.LogicalXor.apply(self, other)
+
+    def logical_not(self):
         return elementwise.LogicalNot.apply(self)
 
     eq = __eq__
@@ -137,10 +175,10 @@ class TensorMethods:
     le = __le__
     gt = __gt__
     ge = __ge__
-    logical_and = __and__
-    logical_or = __or__
-    logical_xor = __xor__
-    logical_not = __invert__
+    bitwise_and = __and__
+    bitwise_or = __or__
+    bitwise_xor = __xor__
+    bitwise_not = __invert__
 
     # -- elementwise functions ------------------------------------------------------------------
     def exp(self):
@@ -303,6 +341,18 @@ class TensorMethods:
     def flatten(self, start_dim=0, end_dim=-1):
         return views.flatten(self, start_dim, end_dim)
 
+    def sort(self, dim=-1, descending=False, stable=False):
+        return sorting.sort(self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, stable=False):
+        return sorting.argsort(self, dim, descending, stable)
+
+    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+        return sorting.topk(self, k, dim, largest, sorted)
+
+    def cumsum(self, dim, dtype=None):
+        return sorting.cumsum(self, dim, dtype)
+
     def multinomial(self, num_samples, replacement=False, *, generator=None):
         return sampling.multinomial(self, num_samples, replacement, generator)
 
@@ -414,9 +464,6 @@ class TensorMethods:
     def mul_(self, other):
         return inplace.mul_(self, other)
 
-    def div_(self, other):
-        return inplace.div_(self, other)
-
     def copy_(self, src):
         return inplace.copy_(self, src)
 
@@ -444,12 +491,13 @@ class TensorMethods:
     __iadd__ = add_
     __isub__ = sub_
     __imul__ = mul_
-    __itruediv__ = div_
+    __itruediv__ = MathMethods.div_  # (div_ with rounding_mode= is in math_methods)
 
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every method and property defined above."""
     class_attributes = {"__module__", "__qualname__", "__doc__", "__slots__", "__hash__", "__annotations__"}
-    for name, value in vars(TensorMethods).items():
-        if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
-            setattr(tensor_class, name, value)
+    for mixin in reversed(TensorMethods.__mro__[:-1]):  # the mixins first, so that TensorMethods wins
+        for name, value in vars(mixin).items():
+            if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
+                setattr(tensor_class, name, value)

@@ -7,8 +7,8 @@
     v̂ ← max(v̂, v) and use v̂ for v                 (amsgrad=True)
     θ ← θ − lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + ε)
 
-ε is added outside the square root, as in PyTorch (Zero's ``AdamW`` keeps the
-book's ε inside it). Written with tensor ops, so it runs on every device; the
+ε is added outside the square root, as in PyTorch (``AdamW(eps_inside_sqrt=True)``
+is the book's form, ε inside it). Written with tensor ops, so it runs on every device; the
 state is PyTorch's: ``step``, ``exp_avg``, ``exp_avg_sq``, ``max_exp_avg_sq``.
 """
 from __future__ import annotations

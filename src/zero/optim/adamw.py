@@ -1,17 +1,23 @@
-"""AdamW: Adam with decoupled weight decay, as the book writes it.
+"""AdamW: Adam with decoupled weight decay -- PyTorch's update, or the book's on request.
 
     m_t = β1 m_{t-1} + (1 − β1) g_t                  (g = −∇ under maximize=True)
     v_t = β2 v_{t-1} + (1 − β2) g_t²
-    α_t = lr · √(1 − β2^t) / (1 − β1^t)              (bias correction)
-    θ  ← θ − α_t · m_t / √(v_t + ε) − lr · λ · θ     (decay not mixed into the gradient)
+    θ  ← θ − lr · m̂_t / (√v̂_t + ε) − lr · λ · θ     m̂ = m / (1 − β1^t), v̂ = v / (1 − β2^t)
 
-Note ε sits inside the square root, as in the book (PyTorch adds it outside:
-m̂ / (√v̂ + ε)); the difference matters only when v is tiny. For PyTorch's
-update use ``Adam(..., decoupled_weight_decay=True)``. Each parameter is updated
-by one fused kernel (``kernels.adamw_step``), not a chain of temporaries.
+This is PyTorch's AdamW (ε outside the square root). The book puts ε inside it,
+θ ← θ − α_t · m_t / √(v_t + ε) with α_t = lr · √(1 − β2^t) / (1 − β1^t); select it
+with ``eps_inside_sqrt=True`` (Zero's GPT and MNIST jobs do). The two agree when v is
+large against ε and part where it is tiny: with ε = 1e-8 a parameter whose gradients
+are about 1e-6 moves 0.99 lr per step in PyTorch's form and 0.002 lr in the book's.
+
+Both are one kernel: m / (√(v + ε_in) + ε_out) with the bias correction folded into
+the step size, ε_in = 0 and ε_out = ε √(1 − β2^t) for PyTorch's form (the same number,
+rearranged), ε_in = ε and ε_out = 0 for the book's. Each parameter is updated by one
+fused pass (``kernels.adamw_step``), not a chain of temporaries.
 
 The state and the groups are PyTorch's (``step``, ``exp_avg``, ``exp_avg_sq``;
-``amsgrad``, ``decoupled_weight_decay`` ...), so checkpoints move between the two.
+``amsgrad``, ``decoupled_weight_decay`` ...), so checkpoints move between the two;
+``eps_inside_sqrt`` belongs to the optimizer, not to its state (give it again on resume).
 """
 from __future__ import annotations
 
@@ -25,7 +31,8 @@ class AdamW(Optimizer):
 
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
                  weight_decay: float = 0.01, amsgrad: bool = False, *, maximize: bool = False, foreach=None,
-                 capturable: bool = False, differentiable: bool = False, fused=None):
+                 capturable: bool = False, differentiable: bool = False, fused=None,
+                 eps_inside_sqrt: bool = False):
         check_non_negative("AdamW", lr=lr, eps=eps)
         betas = check_betas("AdamW", betas)
         check_non_negative("AdamW", weight_decay=weight_decay)
@@ -35,6 +42,7 @@ class AdamW(Optimizer):
                                       **execution_options("AdamW", foreach=foreach, capturable=capturable,
                                                           differentiable=differentiable, fused=fused),
                                       decoupled_weight_decay=True))
+        self.eps_inside_sqrt = bool(eps_inside_sqrt)  # not a group key: groups keep PyTorch's keys
 
     def _init_state(self, p, group) -> dict:
         return {"step": self.new_step(), "exp_avg": p.new_zeros(p.shape), "exp_avg_sq": p.new_zeros(p.shape)}
@@ -45,15 +53,17 @@ class AdamW(Optimizer):
         state = self.state_for(p, group)
         t = self.advance(state)
         beta1, beta2 = group["betas"]
-        lr = group["lr"]
-        step_size = lr * math.sqrt(1.0 - beta2 ** t) / (1.0 - beta1 ** t)
+        lr, eps = group["lr"], group["eps"]
+        root_of_correction = math.sqrt(1.0 - beta2 ** t)
+        step_size = lr * root_of_correction / (1.0 - beta1 ** t)
+        eps_inside, eps_outside = (eps, 0.0) if self.eps_inside_sqrt else (0.0, eps * root_of_correction)
         param, grad_array, m, v = flat_arrays(p, grad, state["exp_avg"], state["exp_avg_sq"])
-        p.device.kernels.adamw_step(param, grad_array, m, v, lr, beta1, beta2, group["eps"],
+        p.device.kernels.adamw_step(param, grad_array, m, v, lr, beta1, beta2, eps_inside, eps_outside,
                                     group["weight_decay"], step_size)
         p._bump_version()
 
 
 def _refuse_amsgrad(amsgrad: bool) -> None:
     if amsgrad:
-        raise NotImplementedError("AdamW: the book's fused AdamW kernel has no AMSGrad variant; use "
-                                  "Adam(..., amsgrad=True, decoupled_weight_decay=True), PyTorch's AdamW update")
+        raise NotImplementedError("AdamW: the fused AdamW kernel has no AMSGrad variant; use "
+                                  "Adam(..., amsgrad=True, decoupled_weight_decay=True), the same update")

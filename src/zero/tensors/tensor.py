@@ -31,6 +31,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.device import Device
 from ..errors import AutogradError, DeviceError, DTypeError
+from . import printing
 from .meta import TensorMeta, contiguous_strides, is_contiguous, normalize_dim, numel
 from .storage import Storage
 
@@ -303,8 +304,8 @@ class Tensor(TensorMethods):
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        values = np.array2string(self._host_array(), separator=", ", precision=4, threshold=200,
-                                 edgeitems=3, prefix="tensor(")
+        values = np.array2string(self._host_array(), separator=", ", prefix="tensor(",
+                                 **printing.array2string_options())
         extras = []
         if self._meta.device.type != "cpu":
             extras.append(f"device='{self.device}'")

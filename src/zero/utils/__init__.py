@@ -1,4 +1,5 @@
-"""PyTorch's ``torch.utils`` namespace: ``zero.utils.data`` (datasets, samplers, DataLoader)."""
+"""PyTorch's ``torch.utils`` namespace: ``zero.utils.data`` (datasets, samplers, DataLoader),
+``zero.utils.hooks`` (RemovableHandle)."""
 from __future__ import annotations
 
-from . import data
+from . import data, hooks

@@ -42,6 +42,7 @@ from triton.runtime.jit import mangle_type
 
 import zero.backends.cuda.kernels as cuda_kernels
 from zero.backends.cuda.kernels import _launch
+from zero.backends.cuda import matmul as matmul_flags
 
 
 class _Pointer:
@@ -110,13 +111,13 @@ def record_step(dtype=np.float32):
         forward(scores, scores)
         backward(scores, scores, scores)
     logits, target = r(rows, vocab), rng.integers(0, vocab, rows)
-    loss, lse = r(rows), r(rows)
+    loss, lse = r(rows), r(rows).astype(np.float64)  # the saved logsumexp is float64
     for weight, smoothing in ((None, 0.0), (np.abs(r(vocab)), 0.1)):
         k.cross_entropy_forward(logits, target, weight, -100, smoothing, loss, lse)
         k.cross_entropy_backward(np.broadcast_to(loss[:1], (rows,)), logits, target, weight, lse, -100, smoothing,
                                  logits)
     params = [r(1000) for _ in range(4)]
-    k.adamw_step(*params, 1e-3, 0.9, 0.99, 1e-8, 0.1, 1e-3)
+    k.adamw_step(*params, 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)
     k.sgd_step(params[0], params[1], params[2], 0.1, 0.9, 0.0, 0.0, True, False)
     k.sgd_step(params[0], params[1], None, 0.1, 0.0, 0.0, 0.0, False, True)
     k.ffn_forward(x[:64], r(hidden, width), r(hidden), r(width, hidden), r(width), "none", x[:64])
@@ -126,10 +127,10 @@ def record_step(dtype=np.float32):
     q, kk, v = r(groups, block, head), r(groups, block, head), r(groups, block, head)
     o, lse_a = r(groups, block, head), r(groups, block)
     record_attention(q, kk, v, o, lse_a, head ** -0.5)
-    if dtype == np.float32:  # and with TF32 tensor-core products, as ZERO_FAST_MATMUL=1 runs them
-        os.environ["ZERO_FAST_MATMUL"] = "1"
+    if dtype == np.float32:  # and with TF32 tensor-core products, as allow_tf32 runs them
+        matmul_flags.allow_tf32 = True
         record_attention(q, kk, v, o, lse_a, head ** -0.5)
-        del os.environ["ZERO_FAST_MATMUL"]
+        matmul_flags.allow_tf32 = False
 
 
 def record_vision(dtype) -> None:

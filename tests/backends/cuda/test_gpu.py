@@ -151,15 +151,15 @@ def test_tf32_only_when_asked():
                                                                               device="cuda")).cpu().numpy()
         return np.abs(got - exact).max() / np.abs(exact).max()
 
-    previous = os.environ.pop("ZERO_FAST_MATMUL", None)
+    flags = zero.backends.cuda.matmul
+    previous = flags.allow_tf32
     try:
+        flags.allow_tf32 = False
         assert error() < 1e-5
-        os.environ["ZERO_FAST_MATMUL"] = "1"
+        flags.allow_tf32 = True
         assert error() < 5e-3
     finally:
-        os.environ.pop("ZERO_FAST_MATMUL", None)
-        if previous is not None:
-            os.environ["ZERO_FAST_MATMUL"] = previous
+        flags.allow_tf32 = previous
 
 
 def test_a_gpt_step_on_cuda_matches_the_cpu():

@@ -130,10 +130,22 @@ def test_cross_entropy_forward_and_backward(case, classes, weighted, smoothing):
     target[2] = -100  # an ignored row
     weight = random(rng, (classes,), case.dtype, 0.1, 2.0) if weighted else None
     _, want = case.run("cross_entropy_forward", [logits, target, weight, -100, smoothing],
-                       {"loss": ((rows,), None), "logsumexp": ((rows,), None)})
+                       {"loss": ((rows,), None), "logsumexp": ((rows,), np.float64)})
     for grad_loss in (random(rng, (rows,), case.dtype), np.broadcast_to(case.dtype(0.25), (rows,))):
         case.run("cross_entropy_backward", [grad_loss, logits, target, weight, want["logsumexp"], -100, smoothing],
                  {"grad_logits": ((rows, classes), None)})
+
+
+def test_cross_entropy_at_logits_near_ten_million(case):
+    # A float32 logsumexp would be off by a whole unit here; the kernels keep it in float64.
+    rng = np.random.default_rng(7)
+    logits = (random(rng, (5, 70), case.dtype, -4, 4) + case.dtype(1e7)).astype(case.dtype)
+    target = rng.integers(0, 70, 5)
+    _, want = case.run("cross_entropy_forward", [logits, target, None, -100, 0.0],
+                       {"loss": ((5,), None), "logsumexp": ((5,), np.float64)})
+    case.run("cross_entropy_backward", [random(rng, (5,), case.dtype), logits, target, None, want["logsumexp"],
+                                        -100, 0.0], {"grad_logits": ((5, 70), None)})
+    case.run("log_softmax_forward", [logits], {"out": ((5, 70), None)})
 
 
 @pytest.mark.parametrize("shape", [(1, 7), (37, 100), (70, 384)])
@@ -176,13 +188,14 @@ def test_layer_norm_eps_is_float64_for_float64(arrays):
 
 
 @pytest.mark.parametrize("n", [1, 1025])
-def test_adamw_step(case, n):
+@pytest.mark.parametrize("eps_inside,eps_outside", [(0.0, 1e-8 * 0.2), (1e-8, 0.0)], ids=["pytorch", "book"])
+def test_adamw_step(case, n, eps_inside, eps_outside):
     rng = np.random.default_rng(n)
     param, grad, m = (random(rng, (n,), case.dtype) for _ in range(3))
     v = random(rng, (n,), case.dtype, 0.0, 1.0)
     host = [a.copy() for a in (param, grad, m, v)]
     device = [case.arrays.put(a) for a in (param, grad, m, v)]
-    scalars = (1e-3, 0.9, 0.95, 1e-8, 0.1, 1e-3 * 0.7)
+    scalars = (1e-3, 0.9, 0.95, eps_inside, eps_outside, 0.1, 1e-3 * 0.7)
     cpu.adamw_step(*host, *scalars)
     cuda.adamw_step(*device, *scalars)
     for name, want, got in zip(("param", "grad", "exp_avg", "exp_avg_sq"), host, device):

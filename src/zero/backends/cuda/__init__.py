@@ -28,12 +28,12 @@ from __future__ import annotations
 from types import ModuleType
 
 from ...errors import DeviceError
-from . import triton_driver
+from . import matmul, triton_driver  # matmul: PyTorch's allow_tf32 switch, zero.backends.cuda.matmul
 from .memory import address_of, allocator, install_cupy_allocator, lease
 from .runtime import cupy, unavailable_reason
 
 __all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
-           "logits_chunk_bytes", "synchronize", "to_numpy"]
+           "logits_chunk_bytes", "synchronize", "to_numpy"]  # the backend interface (matmul, is_built: PyTorch's)
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
 # (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).
@@ -84,3 +84,11 @@ def to_numpy(array):
 def from_numpy(array):
     """A CuPy copy of host data; Zero's copy kernel then writes it into a tensor."""
     return cupy().asarray(array)
+
+
+def is_built() -> bool:
+    """PyTorch's ``torch.backends.cuda.is_built()``: whether this install can use a GPU at
+    all (CuPy and Triton importable), not whether one is there (``zero.cuda.is_available()``)."""
+    import importlib.util
+
+    return all(importlib.util.find_spec(name) is not None for name in ("cupy", "triton"))

@@ -61,7 +61,7 @@ class LinearCrossEntropy(ClassLoss):
         self.reduction, self.ignore_index = reduction, int(ignore_index)
         self.in_shape, self.target_shape = x.shape, target.shape
         loss_rows = Tensor._empty((rows.shape[0],), x.dtype, x.device)       # (N,)
-        lse_rows = Tensor._empty((rows.shape[0],), x.dtype, x.device)        # (N,)
+        lse_rows = Tensor._empty((rows.shape[0],), dtypes.float64, x.device)  # (N,), float64 as in nn.py
         x.device.kernels.linear_cross_entropy_forward(rows._array, weight._array, target_rows._array,
                                                       self.ignore_index, self.chunk_size, loss_rows._array,
                                                       lse_rows._array)

@@ -26,7 +26,7 @@ import math
 import numba
 import numpy as np
 
-from ._jit import FASTMATH
+from ._jit import FASTMATH, njit_in_order
 
 LOG2_E = 1.4426950408889634
 LN2_HIGH = 6.93147180369123816490e-01   # ln 2 with its low bits zero: n * LN2_HIGH is exact
@@ -47,6 +47,21 @@ def fast_exp(x):
     power = np.int64((n + 1023) << 52)          # the bits of the float64 2^n
     value = p * power.view(np.float64)
     return 0.0 if x < EXP_UNDERFLOW else value
+
+
+@njit_in_order  # not inline="always": Numba would inline it with the caller's reassociation
+def log_probability(x, peak, log_total):
+    """log softmax of x in a row with maximum ``peak`` and log(sum(exp(row - peak))) =
+    ``log_total``: (x - peak) - log_total, in this order (x - (peak + log_total) loses every
+    digit when x and peak are large and equal)."""
+    return (x - peak) - log_total
+
+
+@njit_in_order  # as log_probability: a fused multiply-add here would not round as the peak did
+def scaled_shift(scale, x, peak):
+    """scale * x - peak, the product rounded before the subtraction, as it was when ``peak``
+    (the row's largest scale * x) was found: the largest element gives exactly 0."""
+    return scale * x - peak
 
 
 @numba.njit(cache=True, fastmath=FASTMATH, inline="always")

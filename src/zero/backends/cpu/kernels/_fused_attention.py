@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp
+from ._fastmath import fast_exp, scaled_shift
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
@@ -126,7 +126,7 @@ def _probabilities(scores, scale, row0, causal, lse):
             peak = max(peak, scale * scores[g, r, j])
         total = 0.0
         for j in range(limit):
-            p = fast_exp(scale * scores[g, r, j] - peak)
+            p = fast_exp(scaled_shift(scale, scores[g, r, j], peak))
             scores[g, r, j] = p
             total += p
         inverse = 1.0 / total
@@ -149,7 +149,7 @@ def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, c
         shift = np.float64(lse[g, row0 + r])
         d = np.float64(delta[g, row0 + r])
         for j in range(limit):
-            p = fast_exp(scale * scores[g, r, j] - shift)
+            p = fast_exp(scaled_shift(scale, scores[g, r, j], shift))
             scores[g, r, j] = p
             grad_probs[g, r, j] = p * (grad_probs[g, r, j] - d) * scale
         for j in range(max(limit, 0), width):

@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp
+from ._fastmath import fast_exp, log_probability
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
@@ -80,10 +80,10 @@ def _loss_rows(logits, peaks, target, row0, ignore_index, loss, lse):
         total = 0.0
         for c in range(vocab):
             total += fast_exp(logits[r, c] - peak)
-        row_lse = peak + math.log(total)
-        lse[row0 + r] = row_lse
+        log_total = math.log(total)
+        lse[row0 + r] = peak + log_total   # float64 (see nn.py's contract)
         t = target[row0 + r]
-        loss[row0 + r] = 0.0 if t == ignore_index else row_lse - logits[r, t]
+        loss[row0 + r] = 0.0 if t == ignore_index else -log_probability(logits[r, t], peak, log_total)
 
 
 @njit

@@ -12,8 +12,10 @@ __all__ = ["index_add_along"]
 
 def index_add_along(out, axis: int, index, values) -> None:
     """out[.., index[k], ..] += values[.., k, ..] along ``axis`` (index_select's backward)."""
+    if values.size == 0:  # nothing to add (and reshape(-1, 0) cannot infer the rows)
+        return
     if axis == 0 and out.ndim == 2 and out.flags.c_contiguous and values.flags.c_contiguous:
-        _embedding_backward_loop(index.reshape(-1), values.reshape(-1, out.shape[1]), out)
+        _embedding_backward_loop(index.reshape(-1), values.reshape(index.size, out.shape[1]), out)
         return
     flat = values.reshape(out.shape[:axis] + (index.size,) + out.shape[axis + 1:])
     np.add.at(np.moveaxis(out, axis, 0), index.reshape(-1), np.moveaxis(flat, axis, 0))

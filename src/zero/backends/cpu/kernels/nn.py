@@ -18,7 +18,9 @@ float64. ``weight``/``bias`` (and the matching gradients) may be ``None``.
 
     cross_entropy_forward(logits, target, weight, ignore_index, label_smoothing, loss, logsumexp)
         logits (N, C); target (N,) int64/int32 in [0, C) or == ignore_index; weight (C,)
-        or None; loss (N,) per-row loss, 0 where ignored; logsumexp (N,) saved for backward.
+        or None; loss (N,) per-row loss, 0 where ignored; logsumexp (N,) float64 (whatever
+        the logits' dtype: at logits of 1e7 a float32 lse would put backward's exp(x - lse)
+        off by a factor e), saved for backward.
         loss = (1 - s) * w[t] * (lse - x[t]) + s / C * sum_c w[c] * (lse - x[c])
     cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index,
                            label_smoothing, grad_logits)
@@ -58,7 +60,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp
+from ._fastmath import fast_exp, log_probability
 from ._jit import njit, prange
 
 __all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
@@ -117,9 +119,9 @@ def _softmax_rows(x, out, log):
         for c in range(classes):
             total += fast_exp(x[r, c] - peak)
         if log:
-            shift = peak + math.log(total)
+            log_total = math.log(total)
             for c in range(classes):
-                out[r, c] = x[r, c] - shift
+                out[r, c] = log_probability(x[r, c], peak, log_total)
         else:
             inverse = 1.0 / total
             for c in range(classes):
@@ -175,17 +177,18 @@ def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, l
         total = 0.0
         for c in range(classes):
             total += fast_exp(logits[r, c] - peak)
-        row_lse = peak + math.log(total)
-        lse[r] = row_lse
+        log_total = math.log(total)
+        lse[r] = peak + log_total      # float64: backward's exp(x - lse) needs its low digits
         t = target[r]
         if t == ignore_index:
             loss[r] = 0.0
             continue
-        value = (1.0 - smoothing) * weight[t] * (row_lse - logits[r, t])
+        # lse - x[c] as -log_probability: no cancellation of two large numbers
+        value = -(1.0 - smoothing) * weight[t] * log_probability(logits[r, t], peak, log_total)
         if smoothing > 0.0:
             smooth = 0.0
             for c in range(classes):
-                smooth += weight[c] * (row_lse - logits[r, c])
+                smooth -= weight[c] * log_probability(logits[r, c], peak, log_total)
             value += smoothing / classes * smooth
         loss[r] = value
 

@@ -4,8 +4,14 @@ Written as chains of tensor ops, an AdamW step would make several temporaries
 the size of the parameter and read memory five or six times; one Numba loop
 reads p, g, m, v once and writes p, m, v once.
 
-    adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size)
-        all arrays 1-D, contiguous, same length; updates param, exp_avg, exp_avg_sq in place
+    adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside,
+               weight_decay, step_size)
+        all arrays 1-D, contiguous, same length; updates param, exp_avg, exp_avg_sq in place:
+        m = β1 m + (1-β1) g,  v = β2 v + (1-β2) g²,
+        p -= step_size * m / (√(v + eps_inside) + eps_outside) + lr * weight_decay * p.
+        PyTorch's ε (outside the root of the bias-corrected v̂) is eps_inside = 0,
+        eps_outside = ε √(1 - β2^t); the book's (inside the root) is eps_inside = ε,
+        eps_outside = 0 (zero.optim.adamw works both out).
     sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
         momentum_buffer may be None when momentum == 0
 """
@@ -20,11 +26,11 @@ from ._jit import njit, prange
 __all__ = ["adamw_step", "sgd_step"]
 
 
-def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size) -> None:
-    """The book's AdamW: m = β1 m + (1-β1) g, v = β2 v + (1-β2) g²,
-    p -= step_size * m / √(v + eps) + lr * weight_decay * p,
-    with step_size = lr * √(1 - β2^t) / (1 - β1^t) (bias correction folded in)."""
-    _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size)
+def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
+               step_size) -> None:
+    """AdamW, bias correction folded into step_size = lr * √(1 - β2^t) / (1 - β1^t); see above."""
+    _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
+                step_size)
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
@@ -36,7 +42,8 @@ def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay
 
 
 @njit
-def _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_decay, step_size):
+def _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
+                step_size):
     decay = lr * weight_decay
     for i in prange(param.size):
         g = grad[i]
@@ -45,7 +52,7 @@ def _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps, weight_
         exp_avg[i] = m
         exp_avg_sq[i] = v
         p = param[i]
-        param[i] = p - step_size * m / math.sqrt(v + eps) - decay * p
+        param[i] = p - step_size * m / (math.sqrt(v + eps_inside) + eps_outside) - decay * p
 
 
 @njit

@@ -14,9 +14,9 @@ Each operand is classified (``_operand``):
 Batches go to ``gemmStridedBatchedEx`` with one stride per operand: broadcast
 batch dimensions have stride 0; batch dimensions that no single stride can step
 through are made contiguous. ``[..., M, K] @ [K, N]`` (a linear layer) is one
-GEMM over the flattened rows. ``ZERO_FAST_MATMUL=1`` (the book's
-``MX_FAST_MATMUL``) lets float32 products use TF32 tensor cores: faster, with
-about 10 bits of mantissa in the products instead of 23.
+GEMM over the flattened rows. ``zero.backends.cuda.matmul.allow_tf32`` (or
+``ZERO_FAST_MATMUL=1``, the book's ``MX_FAST_MATMUL``) lets float32 products use
+TF32 tensor cores: faster, with about 10 bits of mantissa instead of 23.
 
 ``plan_matmul`` only decides (it works on NumPy arrays too, which is how CI
 checks the layouts against an emulation of cuBLAS); ``matmul`` runs the plan, and
@@ -26,12 +26,12 @@ kernels use for running sums.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from .. import matmul as matmul_flags
 from ..runtime import cupy
 from ._arrays import array_module
 
@@ -47,8 +47,8 @@ _DATA_TYPE = {np.dtype(np.float32): CUDA_R_32F, np.dtype(np.float64): CUDA_R_64F
 
 
 def fast_matmul() -> bool:
-    """Whether float32 products may use TF32 tensor cores (ZERO_FAST_MATMUL=1)."""
-    return os.environ.get("ZERO_FAST_MATMUL", "0") == "1"
+    """Whether float32 products may use TF32 tensor cores (``zero.backends.cuda.matmul``)."""
+    return matmul_flags.allow_tf32
 
 
 @dataclass

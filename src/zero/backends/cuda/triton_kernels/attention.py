@@ -4,7 +4,7 @@ Arrays are contiguous (G, L, E) queries, (G, S, E) keys, (G, S, Ev) values, G = 
 heads; a program works on one group ``g = program_id(1)``. Causal masking is top-left
 aligned (query i sees keys j <= i). Scores are ``scale * q kᵀ`` in the inputs' float
 type; ``PRECISION`` is tl.dot's input precision ("ieee", or "tf32" under
-ZERO_FAST_MATMUL=1). Every offset into the arrays is int64 (``_tile_offsets``, and the
+zero.backends.cuda.matmul.allow_tf32). Every offset into the arrays is int64 (``_tile_offsets``, and the
 group's ``g``): a (G * L, E) array passes 2**31 elements at 8 GiB of float32.
 
 Forward (one program per BLOCK_M query rows): walk the key blocks the rows may see,

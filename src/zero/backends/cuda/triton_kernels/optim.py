@@ -7,9 +7,10 @@ import triton.language as tl
 
 @triton.jit
 def adamw_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, n, lr: tl.float64, beta1: tl.float64,
-                 beta2: tl.float64, eps: tl.float64, weight_decay: tl.float64, step_size: tl.float64,
-                 BLOCK: tl.constexpr):
-    """m = β1 m + (1-β1) g;  v = β2 v + (1-β2) g²;  p -= step_size m / √(v + eps) + lr wd p."""
+                 beta2: tl.float64, eps_inside: tl.float64, eps_outside: tl.float64, weight_decay: tl.float64,
+                 step_size: tl.float64, BLOCK: tl.constexpr):
+    """m = β1 m + (1-β1) g;  v = β2 v + (1-β2) g²;
+    p -= step_size m / (√(v + eps_inside) + eps_outside) + lr wd p."""
     offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     mask = offsets < n
     g = tl.load(grad_ptr + offsets, mask=mask, other=0.0).to(tl.float64)
@@ -18,7 +19,7 @@ def adamw_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, n, lr: tl.flo
     tl.store(exp_avg_ptr + offsets, m, mask=mask)
     tl.store(exp_avg_sq_ptr + offsets, v, mask=mask)
     p = tl.load(param_ptr + offsets, mask=mask, other=0.0).to(tl.float64)
-    p = p - step_size * m / tl.sqrt(v + eps) - lr * weight_decay * p
+    p = p - step_size * m / (tl.sqrt(v + eps_inside) + eps_outside) - lr * weight_decay * p
     tl.store(param_ptr + offsets, p, mask=mask)
 
 

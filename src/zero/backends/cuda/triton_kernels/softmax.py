@@ -36,14 +36,14 @@ def softmax_forward_kernel(x_ptr, out_ptr, width, LOG: tl.constexpr, BLOCK: tl.c
     x_row = x_ptr + row * width
     out_row = out_ptr + row * width
     peak, total = _row_max_and_sum(x_row, width, BLOCK)
-    shift = peak + tl.log(total)
+    log_total = tl.log(total)
     inverse = 1.0 / total
     columns = tl.arange(0, BLOCK)
     for start in range(0, width, BLOCK):
         mask = start + columns < width
         x = tl.load(x_row + start + columns, mask=mask, other=0.0)
-        if LOG:
-            y = x - shift
+        if LOG:  # (x - max) - log(sum), not x - (max + log(sum)): exact where x is large
+            y = (x - peak) - log_total
         else:
             y = tl.where(peak == NEG_INF, 0.0, tl.exp(x - peak) * inverse)
         tl.store(out_row + start + columns, y, mask=mask)
@@ -88,25 +88,27 @@ def _target_of(target_ptr, row, classes, ignore_index):
 def cross_entropy_forward_kernel(logits_ptr, target_ptr, weight_ptr, loss_ptr, lse_ptr, classes, ignore_index,
                                  smoothing: tl.float64, HAS_WEIGHT: tl.constexpr, SMOOTH: tl.constexpr,
                                  BLOCK: tl.constexpr):
-    """loss = (1 - s) w[t] (lse - x[t]) + s / C * sum_c w[c] (lse - x[c]); 0 on ignored rows."""
+    """loss = (1 - s) w[t] (lse - x[t]) + s / C * sum_c w[c] (lse - x[c]); 0 on ignored rows.
+    lse - x is computed as log(sum) - (x - max), with no cancellation of two large numbers;
+    lse itself is stored in float64 (lse_ptr is float64 whatever the logits' dtype)."""
     row = tl.program_id(0).to(tl.int64)
     x_row = logits_ptr + row * classes
     peak, total = _row_max_and_sum(x_row, classes, BLOCK)
-    lse = peak + tl.log(total)
-    tl.store(lse_ptr + row, lse)
+    log_total = tl.log(total)
+    tl.store(lse_ptr + row, peak.to(tl.float64) + log_total.to(tl.float64))
     ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
     picked = tl.load(x_row + safe)
     if HAS_WEIGHT:
-        value = (1.0 - smoothing) * tl.load(weight_ptr + safe) * (lse - picked)
+        value = (1.0 - smoothing) * tl.load(weight_ptr + safe) * (log_total - (picked - peak))
     else:
-        value = (1.0 - smoothing) * (lse - picked)
+        value = (1.0 - smoothing) * (log_total - (picked - peak))
     if SMOOTH:
         columns = tl.arange(0, BLOCK)
         acc = tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty)
         for start in range(0, classes, BLOCK):
             mask = start + columns < classes
             x = tl.load(x_row + start + columns, mask=mask, other=0.0)
-            term = tl.where(mask, lse - x, 0.0)
+            term = tl.where(mask, log_total - (x - peak), 0.0)
             if HAS_WEIGHT:
                 term = term * tl.load(weight_ptr + start + columns, mask=mask, other=0.0)
             acc += term
@@ -141,11 +143,11 @@ def cross_entropy_backward_kernel(grad_loss_ptr, grad_loss_stride, logits_ptr, t
     scale = g * (hit + smoothing / classes * weight_total)
     spread = g * smoothing / classes
     hit_grad = g * hit
-    lse = tl.load(lse_ptr + row)
+    lse = tl.load(lse_ptr + row)  # float64
     for start in range(0, classes, BLOCK):
         mask = start + columns < classes
         x = tl.load(x_row + start + columns, mask=mask, other=0.0)
-        y = scale * tl.exp(x - lse)
+        y = scale * tl.exp((x.to(tl.float64) - lse).to(x.dtype))
         if SMOOTH:
             if HAS_WEIGHT:
                 y -= spread * tl.load(weight_ptr + start + columns, mask=mask, other=0.0)

@@ -1,0 +1,310 @@
+"""Writing along a dimension by an index, and picking by masks and flat indices, PyTorch's:
+scatter, scatter_add, index_add, index_fill, index_copy (each out of place here; the
+``x.name_()`` forms are in place), take, take_along_dim, masked_select, nonzero, argwhere.
+
+    scatter(x, d, index, src)      out = x, then out[.., index[i][j], ..] = src[i][j] along d
+    scatter_add(x, d, index, src)  the same, adding (a repeated index adds up)
+    index_add(x, d, index, src)    out[.., index[k], ..] += alpha * src[.., k, ..] along d
+    index_copy(x, d, index, src)   out[.., index[k], ..] = src[.., k, ..]
+    index_fill(x, d, index, v)     out[.., index[k], ..] = v
+
+Gradients (PyTorch's): where an op overwrote, x's gradient is 0 there and the written
+values get the gradient gathered back from where they went; where it added, x's gradient
+passes whole and the added values get theirs gathered. take, take_along_dim and
+masked_select are compositions of indexing and gather (whose backward scatter-adds).
+
+Index tensors are int64 (or int32) and checked against the dimension's size; PyTorch's
+``reduce=`` of scatter is supported for "add" only ("multiply" raises NotImplementedError).
+"""
+from __future__ import annotations
+
+from .. import dtypes
+from ..autograd.op import Op
+from ..errors import DTypeError, ShapeError, describe
+from ..tensors.meta import broadcast_shapes, normalize_dim
+from ..tensors.tensor import Tensor
+from .arguments import fill_value
+from .conversion import Copy
+from .joining import Gather, _check_index, _check_range
+from .views import Expand
+
+
+def _to_tensor(array, dtype, device) -> Tensor:
+    """A tensor holding a copy of an array a kernel returned."""
+    out = Tensor._empty(tuple(array.shape), dtype, device)
+    device.kernels.copy(array, out._array)
+    return out
+
+
+def _check_scatter(op: str, x: Tensor, dim: int, index: Tensor, src) -> int:
+    """PyTorch's rule: index has x's number of dims, and no larger size than src in any dim
+    nor than x outside ``dim``; its values lie in [-size, size) of x's ``dim``."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
+    _check_index(op, index)
+    dim = normalize_dim(dim, x.ndim, op)
+    if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
+        raise ShapeError(f"{op}: index {describe(index)} must have as many dimensions as the input {describe(x)}")
+    for d in range(index.ndim):
+        if d != dim and index.shape[d] > x.shape[d] or isinstance(src, Tensor) and index.shape[d] > src.shape[d]:
+            raise ShapeError(f"{op}: index {describe(index)} is larger than the input {describe(x)} outside "
+                             f"dim {dim}, or than src {describe(src)}, in dimension {d}")
+    _check_range(op, index, x.shape[dim] if x.ndim else 1)
+    return dim
+
+
+def _window(src: Tensor, shape: tuple) -> Tensor:
+    """The leading part of src of ``shape`` (src[:i, :j, ...]), as PyTorch's scatter reads it."""
+    return src if src.shape == shape else src[tuple(slice(0, n) for n in shape)]
+
+
+class Scatter(Op):
+    """scatter with a src tensor (``value`` None) or a number."""
+
+    def forward(self, x: Tensor, dim: int, index: Tensor, src, value=None):
+        dim = _check_scatter("scatter", x, dim, index, src)
+        out = Copy.apply(x.detach())
+        if index.numel():
+            values = _window(src.detach(), index.shape).to(x.dtype) if src is not None else \
+                x.new_full(index.shape, fill_value("scatter", value, x.dtype))
+            out.device.kernels.scatter_window(_flat(out)._array, dim, _flat(index)._array,
+                                              _flat(values.contiguous())._array)
+        self.save_for_backward(index)
+        self.dim, self.src_shape, self.src_dtype = dim, None if src is None else src.shape, \
+            None if src is None else src.dtype
+        return out
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        need_x, _, _, need_src = self.needs_input_grad[:4]
+        grad_x = Scatter.apply(grad, self.dim, index, None, value=0.0) if need_x else None
+        grad_src = _gathered_back(grad, self.dim, index, self.src_shape, self.src_dtype) if need_src else None
+        return grad_x, None, None, grad_src
+
+
+def _flat(t: Tensor) -> Tensor:
+    """A 0-d tensor as a 1-element vector (the kernels index along an axis)."""
+    return t.reshape(1) if t.ndim == 0 else t
+
+
+def _gathered_back(grad: Tensor, dim: int, index: Tensor, src_shape: tuple, src_dtype) -> Tensor:
+    """src's gradient: grad gathered where src's values went, zeros outside index's window."""
+    picked = Gather.apply(_flat(grad), dim, _flat(index)).reshape(index.shape)
+    if picked.shape != src_shape:
+        picked = _pad_to(picked, src_shape)
+    return picked.to(src_dtype)
+
+
+def _pad_to(t: Tensor, shape: tuple) -> Tensor:
+    """t in the leading corner of zeros of ``shape``."""
+    out = t.new_zeros(shape)
+    out[tuple(slice(0, n) for n in t.shape)] = t
+    return out
+
+
+class ScatterAdd(Op):
+    def forward(self, x: Tensor, dim: int, index: Tensor, src: Tensor):
+        if not isinstance(src, Tensor):
+            raise TypeError(f"scatter_add: src must be a tensor, got {describe(src)}")
+        dim = _check_scatter("scatter_add", x, dim, index, src)
+        out = Copy.apply(x.detach())
+        if index.numel():
+            values = _window(src.detach(), index.shape).to(x.dtype).contiguous()
+            out.device.kernels.scatter_add(_flat(out)._array, dim, _flat(index)._array, _flat(values)._array)
+        self.save_for_backward(index)
+        self.dim, self.src_shape, self.src_dtype = dim, src.shape, src.dtype
+        return out
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        need_src = self.needs_input_grad[3]
+        return grad, None, None, _gathered_back(grad, self.dim, index, self.src_shape, self.src_dtype) \
+            if need_src else None
+
+
+def scatter(x: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+    """x with the values of src (or the number ``value``) written at ``index`` along ``dim``."""
+    if isinstance(src, (bool, int, float)) and value is None:
+        src, value = None, src       # scatter(x, dim, index, 2.5): PyTorch's value overload
+    if (src is None) == (value is None):
+        raise TypeError("scatter: give either src (a tensor) or value (a number)")
+    if reduce is not None:
+        if reduce == "add" and src is not None:
+            return ScatterAdd.apply(x, dim, index, src)
+        raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported by Zero (reduce='add' with a src "
+                                  "tensor is; use scatter_add, or index arithmetic, instead)")
+    if src is not None and not isinstance(src, Tensor):
+        raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
+    return Scatter.apply(x, dim, index, src, value=value)
+
+
+def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return ScatterAdd.apply(x, dim, index, src)
+
+
+# -- index_add, index_copy, index_fill: whole slices along a dim ---------------------------------
+
+
+def _check_index_along(op: str, x: Tensor, dim: int, index: Tensor, source=None) -> int:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
+    _check_index(op, index)
+    if index.ndim > 1:
+        raise ShapeError(f"{op}: index must be 0-D or 1-D, got {describe(index)}")
+    dim = normalize_dim(dim, x.ndim, op)
+    if source is not None:
+        if not isinstance(source, Tensor):
+            raise TypeError(f"{op}: source must be a tensor, got {describe(source)}")
+        expected = x.shape[:dim] + (index.numel(),) + x.shape[dim + 1:] if x.ndim else (index.numel(),)
+        if source.shape != expected and not (source.numel() == index.numel() == 1 and x.ndim <= 1):
+            raise ShapeError(f"{op}: source {describe(source)} must have the input's shape with "
+                             f"{index.numel()} (the index's length) in dim {dim}, i.e. {list(expected)} "
+                             f"(input {describe(x)})")
+        if source.dtype.category > x.dtype.category:
+            raise DTypeError(f"{op}: source {describe(source)} cannot be written into the input {describe(x)}")
+    _check_range(op, index, x.shape[dim] if x.ndim else 1)
+    return dim
+
+
+def _along(dim: int, index_array) -> tuple:
+    return (slice(None),) * dim + (index_array,)
+
+
+class IndexAdd(Op):
+    def forward(self, x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1):
+        dim = _check_index_along("index_add", x, dim, index, source)
+        out = Copy.apply(x.detach())
+        source = source.detach()
+        values = (source if alpha == 1 else source * alpha).to(x.dtype).contiguous()
+        out.device.kernels.index_add_along(_flat(out)._array, dim, _flat(index)._array,
+                                           values._array.reshape(_flat(values).shape))
+        self.save_for_backward(index)
+        self.dim, self.alpha, self.source_dtype = dim, alpha, source.dtype
+        return out
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        grad_source = None
+        if self.needs_input_grad[3]:
+            grad_source = _flat(grad).index_select(self.dim, _flat(index)).reshape(_source_shape(grad, index,
+                                                                                                  self.dim))
+            grad_source = (grad_source if self.alpha == 1 else grad_source * self.alpha).to(self.source_dtype)
+        return grad, None, None, grad_source
+
+
+def _source_shape(x: Tensor, index: Tensor, dim: int) -> tuple:
+    return x.shape[:dim] + (index.numel(),) + x.shape[dim + 1:] if x.ndim else index.shape
+
+
+class IndexCopy(Op):
+    def forward(self, x: Tensor, dim: int, index: Tensor, source: Tensor):
+        dim = _check_index_along("index_copy", x, dim, index, source)
+        out = Copy.apply(x.detach())
+        out.device.kernels.index_put(_flat(out)._array, _along(dim, _flat(index)._array),
+                                     _flat(source.detach().to(x.dtype))._array)
+        self.save_for_backward(index)
+        self.dim, self.source_dtype = dim, source.dtype
+        return out
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        need_x, need_source = self.needs_input_grad[0], self.needs_input_grad[3]
+        grad_x = IndexFill.apply(grad, self.dim, index, 0.0) if need_x else None
+        grad_source = None
+        if need_source:
+            grad_source = _flat(grad).index_select(self.dim, _flat(index))
+            grad_source = grad_source.reshape(_source_shape(grad, index, self.dim)).to(self.source_dtype)
+        return grad_x, None, None, grad_source
+
+
+class IndexFill(Op):
+    """index_fill with a number (a 0-d tensor is read as its number, as PyTorch reads it)."""
+
+    def forward(self, x: Tensor, dim: int, index: Tensor, value):
+        dim = _check_index_along("index_fill", x, dim, index)
+        value = fill_value("index_fill", value, x.dtype)
+        out = Copy.apply(x.detach())
+        out.device.kernels.index_put(_flat(out)._array, _along(dim, _flat(index)._array), value)
+        self.save_for_backward(index)
+        self.dim = dim
+        return out
+
+    def backward(self, grad):
+        (index,) = self.saved_tensors
+        return IndexFill.apply(grad, self.dim, index, 0.0), None, None, None
+
+
+def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    return IndexAdd.apply(x, dim, index, source, alpha=alpha)
+
+
+def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return IndexCopy.apply(x, dim, index, source)
+
+
+def index_fill(x: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    return IndexFill.apply(x, dim, index, value)
+
+
+# -- picking: take, take_along_dim, masked_select, nonzero ----------------------------------------
+
+
+def take(x: Tensor, index: Tensor) -> Tensor:
+    """x as a flat vector, read at ``index`` (any shape, negative counting from the end)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"take: expected a tensor, got {describe(x)}")
+    _check_index("take", index)
+    _check_range("take", index, x.numel())
+    return x.reshape(-1)[index]
+
+
+def take_along_dim(x: Tensor, indices: Tensor, dim=None) -> Tensor:
+    """gather with broadcasting: x and indices broadcast outside ``dim``, then x picked along
+    it; ``dim`` None picks from x flattened."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"take_along_dim: expected a tensor, got {describe(x)}")
+    _check_index("take_along_dim", indices)
+    if dim is None:
+        return Gather.apply(x.reshape(-1), 0, indices.reshape(-1))
+    if indices.ndim != x.ndim:
+        raise ShapeError(f"take_along_dim: indices {describe(indices)} must have as many dimensions as the input "
+                         f"{describe(x)}")
+    dim = normalize_dim(dim, x.ndim, "take_along_dim")
+    outside = broadcast_shapes(x.shape[:dim] + (1,) + x.shape[dim + 1:],
+                               indices.shape[:dim] + (1,) + indices.shape[dim + 1:], op="take_along_dim")
+    x_shape = outside[:dim] + (x.shape[dim],) + outside[dim + 1:]
+    index_shape = outside[:dim] + (indices.shape[dim],) + outside[dim + 1:]
+    x = x if x.shape == x_shape else Expand.apply(x, x_shape)
+    indices = indices if indices.shape == index_shape else Expand.apply(indices, index_shape)
+    return Gather.apply(x, dim, indices)
+
+
+def masked_select(x: Tensor, mask: Tensor) -> Tensor:
+    """The elements of x (broadcast with mask) where mask holds, as a 1-D tensor."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"masked_select: expected a tensor, got {describe(x)}")
+    if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
+        raise DTypeError(f"masked_select: mask must be a bool tensor, got {describe(mask)}")
+    shape = broadcast_shapes(x.shape, mask.shape, op="masked_select")
+    x = x if x.shape == shape else Expand.apply(x, shape)
+    mask = mask if mask.shape == shape else mask.expand(shape)
+    return _flat(x)[_flat(mask)]
+
+
+def nonzero(x: Tensor, *, as_tuple: bool = False):
+    """The indices of the nonzero elements: a (count, ndim) int64 tensor, or with ``as_tuple``
+    one 1-D tensor per dimension (a 0-d x counts as 1-D)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nonzero: expected a tensor, got {describe(x)}")
+    found = _to_tensor(x.device.kernels.argwhere(x._array), dtypes.int64, x.device)
+    if x.ndim == 0:
+        found = found.reshape(found.shape[0], 0)
+        if as_tuple:
+            return (_to_tensor(x.device.kernels.argwhere(_flat(x)._array), dtypes.int64, x.device).reshape(-1),)
+    if as_tuple:
+        return tuple(found[:, d].contiguous() for d in range(x.ndim))
+    return found
+
+
+def argwhere(x: Tensor) -> Tensor:
+    return nonzero(x)

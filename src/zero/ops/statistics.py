@@ -1,0 +1,142 @@
+"""Statistics over dimensions, PyTorch's: count_nonzero, nansum, nanmean, median, aminmax,
+std_mean and var_mean. Most are compositions of reductions that have their backward
+(sum, amin/amax, var, std); median is an op of its own.
+
+    median(x)           the lower median of all elements (of n sorted values, the one at
+                        (n - 1) // 2), NaN if there is one; the gradient is shared by the
+                        elements equal to it (NaN counting as equal to NaN), as PyTorch does
+    median(x, dim)      (values, indices) along dim: the lower median, or the first NaN of a
+                        row that has one; the index is where it stood (of equal values, the
+                        one a stable sort puts there); the gradient goes to that index
+    aminmax(x, dim=)    (min, max) -- amin and amax, equal extremes sharing the gradient
+    nansum, nanmean     NaN counted as absent: 0 in the sum, not in the count
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from .. import dtypes
+from ..errors import DTypeError, ShapeError, describe
+from ..tensors.creation import full
+from ..tensors.meta import normalize_dim
+from ..tensors.tensor import Tensor
+from .arguments import check_floats
+from .elementwise import Where
+from .reduction import Amax, Amin, Max, MaxWithIndices, Sum, ValuesIndices, Var, mean, std
+
+MinMax = namedtuple("MinMax", ["min", "max"])
+
+
+def count_nonzero(x: Tensor, dim=None) -> Tensor:
+    """How many elements are not 0 (NaN counts), over ``dim`` (an int, a tuple, None: all): int64."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"count_nonzero: expected a tensor, got {describe(x)}")
+    return Sum.apply(x != 0, dim, False)
+
+
+def nansum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The sum with NaN counted as 0 (whose gradient is then 0)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"nansum: expected a tensor, got {describe(x)}")
+    if x.dtype.is_floating_point:
+        x = x.masked_fill(x.isnan(), 0.0)
+    return Sum.apply(x, dim, keepdim, dtype)
+
+
+def nanmean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """The mean of the elements that are not NaN (NaN where all are)."""
+    check_floats("nanmean", input=x if dtype is None else x.to(dtype))
+    if dtype is not None:
+        x = x.to(dtype)
+    count = Sum.apply(x.isnan().logical_not(), dim, keepdim)
+    return nansum(x, dim, keepdim) / count
+
+
+def _lower_median(x: Tensor, dim: int) -> tuple:
+    """(values, indices) of the lower median along ``dim`` of a tensor without graph, both
+    with ``dim`` kept as size 1: a stable sort (NaN last), then the element at (n - 1) // 2,
+    or at n - count(NaN) -- the first NaN -- where the row has one."""
+    n = x.shape[dim]
+    ordered = Tensor._empty(x.shape, x.dtype, x.device)
+    order = Tensor._empty(x.shape, dtypes.int64, x.device)
+    x.device.kernels.sort(x._array, dim, False, ordered._array, order._array)
+    position = full(x.shape[:dim] + (1,) + x.shape[dim + 1:], (n - 1) // 2, dtype=dtypes.int64, device=x.device)
+    if x.dtype.is_floating_point:
+        nans = Sum.apply(x.isnan(), dim, True)
+        position = Where.apply(nans > 0, n - nans, position)
+    return ordered.gather(dim, position), order.gather(dim, position)
+
+
+class MedianAlongDim(MaxWithIndices):
+    """median(x, dim) -> (values, indices); backward (max(dim)'s) sends the gradient to the index."""
+
+    def forward(self, x: Tensor, dim: int, keepdim: bool = False):
+        dim = normalize_dim(dim, x.ndim, "median")
+        source = x.detach().reshape(1) if x.ndim == 0 else x.detach()
+        if source.shape[dim] == 0:
+            raise ShapeError(f"median: cannot take the median over an empty dimension {dim} of {describe(x)}")
+        values, indices = _lower_median(source, dim)
+        self.save_for_backward(indices)
+        self.in_shape, self.in_dtype, self.dim = x.shape, x.dtype, dim
+        self.kept_shape = x.shape[:dim] + (1,) + x.shape[dim + 1:] if x.ndim else ()
+        if not keepdim or x.ndim == 0:
+            values, indices = values.squeeze(dim), indices.squeeze(dim)
+        return ValuesIndices(values, indices)
+
+
+class Median(Max):
+    """median(x): the lower median of all elements; equal elements share the gradient (Max's rule)."""
+
+    def forward(self, x: Tensor, dims=None, keepdim: bool = False):
+        if x.numel() == 0:
+            if not x.dtype.is_floating_point:
+                raise ShapeError(f"median: the median of an empty integer tensor is undefined ({describe(x)})")
+            out = full((), float("nan"), dtype=x.dtype, device=x.device)
+        else:
+            values, _ = _lower_median(x.detach().reshape(-1), 0)
+            out = values.reshape(())
+        self.save_for_backward(x, out)
+        self.dims, self.kept_shape = tuple(range(x.ndim)), (1,) * x.ndim
+        return out
+
+
+def median(x: Tensor, dim=None, keepdim: bool = False):
+    """The lower median of all elements, or with ``dim`` the (values, indices) along it."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"median: expected a tensor, got {describe(x)}")
+    if x.dtype is dtypes.bool_:
+        raise DTypeError(f"median: not defined for a bool tensor ({describe(x)}), as in PyTorch; "
+                         "convert it with .long() first")
+    if dim is None:
+        return Median.apply(x)
+    return MedianAlongDim.apply(x, dim, keepdim)
+
+
+def aminmax(x: Tensor, *, dim=None, keepdim: bool = False) -> MinMax:
+    """(min, max) over ``dim`` (one int, or every dimension for None)."""
+    if not isinstance(x, Tensor):
+        raise TypeError(f"aminmax: expected a tensor, got {describe(x)}")
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"aminmax: dim must be an int or None, got {dim!r}")
+    if x.numel() == 0 and (dim is None or x.ndim and x.shape[normalize_dim(dim, x.ndim, "aminmax")] == 0):
+        raise ShapeError(f"aminmax: cannot reduce an empty dimension of {describe(x)} (there is no identity)")
+    return MinMax(Amin.apply(x, dim, keepdim), Amax.apply(x, dim, keepdim))
+
+
+def _correction(correction, unbiased) -> int:
+    if unbiased is not None:
+        return int(unbiased)
+    return 1 if correction is None else correction
+
+
+def var_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+    """(var, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    check_floats("var_mean", input=x)
+    return Var.apply(x, dim, _correction(correction, unbiased), keepdim), mean(x, dim, keepdim)
+
+
+def std_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+    """(std, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
+    check_floats("std_mean", input=x)
+    return std(x, dim, _correction(correction, unbiased), keepdim), mean(x, dim, keepdim)
+
