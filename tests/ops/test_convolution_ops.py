@@ -11,7 +11,7 @@ from op_harness import DEVICE, check_op
 
 import zero
 import zero.nn.functional as F
-from zero.errors import DTypeError, ShapeError
+from zero.errors import DeviceError, DTypeError, ShapeError
 
 # PyTorch warns that "same" padding of an even kernel makes it copy the input (a note, not an error).
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning")
@@ -57,6 +57,9 @@ CONV2D_CASES = [  # (x shape, weight shape, keyword arguments)
     ((2, 4, 7, 6), (6, 2, 3, 2), dict(stride=(2, 1), padding=1, dilation=(1, 2), groups=2)),
     ((1, 2, 5, 5), (3, 2, 2, 2), dict(padding="same")),
     ((2, 3, 5, 4), (2, 3, 1, 1), dict(stride=2)),
+    ((2, 4, 6, 7), (4, 2, 2, 3), dict(padding="same", dilation=(2, 1), groups=2)),   # odd total padding
+    ((1, 3, 5, 5), (6, 1, 3, 3), dict(padding=1, groups=3)),                          # depthwise, multiplier 2
+    ((2, 2, 6, 6), (3, 2, 3, 3), dict(padding="valid", stride=(2, 3))),
 ]
 
 
@@ -202,9 +205,25 @@ def test_no_graph_under_no_grad():
      "must have the dtype of input"),
     (lambda: F.conv1d(zero.ones(2, 3, 8, dtype=zero.int64), zero.randn(4, 3, 3)), DTypeError, "floating point"),
     (lambda: F.conv1d([1.0, 2.0], zero.randn(4, 3, 3)), TypeError, "must be a tensor"),
+    (lambda: F.conv1d(zero.randn(2, 3, 8), zero.randn(4, 3, 3), zero.randn(4, dtype=zero.float64)), DTypeError,
+     "bias"),
+    (lambda: F.conv1d(zero.randn(2, 3, 8), zero.ones(4, 3, 3, dtype=zero.int64)), DTypeError, "weight"),
+    (lambda: F.conv1d(zero.randn(2, 3, 8), zero.randn(4, 3, 3), groups=0), ShapeError, "positive int"),
+    (lambda: F.conv1d(zero.randn(2, 6, 8), zero.randn(4, 2, 3), groups=3), ShapeError,
+     "groups=3 must divide the 4 output channels"),
+    (lambda: F.conv1d(zero.randn(2, 3, 4, 8), zero.randn(4, 3, 3)), ShapeError, "2-D (unbatched) or 3-D"),
 ])
 def test_errors_name_the_op_and_the_shapes(call, error, words):
     with pytest.raises(error) as caught:
         call()
     message = str(caught.value)
-    assert message.startswith(("conv1d", "conv2d")) and words in message
+    assert message.startswith(("conv1d", "conv2d")) and words in message and "\n" not in message, message
+
+
+def test_operands_on_two_devices_are_refused_in_one_line(second_device):
+    x, w = zero.randn(1, 2, 5, 5), zero.randn(3, 2, 3, 3)
+    for args in ((x, w.to(second_device)), (x, w, zero.randn(3, device=second_device))):
+        with pytest.raises(DeviceError, match="all tensors must be on one device") as caught:
+            F.conv2d(*args)
+        assert "\n" not in str(caught.value)
+    assert F.conv2d(x.to(second_device), w.to(second_device)).device == second_device

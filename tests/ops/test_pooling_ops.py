@@ -26,8 +26,9 @@ def windows(size, kernel, stride, pad, dilation, ceil_mode):
 
 
 def reference_pool(x, kernel, stride=None, padding=0, dilation=1, ceil_mode=False, mode="max",
-                   count_include_pad=True, divisor_override=None):
-    """(N, C, *in) float64 by definition, one window at a time."""
+                   count_include_pad=True, divisor_override=None, return_indices=False):
+    """(N, C, *in) float64 by definition, one window at a time; with ``return_indices`` (max
+    only) also each maximum's position in its (flattened) input plane, PyTorch's indices."""
     dims = x.ndim - 2
 
     def per_dim(v):
@@ -37,17 +38,21 @@ def reference_pool(x, kernel, stride=None, padding=0, dilation=1, ceil_mode=Fals
     stride = kernel if stride is None else per_dim(stride)
     axes = [windows(n, k, s, p, d, ceil_mode) for n, k, s, p, d in zip(x.shape[2:], kernel, stride, padding, dilation)]
     out = np.zeros(x.shape[:2] + tuple(len(a) for a in axes))
+    indices = np.zeros(out.shape, dtype=np.int64)
     for where in itertools.product(*(range(len(a)) for a in axes)):
         positions = [axes[d][where[d]] for d in range(dims)]
         inside = [[p for p in ps if 0 <= p < n] for ps, n in zip(positions, x.shape[2:])]
         block = x[(slice(None), slice(None)) + np.ix_(*inside)].reshape(x.shape[:2] + (-1,))
         if mode == "max":
             out[(slice(None), slice(None)) + where] = block.max(axis=-1)
+            grid = np.unravel_index(block.argmax(axis=-1), [len(i) for i in inside])   # per dim, within the window
+            at = [np.asarray(i)[g] for i, g in zip(inside, grid)]                     # per dim, in the input
+            indices[(slice(None), slice(None)) + where] = np.ravel_multi_index(at, x.shape[2:])
             continue
         padded_extent = [min(ps[-1] + 1, n + p) - ps[0] for ps, n, p in zip(positions, x.shape[2:], padding)]
         divisor = (divisor_override or (math.prod(padded_extent) if count_include_pad else block.shape[-1]))
         out[(slice(None), slice(None)) + where] = block.sum(axis=-1) / divisor
-    return out
+    return (out, indices) if return_indices else out
 
 
 def reference_adaptive(x, output_size):
@@ -74,6 +79,15 @@ def test_max_pool2d_in_the_harness(kwargs):
     del reference["kernel_size"]
     assert check_op(lambda x: F.max_pool2d(x, **kwargs), lambda x: reference_pool(x, **reference), [(2, 3, 7, 6)],
                     broadcast=False)
+
+
+@pytest.mark.parametrize("kwargs", [MAX_CASES[1], MAX_CASES[3], MAX_CASES[4]], ids=str)
+def test_max_pool2d_with_indices_in_the_harness(kwargs):
+    """The values and the int64 indices of every layout; the gradient flows through the values."""
+    reference = dict(kwargs, kernel=kwargs["kernel_size"], return_indices=True)
+    del reference["kernel_size"]
+    assert check_op(lambda x: F.max_pool2d(x, **kwargs, return_indices=True),
+                    lambda x: reference_pool(x, **reference), [(2, 3, 7, 6)], broadcast=False)
 
 
 AVG_CASES = [dict(kernel_size=2), dict(kernel_size=3, stride=2, padding=1),
@@ -105,6 +119,8 @@ def test_1d_pooling_in_the_harness():
                     [(2, 3, 9)], broadcast=False)
     assert check_op(lambda x: F.adaptive_avg_pool1d(x, 4), lambda x: reference_adaptive(x, 4), [(2, 3, 9)],
                     broadcast=False)
+    assert check_op(lambda x: F.max_pool1d(x, 3, 2, 1, 2, return_indices=True),
+                    lambda x: reference_pool(x, 3, 2, 1, 2, return_indices=True), [(2, 3, 9)], broadcast=False)
 
 
 def test_unbatched_inputs():
@@ -215,4 +231,12 @@ def test_errors_name_the_op(call, error, words):
         call()
     message = str(caught.value)
     assert message.split(":")[0] in {"max_pool1d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"}, message
-    assert words in message, message
+    assert words in message and "\n" not in message, message
+
+
+@pytest.mark.parametrize("pool", [lambda x: F.max_pool2d(x, 2), lambda x: F.max_pool2d(x, 2, return_indices=True),
+                                  lambda x: F.avg_pool2d(x, 2), lambda x: F.adaptive_avg_pool2d(x, 1)])
+def test_pooling_stays_on_its_input_s_device(pool, second_device):
+    outputs = pool(zero.randn(1, 2, 4, 4, device=second_device))
+    for out in outputs if isinstance(outputs, tuple) else (outputs,):
+        assert out.device == second_device
