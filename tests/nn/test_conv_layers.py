@@ -43,6 +43,11 @@ def test_initialisation_is_pytorch_s():
     (nn.AvgPool2d(2), "AvgPool2d(kernel_size=2, stride=2, padding=0)"),
     (nn.AvgPool1d(3), "AvgPool1d(kernel_size=(3,), stride=(3,), padding=(0,))"),
     (nn.AdaptiveAvgPool2d((1, 1)), "AdaptiveAvgPool2d(output_size=(1, 1))"),
+    (nn.Flatten(), "Flatten(start_dim=1, end_dim=-1)"),
+    (nn.Flatten(0, 2), "Flatten(start_dim=0, end_dim=2)"),
+    (nn.Identity(), "Identity()"),
+    (nn.ReLU(), "ReLU()"),
+    (nn.Softmax(dim=1), "Softmax(dim=1)"),
 ])
 def test_reprs_are_pytorch_s(module, text):
     assert repr(module) == text
@@ -71,6 +76,33 @@ def test_a_pytorch_state_dict_loads_and_gives_pytorch_s_outputs():
     x = np.random.default_rng(1).standard_normal((4, 2, 21)).astype(np.float32)
     np.testing.assert_allclose(ours(zero.tensor(x)).detach().numpy(), theirs(torch.tensor(x)).detach().numpy(),
                                rtol=1e-5, atol=1e-6)
+
+
+def test_a_cnn_of_pytorch_s_modules_gives_pytorch_s_outputs_and_gradients():
+    """Every module a small CNN is built of, in PyTorch's idiom, with PyTorch's weights: the
+    outputs in eval mode and every parameter's gradient agree (float64)."""
+    torch = pytest.importorskip("torch")
+
+    def build(nn):
+        return nn.Sequential(
+            nn.Conv2d(3, 8, 3, padding="same"), nn.ReLU(), nn.MaxPool2d(2),
+            nn.Conv2d(8, 8, 3, padding=1, groups=4, bias=False), nn.GELU(), nn.Dropout2d(0.25),
+            nn.Conv2d(8, 12, (2, 3), stride=(1, 2), dilation=(2, 1)), nn.SiLU(), nn.AvgPool2d(2, ceil_mode=True),
+            nn.Identity(), nn.Tanh(), nn.AdaptiveAvgPool2d((2, 1)), nn.Flatten(), nn.Linear(24, 5), nn.Sigmoid(),
+            nn.Linear(5, 4), nn.Softmax(dim=1))
+
+    zero.manual_seed(0)
+    ours, theirs = build(nn).to(dtype=zero.float64).eval(), build(torch.nn).double().eval()
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    x = np.random.default_rng(4).standard_normal((3, 3, 14, 13))
+    out, expected = ours(zero.tensor(x)), theirs(torch.tensor(x))
+    np.testing.assert_allclose(out.detach().numpy(), expected.detach().numpy(), rtol=1e-10, atol=1e-12)
+    cotangent = np.random.default_rng(5).standard_normal(tuple(expected.shape))
+    out.backward(zero.tensor(cotangent))
+    expected.backward(torch.tensor(cotangent))
+    grads = {name: p.grad for name, p in theirs.named_parameters()}
+    for name, p in ours.named_parameters():
+        np.testing.assert_allclose(p.grad.numpy(), grads[name].numpy(), rtol=1e-8, atol=1e-12, err_msg=name)
 
 
 def test_pooling_modules_apply_their_functions():
