@@ -7,7 +7,7 @@ import pytest
 
 from zero.backends import cpu
 
-INTERFACE = {"allocator", "lease", "array_view", "address_of", "to_numpy", "from_numpy", "check_device",
+INTERFACE = {"allocator", "lease", "array_view", "new_array", "address_of", "to_numpy", "from_numpy", "check_device",
              "synchronize", "logits_chunk_bytes", "kernels"}
 
 

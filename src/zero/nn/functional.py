@@ -7,6 +7,9 @@ in ``zero.ops``:
     activations     relu, gelu, silu, sigmoid, tanh      ops.elementwise
     softmax         softmax, log_softmax                  ops.softmax
     losses          cross_entropy, nll_loss, mse_loss     ops.loss
+    convolution     conv1d, conv2d                        ops.convolution
+    pooling         max_pool1d/2d, avg_pool1d/2d,         ops.pooling
+                    adaptive_avg_pool1d/2d
     normalisation   layer_norm                            ops.normalization
                     batch_norm                            composition (here)
     regularisation  dropout                               ops.dropout
@@ -20,7 +23,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
 from ..grad_mode import no_grad
-from ..ops import attention, elementwise, fused, joining, rearrange
+from ..ops import attention, convolution, elementwise, fused, joining, pooling, rearrange
 from ..ops.dropout import dropout, dropout2d
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
@@ -30,7 +33,8 @@ from ..tensors.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
            "mse_loss", "layer_norm", "dropout", "dropout2d", "scaled_dot_product_attention", "linear", "ffn",
-           "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm"]
+           "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm", "conv1d", "conv2d", "max_pool1d",
+           "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
 
 
 # -- activations (elementwise ops) ----------------------------------------------------------
@@ -89,6 +93,57 @@ def linear_cross_entropy(input: Tensor, weight: Tensor, target: Tensor, ignore_i
     ``chunk_size`` rows at a time (default: a chunk of logits takes about 8 MiB)."""
     return fused.linear_cross_entropy(input, weight, target, ignore_index=ignore_index, reduction=reduction,
                                       chunk_size=chunk_size)
+
+
+# -- convolution and pooling ----------------------------------------------------------------
+
+
+def conv1d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1,  # noqa: A002
+           groups: int = 1) -> Tensor:
+    """(N, C, L) x (O, C/groups, k) -> (N, O, L'), or unbatched (C, L) -> (O, L'). ``padding``:
+    an int, "valid" or "same" (stride 1)."""
+    return convolution.conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1,  # noqa: A002
+           groups: int = 1) -> Tensor:
+    """(N, C, H, W) x (O, C/groups, kH, kW) -> (N, O, H', W'), or unbatched (C, H, W). stride,
+    padding, dilation: an int or a pair; ``padding`` also "valid" or "same" (stride 1)."""
+    return convolution.conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,  # noqa: A002
+               return_indices: bool = False):
+    return pooling.max_pool("max_pool1d", 1, input, kernel_size, stride, padding, dilation, ceil_mode,
+                            return_indices)
+
+
+def max_pool2d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,  # noqa: A002
+               return_indices: bool = False):
+    """The largest element of each window (stride defaults to kernel_size); with
+    ``return_indices`` also its position h * W + w in its plane, int64."""
+    return pooling.max_pool("max_pool2d", 2, input, kernel_size, stride, padding, dilation, ceil_mode,
+                            return_indices)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,  # noqa: A002
+               count_include_pad: bool = True) -> Tensor:
+    return pooling.avg_pool("avg_pool1d", 1, input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def avg_pool2d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,  # noqa: A002
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    return pooling.avg_pool("avg_pool2d", 2, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                            divisor_override)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+    return pooling.adaptive_avg_pool("adaptive_avg_pool1d", 1, input, output_size)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+    """Average over PyTorch's adaptive windows to ``output_size`` (an int, a pair, None keeps a size)."""
+    return pooling.adaptive_avg_pool("adaptive_avg_pool2d", 2, input, output_size)
 
 
 def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None, training: bool = False,  # noqa: A002

@@ -155,6 +155,9 @@ class Softmax(Module):
     def forward(self, x):
         return F.softmax(x, self.dim)
 
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
 
 class Flatten(Module):
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
@@ -163,6 +166,9 @@ class Flatten(Module):
 
     def forward(self, x):
         return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class CrossEntropyLoss(Module):

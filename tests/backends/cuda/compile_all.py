@@ -133,6 +133,24 @@ def record_step(dtype=np.float32):
         matmul_flags.allow_tf32 = False
 
 
+def record_vision(dtype) -> None:
+    """Convolution and pooling as a small CNN step launches them (kernel sizes 1, 3, 5, 7; pools 2 and 3)."""
+    rng = np.random.default_rng(2)
+    k = cuda_kernels
+    x = rng.standard_normal((2, 4, 12, 12)).astype(dtype)
+    for size, pad in ((1, 0), (3, 1), (5, 2), (7, 3)):
+        w, b, out = (rng.standard_normal(shape).astype(dtype) for shape in ((8, 4, size, size), (8,), (2, 8, 12, 12)))
+        k.conv2d_forward(x, w, b, (1, 1), (pad, pad), (1, 1), 1, out)
+        k.conv2d_backward(out, x, w, (1, 1), (pad, pad), (1, 1), 1, x, w, b)
+    for size in (2, 3):
+        out, indices = np.empty((2, 4, 6, 6), dtype), np.zeros((2, 4, 6, 6), np.int64)
+        k.max_pool2d_forward(x, (size, size), (2, 2), (0, 0), (1, 1), out, indices)
+        k.max_pool2d_backward(out, indices, (size, size), (2, 2), (0, 0), (1, 1), x)
+        for include_pad in (True, False):
+            k.avg_pool2d_forward(x, (size, size), (2, 2), (0, 0), include_pad, None, out)
+            k.avg_pool2d_backward(out, (size, size), (2, 2), (0, 0), include_pad, None, x)
+
+
 I32_TILE_OFFSET = re.compile(r"tt\.addptr .*: tensor<\d+x\d+x!tt\.ptr<[^>]+>>, tensor<\d+x\d+xi32>")
 
 
@@ -180,6 +198,7 @@ def main() -> int:
     for dtype in (np.float32, np.float64):
         record_step(dtype)
         record_attention_heads(dtype)
+        record_vision(dtype)
     _launch.recorder = None
     work = sorted(tasks(launches, args.arch), key=lambda task: -task["constexprs"].get("BLOCK_E", 0))  # slow first
     failures = 0

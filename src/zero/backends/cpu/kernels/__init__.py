@@ -12,22 +12,26 @@ NumPy would run as several passes over memory are compiled with Numba
     array_kernels   (zero.backends.array_kernels) the kernels that are one NumPy call or
                     two, shared with CUDA: arithmetic, comparisons, where, clamp, unary
                     math, reductions, indexing, gather/scatter, NLL
+    conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
     elementwise     copy; sigmoid, SiLU, GELU (Numba loops, NumPy's tanh)
     indexing        index_add_along (a Numba loop for embeddings)
     linalg          matmul through BLAS
     nn              softmax, cross-entropy, layer norm, dropout (Numba loops)
     fused           linear, FFN, linear + cross-entropy, flash attention
     optim           AdamW and SGD steps (Numba loops)
+    pooling         max and average pooling, forward and backward (Numba loops)
 """
 import numpy as np
 
 from ...array_kernels import array_kernels
+from .conv import *
 from .elementwise import *
 from .fused import *
 from .indexing import *
 from .linalg import *
 from .nn import *
 from .optim import *
+from .pooling import *
 
 globals().update(array_kernels(np))
 del np, array_kernels

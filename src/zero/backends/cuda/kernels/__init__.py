@@ -9,21 +9,25 @@ the GPU: the host waits only where it reads a value (``item()``, ``.cpu()``).
     array_kernels (zero.backends.array_kernels) the kernels that are one CuPy call or two,
                   shared with the CPU: ufuncs (broadcasting, strides), where, clamp,
                   reductions, advanced indexing (bounds checked), gather/scatter, NLL
+    conv          conv2d forward and backward: Triton im2col/col2im, cuBLAS GEMMs
     elementwise   copy (uploads host arrays); sigmoid, SiLU (CuPy kernels), GELU (Triton)
     indexing      index_add_along (atomic scatter-adds)
     linalg        cuBLAS GEMMs, strided views as transpose flags
     nn            softmax, cross-entropy, layer norm, dropout in Triton
     fused         linear, GELU FFN, linear + cross-entropy (cuBLAS + Triton), flash attention (Triton)
     optim         AdamW and SGD steps in Triton
+    pooling       max and average pooling, forward and backward, in Triton
 """
 from ...array_kernels import array_kernels
 from ..runtime import cupy
+from .conv import *
 from .elementwise import *
 from .fused import *
 from .indexing import *
 from .linalg import *
 from .nn import *
 from .optim import *
+from .pooling import *
 
 globals().update(array_kernels(cupy()))
 del array_kernels, cupy

@@ -1,0 +1,120 @@
+"""Convolution forward + backward, Zero against PyTorch (CPU), at LeNet and small-ResNet shapes.
+
+    python benchmarks/conv.py [--rounds 5] [--repeats 5] [--dtype float32]
+
+Zero and PyTorch run in separate processes, taking turns (zero, torch, zero, torch, ...),
+one process per framework per round: in one process their thread pools would fight for
+the cores (see notes/cpu-speed.md). Each process times every case ``--repeats`` times after
+a warm-up and reports its medians; the table gives, per case, the median over the rounds
+of each framework's time and the median of the per-round ratios Zero / PyTorch.
+
+A case is one ``conv2d`` with bias, forward and backward (gradients of the weight and the
+bias, and of the input except for a network's first layer, whose input needs none).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+
+CASES = [  # name, input shape, (out channels, kernel), stride, padding, input needs grad
+    ("LeNet-5 conv1 (64,1,28,28)->6 5x5", (64, 1, 28, 28), (6, 5), 1, 0, False),
+    ("LeNet-5 conv2 (64,6,12,12)->16 5x5", (64, 6, 12, 12), (16, 5), 1, 0, True),
+    ("mnist_cnn conv1 (64,1,28,28)->32 3x3", (64, 1, 28, 28), (32, 3), 1, 0, False),
+    ("mnist_cnn conv2 (64,32,26,26)->64 3x3", (64, 32, 26, 26), (64, 3), 1, 0, True),
+    ("ResNet (32,64,32,32)->64 3x3 p1", (32, 64, 32, 32), (64, 3), 1, 1, True),
+    ("ResNet (32,64,32,32)->128 3x3 s2 p1", (32, 64, 32, 32), (128, 3), 2, 1, True),
+    ("ResNet (32,64,32,32)->128 1x1", (32, 64, 32, 32), (128, 1), 1, 0, True),
+    ("ResNet (32,128,16,16)->128 3x3 p1", (32, 128, 16, 16), (128, 3), 1, 1, True),
+]
+
+
+def worker(framework: str, repeats: int, dtype: str, threads: int) -> None:
+    """Time every case in this process, print {case: median seconds} as JSON."""
+    import numpy as np
+
+    if framework == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        lib, functional = torch, torch.nn.functional
+    else:
+        import zero
+        lib, functional = zero, zero.nn.functional
+    rng = np.random.default_rng(0)
+    medians = {}
+    for name, shape, (out_channels, kernel), stride, padding, input_grad in CASES:
+        x = rng.standard_normal(shape).astype(dtype)
+        w = (rng.standard_normal((out_channels, shape[1], kernel, kernel)) * 0.1).astype(dtype)
+        b = rng.standard_normal(out_channels).astype(dtype)
+        tx = lib.tensor(x, requires_grad=input_grad)
+        tw, tb = lib.tensor(w, requires_grad=True), lib.tensor(b, requires_grad=True)
+        out = functional.conv2d(tx, tw, tb, stride=stride, padding=padding)
+        grad = lib.tensor(rng.standard_normal(tuple(out.shape)).astype(dtype))
+        medians[name] = time_case(functional, tx, tw, tb, grad, stride, padding, repeats)
+    print(json.dumps(medians))
+
+
+def time_case(functional, x, weight, bias, grad, stride: int, padding: int, repeats: int) -> float:
+    """Median seconds of one forward + backward, after two warm-up calls."""
+    def step():
+        functional.conv2d(x, weight, bias, stride=stride, padding=padding).backward(grad)
+        weight.grad = bias.grad = x.grad = None
+
+    for _ in range(2):
+        step()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def run_worker(framework: str, args) -> dict:
+    command = [sys.executable, __file__, "--worker", framework, "--repeats", str(args.repeats), "--dtype", args.dtype,
+               "--threads", str(args.threads)]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"{framework} worker failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
+    parser.add_argument("--repeats", type=int, default=5, help="timed calls per case in each process")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    parser.add_argument("--worker", choices=["zero", "torch"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.repeats, args.dtype, args.threads)
+        return
+    try:
+        import torch  # noqa: F401  (only to know whether the comparison can run)
+        frameworks = ["zero", "torch"]
+    except ImportError:
+        frameworks = ["zero"]
+    rounds: dict = {f: [] for f in frameworks}
+    for r in range(args.rounds):
+        for framework in frameworks if r % 2 == 0 else reversed(frameworks):
+            rounds[framework].append(run_worker(framework, args))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    print(f"conv2d forward + backward, {args.dtype}, medians of {args.rounds} rounds x {args.repeats} calls, "
+          "separate processes taking turns")
+    print("| case | zero ms | torch ms | zero / torch |\n|---|---|---|---|")
+    for name, *_ in CASES:
+        zero_ms = statistics.median(r[name] for r in rounds["zero"]) * 1e3
+        if "torch" in rounds:
+            torch_ms = statistics.median(r[name] for r in rounds["torch"]) * 1e3
+            ratio = statistics.median(z[name] / t[name] for z, t in zip(rounds["zero"], rounds["torch"]))
+            print(f"| {name} | {zero_ms:.1f} | {torch_ms:.1f} | {ratio:.2f} |")
+        else:
+            print(f"| {name} | {zero_ms:.1f} | - | - |")
+
+
+if __name__ == "__main__":
+    main()
