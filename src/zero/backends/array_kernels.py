@@ -532,5 +532,22 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         counts, _ = xp.histogram(x, bins=bins, range=(low, high))
         return counts
 
+    # -- many tensors at once (clip_grad_norm_) ------------------------------------------------
+    def squared_norms(arrays, out) -> None:
+        """out[i] = sum of the squares of arrays[i] (any shape), for out's dtype: one BLAS
+        dot each, no temporary of the array's size; 16-bit floats are summed in float32."""
+        with _quiet():
+            for i, a in enumerate(arrays):
+                flat = a.reshape(-1)
+                if flat.dtype.itemsize < 4:
+                    flat = flat.astype(xp.float32)
+                out[i] = xp.dot(flat, flat)
+
+    def scale_in_place(arrays, factor) -> None:
+        """arrays[i] *= factor (a 0-d array: the scale stays on the device), each in its dtype."""
+        with _quiet():
+            for a in arrays:
+                xp.multiply(a, factor, out=a, casting="unsafe")
+
     defined = dict(locals())
     return {name: value for name, value in defined.items() if callable(value) and not name.startswith("_")}

@@ -6,7 +6,8 @@ import math
 from ..errors import AutogradError, DeviceError
 from ..grad_mode import no_grad
 from ..ops.joining import stack
-from ..tensors.creation import tensor
+from ..dtypes import float32
+from ..tensors.creation import empty, tensor
 from ..tensors.tensor import Tensor
 
 
@@ -39,23 +40,26 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
     device = grads[0].device
     if any(g.device is not device for g in grads):
         raise DeviceError("clip_grad_norm_: all gradients must be on one device")
+    kernels = device.kernels
+    arrays = [g._array for g in grads]
     with no_grad():
         if math.isinf(norm_type):
             total = _stack_reduce([g.abs().amax().float() for g in grads], "max")
+        elif norm_type == 2.0:  # the common case: one BLAS dot per gradient, no temporaries
+            squares = empty((len(grads),), dtype=float32, device=device)
+            kernels.squared_norms(arrays, squares._array)
+            total = squares.sum().sqrt()
         else:
-            powered = [(g.abs() ** norm_type).sum().float() if norm_type != 2.0 else (g * g).sum().float()
-                       for g in grads]
+            powered = [(g.abs() ** norm_type).sum().float() for g in grads]
             total = _stack_reduce(powered, "sum") ** (1.0 / norm_type)
         if error_if_nonfinite and not math.isfinite(total.item()):
             raise AutogradError(f"clip_grad_norm_: the total gradient norm is {total.item()} (a gradient "
                                 "holds inf or nan); pass error_if_nonfinite=False to scale it anyway")
         # factor = min(1, max_norm / (norm + eps)), computed on the device: no host round trip.
         factor = (max_norm / (total + eps)).clamp(max=1.0)
-        in_dtype: dict = {}  # the factor once per gradient dtype, not once per gradient
+        kernels.scale_in_place(arrays, factor._array)
         for g in grads:
-            if g.dtype not in in_dtype:
-                in_dtype[g.dtype] = factor.to(g.dtype)
-            g.mul_(in_dtype[g.dtype])
+            g._bump_version()
     return total
 
 

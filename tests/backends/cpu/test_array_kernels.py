@@ -57,3 +57,37 @@ def test_sum_of_booleans_counts_into_an_integer_out():
     out = np.empty((), np.int64)
     KERNELS["sum"](np.array([True, False, True]), (0,), out)
     assert out == 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("other", ["number", "nan", "array", "strided array"])
+def test_cpu_where_select_loop_equals_numpy_where(dtype, other):
+    import zero.backends.cpu.kernels as cpu
+
+    rng = np.random.default_rng(0)
+    a = (rng.standard_normal((64, 33)) * 10).astype(dtype)
+    condition = rng.standard_normal(a.shape) > 0
+    b = {"number": 0.5 if dtype != np.int64 else 3, "nan": np.nan if dtype != np.int64 else 7,
+         "array": (rng.standard_normal(a.shape) * 10).astype(dtype),
+         "strided array": (rng.standard_normal((33, 64)) * 10).astype(dtype).T}[other]
+    out = np.empty_like(a)
+    cpu.where(condition, a, b, out)
+    want = np.where(condition, a, b).astype(dtype)
+    np.testing.assert_array_equal(out, want)
+    cpu.where(condition[:1], a, b, out)           # a broadcast condition: NumPy's path
+    np.testing.assert_array_equal(out, np.where(condition[:1], a, b).astype(dtype))
+
+
+def test_squared_norms_and_scale_in_place():
+    rng = np.random.default_rng(1)
+    arrays_ = [rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal(11),
+               rng.standard_normal((6, 4)).astype(np.float16).T, np.zeros((0, 3), np.float32)]
+    out = np.empty(len(arrays_), np.float32)
+    KERNELS["squared_norms"](arrays_, out)
+    want = [np.sum(a.astype(np.float64) ** 2) for a in arrays_]
+    np.testing.assert_allclose(out, want, rtol=1e-3)
+    before = [a.copy() for a in arrays_]
+    KERNELS["scale_in_place"](arrays_, np.array(0.25, np.float32))
+    for a, b in zip(arrays_, before):
+        assert a.dtype == b.dtype
+        np.testing.assert_allclose(a, b * 0.25, rtol=1e-3)

@@ -13,7 +13,8 @@ NumPy would run as several passes over memory are compiled with Numba
                     two, shared with CUDA: arithmetic, comparisons, where, clamp, unary
                     math, reductions, indexing, gather/scatter, NLL
     conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
-    elementwise     copy; sigmoid, SiLU, GELU (Numba loops, NumPy's tanh)
+    elementwise     copy; where on contiguous floats; sigmoid, SiLU, GELU (Numba loops,
+                    NumPy's tanh)
     indexing        index_add_along (a Numba loop for embeddings)
     linalg          matmul through BLAS
     nn              softmax, cross-entropy, layer norm, dropout (Numba loops)
@@ -24,14 +25,15 @@ NumPy would run as several passes over memory are compiled with Numba
 import numpy as np
 
 from ...array_kernels import array_kernels
-from .conv import *
-from .elementwise import *
-from .fused import *
-from .indexing import *
-from .linalg import *
-from .nn import *
-from .optim import *
-from .pooling import *
 
-globals().update(array_kernels(np))
+globals().update(array_kernels(np))  # first: a module below may give a faster kernel of the same name (where)
 del np, array_kernels
+
+from .conv import *  # noqa: E402
+from .elementwise import *  # noqa: E402
+from .fused import *  # noqa: E402
+from .indexing import *  # noqa: E402
+from .linalg import *  # noqa: E402
+from .nn import *  # noqa: E402
+from .optim import *  # noqa: E402
+from .pooling import *  # noqa: E402

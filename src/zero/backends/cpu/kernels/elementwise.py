@@ -1,22 +1,50 @@
-"""Elementwise kernels of the CPU's own: the copy, and the activations that are Numba loops
-(sigmoid, SiLU, exact GELU) or chains of NumPy's vectorised ufuncs (tanh GELU). The rest
-of the elementwise contract -- arithmetic, comparisons, where, clamp, the unary math
-functions -- is one NumPy call each (``zero.backends.array_kernels``)."""
+"""Elementwise kernels of the CPU's own: the copy, ``where`` on contiguous floats, and the
+activations that are Numba loops (sigmoid, SiLU, exact GELU) or chains of NumPy's
+vectorised ufuncs (tanh GELU). The rest of the elementwise contract -- arithmetic,
+comparisons, clamp, the unary math functions, ``where`` on anything else -- is one NumPy
+call each (``zero.backends.array_kernels``)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
 
+from ...array_kernels import array_kernels
 from ._fastmath import fast_exp, normal_cdf_pdf
 from ._jit import njit, prange
 
-__all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu"]
+__all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu", "where"]
 
 
 def copy(src, out) -> None:
     """Strided copy with broadcasting and dtype conversion (the book's stride-aware copy)."""
     np.copyto(out, src, casting="unsafe")
+
+
+_masked_copy_where = array_kernels(np)["where"]
+
+
+def where(condition, a, b, out) -> None:
+    """out = a where condition else b (b may be a number). Contiguous float operands of out's
+    shape and dtype take one Numba select loop: NumPy's masked copy branches on every
+    element, and on a mask of random signs (relu's backward) mispredicts half of them --
+    measured 5.3 ms for 1 M float32 elements, 10x a multiply. Anything else: NumPy."""
+    if _selectable(condition, a, b, out):
+        if np.isscalar(b):
+            _select_number_loop(condition.reshape(-1), a.reshape(-1), out.dtype.type(b), out.reshape(-1))
+        else:
+            _select_loop(condition.reshape(-1), a.reshape(-1), b.reshape(-1), out.reshape(-1))
+    else:
+        _masked_copy_where(condition, a, b, out)
+
+
+def _selectable(condition, a, b, out) -> bool:
+    if out.dtype not in (np.float32, np.float64) or not out.flags.c_contiguous:
+        return False
+    arrays = (condition, a) if np.isscalar(b) else (condition, a, b)
+    return (all(isinstance(x, np.ndarray) and x.shape == out.shape and x.flags.c_contiguous for x in arrays)
+            and condition.dtype == np.bool_ and a.dtype == out.dtype
+            and (np.isscalar(b) and not isinstance(b, complex) or getattr(b, "dtype", None) == out.dtype))
 
 
 # -- activations: Numba loops over flat arrays, NumPy's vectorised tanh -----------------------
@@ -127,6 +155,18 @@ def _flat_out(out):
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 GELU_TANH_C = 0.044715
+
+
+@njit
+def _select_loop(condition, a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] if condition[i] else b[i]
+
+
+@njit
+def _select_number_loop(condition, a, b, out):
+    for i in prange(out.size):
+        out[i] = a[i] if condition[i] else b
 
 
 @njit
