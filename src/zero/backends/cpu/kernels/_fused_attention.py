@@ -60,7 +60,7 @@ def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> No
             seen = min(i1, source) if causal else source     # row i sees keys j <= i (top-left)
             scores = shaped(scores_flat, g1 - g0, i1 - i0, seen)             # (g, R, n)
             np.matmul(q[g0:g1, i0:i1], keys_t[g0:g1, :, :seen], out=scores)
-            _probabilities(scores, scale, i0, causal, lse[g0:g1])
+            _probabilities(scores, scores.dtype.type(scale), i0, causal, lse[g0:g1])
             np.matmul(scores, v[g0:g1, :seen], out=out[g0:g1, i0:i1])
 
 
@@ -78,6 +78,9 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
     step = min(groups, _groups_per_pass(block, length, q.dtype.itemsize))
     delta = shaped(scratch(groups * length, q.dtype), groups, length)               # (G, L)
     np.einsum("gld,gld->gl", grad_out, out, out=delta)
+    # the probabilities recomputed in the inputs' dtype, as forward made them (float32: twice
+    # the vector lanes, float32's exp); forward's float64 lse rounded once to that dtype
+    row_lse, typed_scale = lse.astype(q.dtype, copy=False), q.dtype.type(scale)
     probs_flat = scratch(step * length * block, q.dtype)
     grad_scores_flat = scratch(step * length * block, q.dtype)
     partial_flat = (scratch(step * length * q.shape[2], q.dtype)
@@ -98,7 +101,8 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
             grad_scores = shaped(grad_scores_flat, g1 - g0, rows, j1 - j0)            # (g, R, n)
             np.matmul(q_rows, k[g0:g1, j0:j1].transpose(0, 2, 1), out=probs)
             np.matmul(grad_out_rows, v[g0:g1, j0:j1].transpose(0, 2, 1), out=grad_scores)
-            _probabilities_backward(probs, grad_scores, lse[g0:g1], delta[g0:g1], scale, first_row, j0, causal)
+            _probabilities_backward(probs, grad_scores, row_lse[g0:g1], delta[g0:g1], typed_scale, first_row, j0,
+                                    causal)
             if grad_v is not None:
                 np.matmul(probs.transpose(0, 2, 1), grad_out_rows, out=grad_v[g0:g1, j0:j1])
             if grad_k is not None:
@@ -121,8 +125,8 @@ def _probabilities(scores, scale, row0, causal, lse):
     for index in range(groups * rows):
         g, r = index // rows, index % rows
         limit = min(row0 + r + 1, seen) if causal else seen
-        peak = -np.inf
-        for j in range(limit):
+        peak = scale * scores[g, r, 0]    # in the scores' dtype, and so the whole row (limit >= 1)
+        for j in range(1, limit):
             peak = max(peak, scale * scores[g, r, j])
         total = 0.0
         for j in range(limit):
@@ -146,8 +150,8 @@ def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, c
     for index in range(groups * rows):
         g, r = index // rows, index % rows
         limit = min(row0 + r + 1 - col0, width) if causal else width
-        shift = np.float64(lse[g, row0 + r])
-        d = np.float64(delta[g, row0 + r])
+        shift = lse[g, row0 + r]
+        d = delta[g, row0 + r]
         for j in range(limit):
             p = fast_exp(scaled_shift(scale, scores[g, r, j], shift))
             scores[g, r, j] = p
