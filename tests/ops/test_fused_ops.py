@@ -21,7 +21,7 @@ import zero.nn.functional as F
 from zero.autograd import gradcheck
 from zero.backends.cpu.kernels import _fused_attention
 from zero.backends.cpu.kernels import elementwise as elementwise_kernels
-from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf_pdf
+from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf, normal_cdf_pdf
 from zero.errors import DTypeError, ShapeError, ZeroIndexError
 from zero.ops import attention as composed_attention
 from zero.ops import fused
@@ -525,6 +525,9 @@ def test_float32_normal_cdf_and_pdf_against_float64():
     tail = x < -1                      # far left the CDF is tiny: relative accuracy counts
     np.testing.assert_allclose(got[tail, 0], cdf[tail], rtol=2e-5)
     np.testing.assert_allclose(got[:, 1], np.exp(-wide * wide / 2) / math.sqrt(2 * math.pi), rtol=2e-5, atol=1e-30)
+    alone = np.array([normal_cdf(v) for v in x])        # forward's Φ without φ: one exp
+    np.testing.assert_allclose(alone, cdf, rtol=0, atol=2e-7)
+    np.testing.assert_allclose(alone[tail], cdf[tail], rtol=2e-5)
 
 
 def test_float32_gelu_kernels_at_float32_accuracy():

@@ -184,3 +184,26 @@ def normal_cdf_pdf(x):
     if isinstance(x, np.float32):
         return _normal_cdf_pdf_float32(x)
     return _normal_cdf_pdf_float64(x)
+
+
+@jit(inline="always")
+def _normal_cdf_float32(x):
+    """Φ(x) alone in float32: the tail as one exp(series - z²) instead of two (forward
+    passes need no φ); the exponent's rounding costs at most 4e-6 relative where the tail
+    is below 1e-30, and 3e-7 relative at |x| = 3."""
+    z = abs(x) * INV_SQRT_2_32
+    t = np.divide(ONE_32, ONE_32 + HALF_32 * z)
+    y = max(t - ERFC_T_LOW_32, ZERO_32) * ERFC_Y_SCALE_32 - ONE_32
+    series = ZERO_32
+    for k in range(ERFC_POWERS_32.size - 1, -1, -1):
+        series = series * y + ERFC_POWERS_32[k]
+    tail = HALF_32 * t * fast_exp(series - z * z)
+    return tail if x < ZERO_32 else ONE_32 - tail
+
+
+@jit(inline="always")
+def normal_cdf(x):
+    """Φ(x) at the precision of x (the float64 version is ``normal_cdf_pdf``'s)."""
+    if isinstance(x, np.float32):
+        return _normal_cdf_float32(x)
+    return _normal_cdf_pdf_float64(x)[0]

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_tanh, normal_cdf_pdf
+from ._fastmath import fast_tanh, normal_cdf, normal_cdf_pdf
 from ._fused_support import column_sums, scratch, shaped
 from ._jit import njit
 
@@ -115,8 +115,9 @@ def _bias_gelu(h, bias, has_bias, grad, want_grad, tanh):
                 if want_grad:
                     slope = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_TANH_C * v * v)
                     grad[r, j] *= 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * slope
-            else:
+            elif want_grad:
                 cdf, pdf = normal_cdf_pdf(v)
                 h[r, j] = v * cdf
-                if want_grad:
-                    grad[r, j] *= cdf + v * pdf
+                grad[r, j] *= cdf + v * pdf
+            else:
+                h[r, j] = v * normal_cdf(v)

@@ -10,7 +10,7 @@ import math
 import numpy as np
 
 from ...array_kernels import array_kernels
-from ._fastmath import fast_exp, normal_cdf_pdf
+from ._fastmath import fast_exp, normal_cdf, normal_cdf_pdf
 from ._jit import njit, prange
 
 __all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu", "where"]
@@ -187,7 +187,7 @@ def _gelu_loop(x, out):
     """Exact GELU: x·Φ(x) = ½x(1 + erf(x/√2))."""
     for i in prange(x.size):
         v = x[i]
-        out[i] = v * normal_cdf_pdf(v)[0]
+        out[i] = v * normal_cdf(v)
 
 
 @njit
