@@ -20,7 +20,6 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 
-from numba.core import event
 
 PLAIN_SECONDS = 10.0  # the longest a redirected log goes without a line
 
@@ -105,9 +104,11 @@ def _is_terminal(stream) -> bool:
         return False
 
 
-class CompileWatch(event.Listener):
+class CompileWatch:
     """Counts Numba's compilations while installed, and says so at the first one. An outer
-    compilation may set off nested ones (the functions it calls): they count as one."""
+    compilation may set off nested ones (the functions it calls): they count as one.
+    (Installed as a Numba event listener by ``compile_notice``, which imports Numba only
+    then: ``zero --help`` should not wait half a second for it.)"""
 
     def __init__(self, say: Callable[[str], None]):
         self.say = say
@@ -134,7 +135,10 @@ class CompileWatch(event.Listener):
 def compile_notice(say: Callable[[str], None]) -> Iterator[CompileWatch]:
     """``with compile_notice(progress.say) as compiled:`` -- a line at Numba's first compilation
     inside the block; ``compiled.count`` and ``compiled.seconds`` afterwards."""
-    watch = CompileWatch(say)
+    from numba.core import event
+
+    listener_type = type("CompileListener", (CompileWatch, event.Listener), {})
+    watch = listener_type(say)
     event.register("numba:compile", watch)
     try:
         yield watch
