@@ -164,14 +164,21 @@ ERFC_POWERS_32 = np.polynomial.chebyshev.cheb2poly(np.array(ERFC_SERIES[:11])).a
 
 
 @jit(inline="always")
-def _normal_cdf_pdf_float32(x):
-    """(Φ(x), φ(x)) in float32: the float64 version's steps on the series' first 11 terms."""
+def _erfc_terms_float32(x):
+    """z = |x|/√2, t = 1/(1 + z/2) and the series f(t) in float32 (erfc(z) = t·exp(-z² + f))."""
     z = abs(x) * INV_SQRT_2_32
     t = np.divide(ONE_32, ONE_32 + HALF_32 * z)
     y = max(t - ERFC_T_LOW_32, ZERO_32) * ERFC_Y_SCALE_32 - ONE_32
     series = ZERO_32
     for k in range(ERFC_POWERS_32.size - 1, -1, -1):
         series = series * y + ERFC_POWERS_32[k]
+    return z, t, series
+
+
+@jit(inline="always")
+def _normal_cdf_pdf_float32(x):
+    """(Φ(x), φ(x)) in float32: the float64 version's steps on the series' first 11 terms."""
+    z, t, series = _erfc_terms_float32(x)
     gauss = fast_exp(-z * z)
     tail = HALF_32 * t * gauss * fast_exp(series)
     cdf = tail if x < ZERO_32 else ONE_32 - tail
@@ -191,12 +198,7 @@ def _normal_cdf_float32(x):
     """Φ(x) alone in float32: the tail as one exp(series - z²) instead of two (forward
     passes need no φ); the exponent's rounding costs at most 4e-6 relative where the tail
     is below 1e-30, and 3e-7 relative at |x| = 3."""
-    z = abs(x) * INV_SQRT_2_32
-    t = np.divide(ONE_32, ONE_32 + HALF_32 * z)
-    y = max(t - ERFC_T_LOW_32, ZERO_32) * ERFC_Y_SCALE_32 - ONE_32
-    series = ZERO_32
-    for k in range(ERFC_POWERS_32.size - 1, -1, -1):
-        series = series * y + ERFC_POWERS_32[k]
+    z, t, series = _erfc_terms_float32(x)
     tail = HALF_32 * t * fast_exp(series - z * z)
     return tail if x < ZERO_32 else ONE_32 - tail
 
