@@ -25,26 +25,19 @@ _masked_copy_where = array_kernels(np)["where"]
 
 
 def where(condition, a, b, out) -> None:
-    """out = a where condition else b (b may be a number). Contiguous float operands of out's
-    shape and dtype take one Numba select loop: NumPy's masked copy branches on every
-    element, and on a mask of random signs (relu's backward) mispredicts half of them --
-    measured 5.3 ms for 1 M float32 elements, 10x a multiply. Anything else: NumPy."""
-    if _selectable(condition, a, b, out):
-        if np.isscalar(b):
-            _select_number_loop(condition.reshape(-1), a.reshape(-1), out.dtype.type(b), out.reshape(-1))
+    """out = a where condition else b (b may be a number). Float operands of out's shape and
+    dtype take one Numba select loop: NumPy's masked copy branches on every element, and
+    on a mask of random signs (relu's backward) mispredicts half of them -- measured
+    5.3 ms for 1 M float32 elements, 10x a multiply. Anything else: NumPy."""
+    number = isinstance(b, (bool, int, float))
+    if (out.dtype in (np.float32, np.float64) and isinstance(a, np.ndarray) and _can_flatten(a, out)
+            and condition.shape == out.shape and condition.dtype == np.bool_ and (number or _can_flatten(b, out))):
+        if number:
+            _select_number_loop(_flat_in(condition), _flat_in(a), out.dtype.type(b), _flat_out(out))
         else:
-            _select_loop(condition.reshape(-1), a.reshape(-1), b.reshape(-1), out.reshape(-1))
+            _select_loop(_flat_in(condition), _flat_in(a), _flat_in(b), _flat_out(out))
     else:
         _masked_copy_where(condition, a, b, out)
-
-
-def _selectable(condition, a, b, out) -> bool:
-    if out.dtype not in (np.float32, np.float64) or not out.flags.c_contiguous:
-        return False
-    arrays = (condition, a) if np.isscalar(b) else (condition, a, b)
-    return (all(isinstance(x, np.ndarray) and x.shape == out.shape and x.flags.c_contiguous for x in arrays)
-            and condition.dtype == np.bool_ and a.dtype == out.dtype
-            and (np.isscalar(b) and not isinstance(b, complex) or getattr(b, "dtype", None) == out.dtype))
 
 
 # -- activations: Numba loops over flat arrays, NumPy's vectorised tanh -----------------------
