@@ -508,6 +508,8 @@ def test_fast_exp_and_tanh_accuracy():
 def test_float32_exp_stays_float32_within_one_rounding():
     x = np.concatenate([np.linspace(-87, 88.3, 20001), rng.uniform(-20, 20, 2000)]).astype(np.float32)
     got = np.array([fast_exp(v) for v in x])
+    # computed in float32, every value is a float32 number (a float64 exp almost never is)
+    np.testing.assert_array_equal(got.astype(np.float32).astype(np.float64), got)
     want = np.exp(x.astype(np.float64))
     np.testing.assert_allclose(got, want, rtol=3e-7)
     small = np.abs(x) < 20
@@ -519,6 +521,7 @@ def test_float32_exp_stays_float32_within_one_rounding():
 def test_float32_normal_cdf_and_pdf_against_float64():
     x = np.linspace(-13, 13, 26001).astype(np.float32)
     got = np.array([normal_cdf_pdf(v) for v in x])
+    np.testing.assert_array_equal(got.astype(np.float32).astype(np.float64), got)   # float32 arithmetic
     wide = x.astype(np.float64)
     cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in wide])
     np.testing.assert_allclose(got[:, 0], cdf, rtol=0, atol=2e-7)
