@@ -19,7 +19,7 @@ from op_harness import check_op
 import zero
 import zero.nn.functional as F
 from zero.autograd import gradcheck
-from zero.backends.cpu.kernels import _fused_attention
+from zero.backends.cpu.kernels import _fused_attention, _fused_linear
 from zero.backends.cpu.kernels import elementwise as elementwise_kernels
 from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf, normal_cdf_pdf
 from zero.errors import DTypeError, ShapeError, ZeroIndexError
@@ -531,6 +531,51 @@ def test_float32_normal_cdf_and_pdf_against_float64():
     alone = np.array([normal_cdf(v) for v in x])        # forward's Φ without φ: one exp
     np.testing.assert_allclose(alone, cdf, rtol=0, atol=2e-7)
     np.testing.assert_allclose(alone[tail], cdf[tail], rtol=2e-5)
+
+
+def test_float32_tanh_stays_float32_within_float32_error():
+    x = np.linspace(-20, 20, 40001).astype(np.float32)
+    got = np.array([fast_tanh(v) for v in x])
+    np.testing.assert_array_equal(got.astype(np.float32).astype(np.float64), got)   # float32 arithmetic
+    np.testing.assert_allclose(got, np.tanh(x.astype(np.float64)), rtol=0, atol=2e-7)
+
+
+def _tanh_gelu_and_slope(x):
+    """float64 references of the tanh GELU and its derivative."""
+    c = math.sqrt(2 / math.pi)
+    t = np.tanh(c * (x + 0.044715 * x ** 3))
+    return 0.5 * x * (1 + t), 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+
+
+@pytest.mark.parametrize("form", ["none", "tanh"])
+def test_float32_gelu_loops_of_op_and_ffn_agree_with_float64(form):
+    """F.gelu's loops and the FFN's bias + GELU pass, float32 throughout, at float32 accuracy."""
+    x = np.linspace(-12, 12, 64 * 1001).astype(np.float32)
+    wide = x.astype(np.float64)
+    if form == "tanh":
+        value, slope = _tanh_gelu_and_slope(wide)
+    else:
+        cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in wide])
+        value, slope = wide * cdf, cdf + wide * np.exp(-wide * wide / 2) / math.sqrt(2 * math.pi)
+    out, grad = np.empty_like(x), np.empty_like(x)
+    elementwise_kernels.gelu(x, out, form)
+    elementwise_kernels.gelu_backward(np.ones_like(x), x, grad, form)
+    bias = np.linspace(-1, 1, 64).astype(np.float32)
+    rows = (x.reshape(-1, 64) - bias).astype(np.float32)              # + bias gives back ~x
+    fused_value, fused_grad = rows.copy(), np.ones_like(rows)
+    _fused_linear._BIAS_GELU[form == "tanh", True](fused_value, bias, fused_grad)
+    fused_forward = rows.copy()
+    _fused_linear._BIAS_GELU[form == "tanh", False](fused_forward, bias, np.empty((rows.shape[0], 0), np.float32))
+    shifted = (rows.astype(np.float64) + bias).astype(np.float32).astype(np.float64).reshape(-1)
+    if form == "tanh":
+        fused_want, fused_slope = _tanh_gelu_and_slope(shifted)
+    else:
+        cdf = np.array([0.5 * math.erfc(-v / math.sqrt(2)) for v in shifted])
+        fused_want, fused_slope = shifted * cdf, cdf + shifted * np.exp(-shifted ** 2 / 2) / math.sqrt(2 * math.pi)
+    for got, want in ((out, value), (grad, slope), (fused_value.reshape(-1), fused_want),
+                      (fused_grad.reshape(-1), fused_slope), (fused_forward.reshape(-1), fused_want)):
+        assert got.dtype == np.float32
+        np.testing.assert_allclose(got, want, rtol=2e-6, atol=5e-7)
 
 
 def test_float32_gelu_kernels_at_float32_accuracy():

