@@ -146,6 +146,11 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     def relu(x, out) -> None:
         xp.maximum(x, 0, out=out, casting="unsafe")
 
+    def relu_backward(grad, out, grad_in) -> None:
+        """grad_in = 0 where relu's output out <= 0, else grad (a NaN output passes it on,
+        and an infinite gradient is not multiplied by 0: PyTorch's threshold backward)."""
+        xp.copyto(grad_in, xp.where(out <= 0, xp.zeros((), grad_in.dtype), grad), casting="unsafe")
+
     # -- reductions: over ``axes``, into ``out`` shaped as x without them --------------------
 
     def sum(x, axes: tuple, out) -> None:

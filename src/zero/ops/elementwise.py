@@ -503,8 +503,12 @@ class Relu(UnaryOp):
         _refuse_bool(self, x, "convert the mask with .float() first")
         return super().allocate(x)
 
-    def derivative(self, out):
-        return (out <= 0).logical_not()   # PyTorch's rule: a NaN output passes the gradient on
+    def backward(self, grad):
+        (out,) = self.saved_tensors
+        grad_in = Tensor._empty(out._meta.shape, grad._meta.dtype, grad._meta.device)
+        # 0 where out <= 0, else grad: PyTorch's rule (a NaN output passes the gradient on)
+        grad._meta.device.kernels.relu_backward(grad._array, out._array, grad_in._array)
+        return (grad_in,)
 
 
 class Silu(UnaryOp):

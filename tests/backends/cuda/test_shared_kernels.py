@@ -12,8 +12,9 @@ from zero.backends.cuda.kernels import elementwise as cuda_elementwise
 
 
 # Shared kernels the CPU replaces by a faster one of its own (falling back to the shared one):
-# where, as a Numba select loop (NumPy's masked copy branches on every element).
-CPU_OWN = {"where"}
+# where, relu and its backward, as Numba select loops (NumPy's masked copy branches on every
+# element; its maximum is 3x a copy).
+CPU_OWN = {"where", "relu", "relu_backward"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():

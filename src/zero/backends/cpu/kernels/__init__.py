@@ -13,8 +13,8 @@ NumPy would run as several passes over memory are compiled with Numba
                     two, shared with CUDA: arithmetic, comparisons, where, clamp, unary
                     math, reductions, indexing, gather/scatter, NLL
     conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
-    elementwise     copy; where on contiguous floats; sigmoid, SiLU, GELU (Numba loops,
-                    NumPy's tanh)
+    elementwise     copy; where, relu and its backward on contiguous floats; sigmoid,
+                    SiLU, both GELUs (Numba loops)
     indexing        index_add_along (a Numba loop for embeddings)
     linalg          matmul through BLAS
     nn              softmax, cross-entropy, layer norm, dropout (Numba loops)
@@ -26,7 +26,7 @@ import numpy as np
 
 from ...array_kernels import array_kernels
 
-globals().update(array_kernels(np))  # first: a module below may give a faster kernel of the same name (where)
+globals().update(array_kernels(np))  # first: a module below may give a faster kernel of the same name (where, relu)
 del np, array_kernels
 
 from .conv import *  # noqa: E402

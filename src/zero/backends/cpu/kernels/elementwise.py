@@ -10,7 +10,7 @@ from ...array_kernels import array_kernels
 from ._fastmath import fast_exp, gelu as gelu_value, gelu_with_slope, like
 from ._jit import njit, prange
 
-__all__ = ["copy", "gelu", "gelu_backward", "sigmoid", "silu", "where"]
+__all__ = ["copy", "gelu", "gelu_backward", "relu", "relu_backward", "sigmoid", "silu", "where"]
 
 
 def copy(src, out) -> None:
@@ -18,7 +18,8 @@ def copy(src, out) -> None:
     np.copyto(out, src, casting="unsafe")
 
 
-_masked_copy_where = array_kernels(np)["where"]
+_shared = array_kernels(np)
+_masked_copy_where, _maximum_relu, _where_relu_backward = _shared["where"], _shared["relu"], _shared["relu_backward"]
 
 
 def where(condition, a, b, out) -> None:
@@ -38,6 +39,25 @@ def where(condition, a, b, out) -> None:
 
 
 # -- activations: Numba loops over flat arrays --------------------------------------------------
+
+
+def relu(x, out) -> None:
+    """One select per element on contiguous floats (NumPy's NaN-propagating maximum measured
+    3x a copy: 0.52 against 0.18 ms for 1 M float32); anything else: NumPy."""
+    if out.dtype in (np.float32, np.float64) and _can_flatten(x, out):
+        _relu_loop(_flat_in(x), _flat_out(out))
+    else:
+        _maximum_relu(x, out)
+
+
+def relu_backward(grad, out, grad_in) -> None:
+    """grad_in = 0 where out <= 0, else grad, in one select per element (instead of a mask,
+    its negation and a masked copy) when all three are contiguous floats of one shape."""
+    if (grad_in.dtype in (np.float32, np.float64) and _can_flatten(grad, grad_in)
+            and _can_flatten(out, grad_in)):
+        _relu_backward_loop(_flat_in(grad), _flat_in(out), _flat_out(grad_in))
+    else:
+        _where_relu_backward(grad, out, grad_in)
 
 
 def sigmoid(x, out) -> None:
@@ -104,6 +124,19 @@ def _select_loop(condition, a, b, out):
 def _select_number_loop(condition, a, b, out):
     for i in prange(out.size):
         out[i] = a[i] if condition[i] else b
+
+
+@njit
+def _relu_loop(x, out):
+    for i in prange(x.size):
+        v = x[i]
+        out[i] = like(v, 0.0) if v <= like(v, 0.0) else v     # NaN stays NaN, as in PyTorch
+
+
+@njit
+def _relu_backward_loop(grad, out, grad_in):
+    for i in prange(out.size):
+        grad_in[i] = like(grad[i], 0.0) if out[i] <= like(out[i], 0.0) else grad[i]
 
 
 @njit
