@@ -90,15 +90,16 @@ def fast_exp(x):
 
 
 @jit(inline="always")
-def row_peak(x, r):
-    """The largest x[r, c] of a row with at least one element, in x's own dtype (a float32
-    row's peak starting at float64's -inf would make every x - peak after it float64);
-    NaN if the row holds a NaN."""
-    peak = x[r, 0]
-    for c in range(1, x.shape[1]):
-        v = x[r, c]
-        if v > peak or math.isnan(v):
-            peak = v
+def row_peak(row):
+    """The largest element of a 1-D row with at least one element, in the row's own dtype
+    (a float32 row's peak starting at float64's -inf would make every x - peak after it
+    float64). NaNs are passed over, so the comparison is a select and not a branch: a
+    row holding a NaN comes out NaN anyway, through exp(NaN - peak) in its sum (a caller
+    that special-cases a peak of -inf must look for the NaN itself)."""
+    peak = row[0]
+    for c in range(1, row.size):
+        v = row[c]
+        peak = v if v > peak else peak
     return peak
 
 
@@ -108,13 +109,6 @@ def log_probability(x, peak, log_total):
     ``log_total``: (x - peak) - log_total, in this order (x - (peak + log_total) loses every
     digit when x and peak are large and equal)."""
     return (x - peak) - log_total
-
-
-@njit_in_order  # as log_probability: a fused multiply-add here would not round as the peak did
-def scaled_shift(scale, x, peak):
-    """scale * x - peak, the product rounded before the subtraction, as it was when ``peak``
-    (the row's largest scale * x) was found: the largest element gives exactly 0."""
-    return scale * x - peak
 
 
 @jit()  # not inlined by Numba (LLVM inlines it): see below

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp, scaled_shift
+from ._fastmath import fast_exp, like
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
@@ -122,23 +122,35 @@ def _probabilities(scores, scale, row0, causal, lse):
     """In place: scores (G, R, n) of query rows row0.. -> softmax(scale * scores) over the
     keys each row sees (0 beyond them); lse[g, row0 + r] = logsumexp(scale * scores)."""
     groups, rows, seen = scores.shape
-    for index in range(groups * rows):
-        g, r = index // rows, index % rows
-        limit = min(row0 + r + 1, seen) if causal else seen
-        peak = scale * scores[g, r, 0]    # in the scores' dtype, and so the whole row (limit >= 1)
-        for j in range(1, limit):
-            peak = max(peak, scale * scores[g, r, j])
-        total = 0.0
-        for j in range(limit):
-            p = fast_exp(scaled_shift(scale, scores[g, r, j], peak))
-            scores[g, r, j] = p
-            total += p
-        inverse = 1.0 / total
-        for j in range(limit):
-            scores[g, r, j] *= inverse
-        for j in range(limit, seen):
-            scores[g, r, j] = 0.0
-        lse[g, row0 + r] = peak + math.log(total)
+    for g in range(groups):
+        for r in range(rows):
+            limit = min(row0 + r + 1, seen) if causal else seen
+            lse[g, row0 + r] = _probabilities_row(scores[g, r], scale, limit)
+
+
+@njit
+def _probabilities_row(row, scale, limit):
+    """One row (1-D; a call per row is faster than indexing scores[g, r, j]): row[:limit]
+    -> softmax(scale * row[:limit]), the rest 0; returns the row's logsumexp. The scaled
+    scores are stored before the peak is subtracted, so each is rounded as the peak was
+    (computed as one fused multiply-add, scale * x - peak would give the largest score
+    exp(-1000) = 0 instead of 1 near 1e19)."""
+    peak = scale * row[0]            # in the scores' dtype, and so the whole row (limit >= 1)
+    for j in range(limit):
+        v = scale * row[j]
+        row[j] = v
+        peak = v if v > peak else peak
+    total = 0.0
+    for j in range(limit):
+        p = fast_exp(row[j] - peak)
+        row[j] = p
+        total += p
+    inverse = like(peak, 1.0 / total)
+    for j in range(limit):
+        row[j] *= inverse
+    for j in range(limit, row.size):
+        row[j] = 0.0
+    return peak + math.log(total)
 
 
 @njit
@@ -147,15 +159,22 @@ def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, c
     scores -> P = exp(scale * scores - lse) (0 where masked),
     grad_probs (dO Vᵀ) -> dS * scale = P * (grad_probs - delta) * scale."""
     groups, rows, width = scores.shape
-    for index in range(groups * rows):
-        g, r = index // rows, index % rows
-        limit = min(row0 + r + 1 - col0, width) if causal else width
-        shift = lse[g, row0 + r]
-        d = delta[g, row0 + r]
-        for j in range(limit):
-            p = fast_exp(scaled_shift(scale, scores[g, r, j], shift))
-            scores[g, r, j] = p
-            grad_probs[g, r, j] = p * (grad_probs[g, r, j] - d) * scale
-        for j in range(max(limit, 0), width):
-            scores[g, r, j] = 0.0
-            grad_probs[g, r, j] = 0.0
+    for g in range(groups):
+        for r in range(rows):
+            limit = min(row0 + r + 1 - col0, width) if causal else width
+            _probabilities_backward_row(scores[g, r], grad_probs[g, r], lse[g, row0 + r],
+                                        delta[g, row0 + r], scale, max(limit, 0))
+
+
+@njit
+def _probabilities_backward_row(row, grad_row, shift, d, scale, limit):
+    """One row of ``_probabilities_backward``; the scaled scores stored first, as forward did."""
+    for j in range(limit):
+        row[j] = scale * row[j]
+    for j in range(limit):
+        p = fast_exp(row[j] - shift)
+        row[j] = p
+        grad_row[j] = p * (grad_row[j] - d) * scale
+    for j in range(limit, row.size):
+        row[j] = 0.0
+        grad_row[j] = 0.0

@@ -17,11 +17,12 @@ So the cache lives in a folder named by a hash of all these kernel files
 (``__pycache__/numba-<hash>``; an explicit ``NUMBA_CACHE_DIR`` wins). The fastmath flags
 allow reassociation (vectorised sums) but not "no infinities", so masked -inf scores
 stay correct. Reassociation may also turn (x - max) - log(sum) into x - (max + log(sum)),
-which loses every digit of a log-softmax at x = 1e20, and contraction may compute
-scale * s - max as one fused multiply-add while max came from the rounded scale * s, so
-that the largest score's exp is exp(-1000) = 0 instead of 1 when scores are near 1e19.
-``njit_in_order`` compiles the few helpers whose order of operations matters without
-either flag (LLVM keeps each instruction's flags when it inlines them into a fastmath loop).
+which loses every digit of a log-softmax at x = 1e20: ``njit_in_order`` compiles the few
+helpers whose order of operations matters without either flag (LLVM keeps each
+instruction's flags when it inlines them into a fastmath loop). Contraction may compute
+scale * s - max as one fused multiply-add while max came from the rounded scale * s (the
+largest score's exp would be exp(-1000) = 0 instead of 1 near 1e19): attention stores
+the scaled scores before subtracting, which rounds them.
 
 Numba itself takes half a second to import, more than the rest of Zero, and a program
 that never runs a Numba loop (or not yet) should not pay it. So the decorators here
