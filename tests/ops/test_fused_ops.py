@@ -21,7 +21,7 @@ import zero.nn.functional as F
 from zero.autograd import gradcheck
 from zero.backends.cpu.kernels import _fused_attention, _fused_linear
 from zero.backends.cpu.kernels import elementwise as elementwise_kernels
-from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf, normal_cdf_pdf
+from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf, normal_cdf_pdf, row_peak
 from zero.errors import DTypeError, ShapeError, ZeroIndexError
 from zero.ops import attention as composed_attention
 from zero.ops import fused
@@ -531,6 +531,22 @@ def test_float32_normal_cdf_and_pdf_against_float64():
     alone = np.array([normal_cdf(v) for v in x])        # forward's Φ without φ: one exp
     np.testing.assert_allclose(alone, cdf, rtol=0, atol=2e-7)
     np.testing.assert_allclose(alone[tail], cdf[tail], rtol=2e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_peak_compares_floats_as_ordered_integers(dtype):
+    for length in (1, 2, 7, 8, 65, 1000):
+        for row in (rng.standard_normal(length), -np.abs(rng.standard_normal(length)) * 1e30,
+                    np.full(length, -np.inf), rng.standard_normal(length) * 1e-40):
+            row = row.astype(dtype)
+            peak = row_peak(row)
+            assert peak == row.max() and np.asarray(peak, dtype).dtype == dtype
+    mixed = np.array([-np.inf, -0.0, -1.0, -np.inf, 3.5, np.inf, 2.0], dtype)
+    assert row_peak(mixed) == np.inf and row_peak(mixed[:5]) == 3.5 and row_peak(mixed[:3]) == 0.0
+    with_nan = np.array([1.0, np.nan, 5.0], dtype)
+    peak = row_peak(with_nan)
+    assert math.isnan(peak) or peak == 5.0          # either way the row's exp-sum is NaN
+    assert math.isnan(np.exp(with_nan - peak).sum())
 
 
 def test_float32_tanh_stays_float32_within_float32_error():

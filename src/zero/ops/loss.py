@@ -91,27 +91,38 @@ class ClassLoss(Op):
         return rows, target_rows, weight
 
     def reduce(self, loss_rows: Tensor, target_rows: Tensor, weight) -> tuple:
-        """Per-row losses -> the requested reduction, and the divisor of "mean" (or None)."""
+        """Per-row losses -> the requested reduction, and the divisor of "mean" (or None).
+        Kernel calls on the arrays rather than tensor ops (nothing here is recorded, and five
+        ops cost more than the NLL kernel itself)."""
         if self.reduction == "none":
             return loss_rows.reshape(self.target_shape), None
-        total = loss_rows.sum()
+        dtype, device = loss_rows._meta.dtype, loss_rows._meta.device
+        kernels = device.kernels
+        total = Tensor._empty((), dtype, device)
+        kernels.sum(loss_rows._array, (0,), total._array)
         if self.reduction == "sum":
             return total, None
-        kept = target_rows != self.ignore_index
+        kept = Tensor._empty(target_rows._meta.shape, dtypes.bool_, device)
+        kernels.ne(target_rows._array, self.ignore_index, kept._array)
         if weight is None:
-            divisor = kept.sum().to(loss_rows.dtype)
+            divisor = Tensor._empty((), dtype, device)
+            kernels.sum(kept._array, (0,), divisor._array)     # the count of kept rows
         else:
             safe = target_rows.masked_fill(kept.logical_not(), 0)
             divisor = (weight.index_select(0, safe) * kept).sum()
-        return total / divisor, divisor   # all rows ignored: 0 / 0 = nan, as in PyTorch
+        kernels.div(total._array, divisor._array, total._array)  # all rows ignored: 0 / 0 = nan, as in PyTorch
+        return total, divisor
 
     def row_gradients(self, grad: Tensor, divisor, rows: int) -> Tensor:
         """The upstream gradient of each row's loss, contiguous (rows,)."""
         if self.reduction == "none":
             return grad.reshape(-1).contiguous()
+        row_grads = Tensor._empty((rows,), grad._meta.dtype, grad._meta.device)
+        kernels = grad._meta.device.kernels
+        kernels.copy(grad._array, row_grads._array)                    # the 0-d gradient, broadcast
         if self.reduction == "mean":
-            grad = grad / divisor
-        return grad.reshape(1).expand(rows).contiguous()
+            kernels.div(row_grads._array, divisor._array, row_grads._array)
+        return row_grads
 
     def restore(self, grad_rows: Tensor) -> Tensor:
         """(rows, C) -> the input's layout (a permuted view for K-dimensional inputs)."""

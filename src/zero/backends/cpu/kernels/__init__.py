@@ -11,13 +11,13 @@ NumPy would run as several passes over memory are compiled with Numba
 
     array_kernels   (zero.backends.array_kernels) the kernels that are one NumPy call or
                     two, shared with CUDA: arithmetic, comparisons, where, clamp, unary
-                    math, reductions, indexing, gather/scatter, NLL
+                    math, reductions, indexing, gather/scatter
     conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
     elementwise     copy; where, relu and its backward on contiguous floats; sigmoid,
                     SiLU, both GELUs (Numba loops)
     indexing        index_add_along (a Numba loop for embeddings)
     linalg          matmul through BLAS
-    nn              softmax, cross-entropy, layer norm, dropout (Numba loops)
+    nn              softmax, cross-entropy, NLL, layer norm, dropout (Numba loops)
     fused           linear, FFN, linear + cross-entropy, flash attention
     optim           AdamW and SGD steps (Numba loops)
     pooling         max and average pooling, forward and backward (Numba loops)

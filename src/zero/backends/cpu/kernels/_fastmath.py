@@ -89,18 +89,43 @@ def fast_exp(x):
     return _exp_float64(x)
 
 
-@jit(inline="always")
+@jit()  # not inlined by Numba: a precision switch (see ``like``)
 def row_peak(row):
-    """The largest element of a 1-D row with at least one element, in the row's own dtype
-    (a float32 row's peak starting at float64's -inf would make every x - peak after it
-    float64). NaNs are passed over, so the comparison is a select and not a branch: a
-    row holding a NaN comes out NaN anyway, through exp(NaN - peak) in its sum (a caller
-    that special-cases a peak of -inf must look for the NaN itself)."""
-    peak = row[0]
-    for c in range(1, row.size):
-        v = row[c]
-        peak = v if v > peak else peak
-    return peak
+    """The largest element of a 1-D float row with at least one element, in the row's dtype.
+
+    Compared as integers: a float's bits b, as a signed integer, with the lower bits
+    flipped when negative (b ^ ((b >> 31) & 0x7FFFFFFF) in float32), are in the order of
+    the floats, and LLVM vectorises an integer maximum (measured 0.08 ns per float32
+    element, against 0.34 for a float max, whose NaN rules keep it one scalar chain). A row
+    holding a NaN may come out with a NaN peak or with its largest other element; either
+    way the row's exp(x - peak) sum turns NaN (a caller that special-cases a peak of -inf
+    must look for the NaN itself)."""
+    if isinstance(row[0], np.float32):
+        return _peak_of_keys_32(row.view(np.int32))
+    return _peak_of_keys_64(row.view(np.int64))
+
+
+SIGN_REST_32, SIGN_REST_64 = np.int32(0x7FFFFFFF), np.int64(0x7FFFFFFFFFFFFFFF)
+
+
+@jit()
+def _peak_of_keys_32(bits):
+    best = np.int32(-2147483648)
+    for c in range(bits.size):
+        b = bits[c]
+        key = np.int32(b ^ ((b >> 31) & SIGN_REST_32))
+        best = key if key > best else best
+    return np.int32(best ^ ((best >> 31) & SIGN_REST_32)).view(np.float32)   # the map is its own inverse
+
+
+@jit()
+def _peak_of_keys_64(bits):
+    best = np.int64(-9223372036854775808)
+    for c in range(bits.size):
+        b = bits[c]
+        key = b ^ ((b >> 63) & SIGN_REST_64)
+        best = key if key > best else best
+    return np.int64(best ^ ((best >> 63) & SIGN_REST_64)).view(np.float64)
 
 
 @njit_in_order  # not inline="always": Numba would inline it with the caller's reassociation

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp, like
+from ._fastmath import fast_exp, like, row_peak
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
@@ -135,11 +135,9 @@ def _probabilities_row(row, scale, limit):
     scores are stored before the peak is subtracted, so each is rounded as the peak was
     (computed as one fused multiply-add, scale * x - peak would give the largest score
     exp(-1000) = 0 instead of 1 near 1e19)."""
-    peak = scale * row[0]            # in the scores' dtype, and so the whole row (limit >= 1)
     for j in range(limit):
-        v = scale * row[j]
-        row[j] = v
-        peak = v if v > peak else peak
+        row[j] = scale * row[j]
+    peak = row_peak(row[:limit])     # in the scores' dtype, and so the whole row (limit >= 1)
     total = 0.0
     for j in range(limit):
         p = fast_exp(row[j] - peak)
