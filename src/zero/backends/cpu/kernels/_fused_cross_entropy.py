@@ -3,21 +3,19 @@
 Forward, for each chunk of rows [r0, r1):
     logits = x[r0:r1] @ weightᵀ                     (R, V)  one GEMM into scratch
     lse    = logsumexp(logits) per row;  loss = lse - logits[target]
-             (the row maxima by NumPy's SIMD reduction, then one Numba pass for exp and sum)
+             (nn.py's row of cross-entropy, on the chunk's rows)
 Backward recomputes each chunk's logits and turns them, in place, into
-    d logits = g * (exp(logits - lse) - onehot(target))    (0 on ignored rows)
+    d logits = g * (exp(logits - lse) - onehot(target))    (0 on ignored rows; nn.py's row)
 then grad_x[r0:r1] = d logits @ weight and grad_weight += d logitsᵀ @ x[r0:r1]. The first
 chunk writes grad_weight directly; later chunks go through a (V, C) scratch and an add.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from ._fastmath import fast_exp, log_probability
 from ._fused_support import scratch, shaped
 from ._jit import njit
+from .nn import cross_entropy_backward_row, cross_entropy_row
 
 __all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]
 
@@ -33,13 +31,12 @@ def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_siz
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, min(int(chunk_size), rows))
     logits_flat = scratch(chunk * vocab, x.dtype)
-    peaks = scratch(chunk, x.dtype)
+    ones = np.ones(vocab, x.dtype)                                        # no class weights
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
         logits = shaped(logits_flat, r1 - r0, vocab)                      # (R, V)
         np.matmul(x[r0:r1], weight.T, out=logits)
-        np.max(logits, axis=1, out=peaks[:r1 - r0])    # vectorised; a Numba max loop is not
-        _loss_rows(logits, peaks, target, r0, ignore_index, loss, lse)
+        _loss_rows(logits, ones, target, r0, ignore_index, loss, lse)
 
 
 def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
@@ -50,6 +47,7 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, min(int(chunk_size), rows))
     logits_flat = scratch(chunk * vocab, x.dtype)
+    ones = np.ones(vocab, x.dtype)
     partial = None                                                        # (V, C), from chunk 2 on
     if rows == 0 and grad_weight is not None:
         grad_weight.fill(0)
@@ -57,7 +55,7 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
         r1 = min(r0 + chunk, rows)
         grad_logits = shaped(logits_flat, r1 - r0, vocab)                 # (R, V)
         np.matmul(x[r0:r1], weight.T, out=grad_logits)
-        _grad_logits_rows(grad_logits, target, r0, ignore_index, lse, grad_loss)
+        _grad_logits_rows(grad_logits, ones, target, r0, ignore_index, lse, grad_loss)
         if grad_x is not None:
             np.matmul(grad_logits, weight, out=grad_x[r0:r1])
         if grad_weight is not None:
@@ -71,33 +69,16 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
 
 
 @njit
-def _loss_rows(logits, peaks, target, row0, ignore_index, loss, lse):
-    """Per row r of the chunk (global row row0 + r), with its maximum peaks[r]: lse and
-    loss (0 when ignored)."""
-    rows, vocab = logits.shape
-    for r in range(rows):
-        peak = np.float64(peaks[r])
-        total = 0.0
-        for c in range(vocab):
-            total += fast_exp(logits[r, c] - peak)
-        log_total = math.log(total)
-        lse[row0 + r] = peak + log_total   # float64 (see nn.py's contract)
-        t = target[row0 + r]
-        loss[row0 + r] = 0.0 if t == ignore_index else -log_probability(logits[r, t], peak, log_total)
+def _loss_rows(logits, ones, target, row0, ignore_index, loss, lse):
+    """Per row r of the chunk (global row row0 + r): lse and loss (0 when ignored)."""
+    for r in range(logits.shape[0]):
+        loss[row0 + r], lse[row0 + r] = cross_entropy_row(logits[r], target[row0 + r], ones, ignore_index, 0.0)
 
 
 @njit
-def _grad_logits_rows(logits, target, row0, ignore_index, lse, grad_loss):
+def _grad_logits_rows(logits, ones, target, row0, ignore_index, lse, grad_loss):
     """In place: logits -> g * (softmax - onehot(target)), 0 on ignored rows."""
-    rows, vocab = logits.shape
-    for r in range(rows):
-        t = target[row0 + r]
-        if t == ignore_index:
-            for c in range(vocab):
-                logits[r, c] = 0.0
-            continue
-        g = np.float64(grad_loss[row0 + r])
-        shift = np.float64(lse[row0 + r])
-        for c in range(vocab):
-            logits[r, c] = g * fast_exp(logits[r, c] - shift)
-        logits[r, t] -= g
+    for r in range(logits.shape[0]):
+        row = logits[r]
+        cross_entropy_backward_row(grad_loss[row0 + r], row, target[row0 + r], ones, float(ones.size),
+                                   lse[row0 + r], ignore_index, 0.0, row)

@@ -193,11 +193,11 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
 @njit
 def _cross_entropy_rows(logits, target, weight, ignore_index, smoothing, loss, lse):
     for r in prange(logits.shape[0]):
-        loss[r], lse[r] = _cross_entropy_row(logits[r], target[r], weight, ignore_index, smoothing)
+        loss[r], lse[r] = cross_entropy_row(logits[r], target[r], weight, ignore_index, smoothing)
 
 
 @jit(inline="always")
-def _cross_entropy_row(logits, t, weight, ignore_index, smoothing):
+def cross_entropy_row(logits, t, weight, ignore_index, smoothing):
     """(loss, logsumexp) of one 1-D row; the logsumexp in float64: backward's exp(x - lse)
     needs its low digits at large logits."""
     classes = logits.size
@@ -225,15 +225,17 @@ def _cross_entropy_backward_rows(grad_loss, logits, target, weight, lse, ignore_
     for c in range(weight.size):
         weight_total += weight[c]
     for r in prange(logits.shape[0]):
-        _cross_entropy_backward_row(grad_loss[r], logits[r], target[r], weight, weight_total, lse[r],
-                                    ignore_index, smoothing, grad_logits[r])
+        cross_entropy_backward_row(grad_loss[r], logits[r], target[r], weight, weight_total, lse[r],
+                                   ignore_index, smoothing, grad_logits[r])
 
 
-@njit
-def _cross_entropy_backward_row(g, logits, t, weight, weight_total, lse, ignore_index, smoothing, grad_logits):
+@jit(inline="always")
+def cross_entropy_backward_row(g, logits, t, weight, weight_total, lse, ignore_index, smoothing, grad_logits):
     """One 1-D row, in the logits' precision: p_c = exp((x_c - peak) - (lse - peak)), the
     row's peak found again so that the float64 lse enters only as the small lse - peak
-    (a float32 lse at logits of 1e7 would be off by 1, each p by a factor e)."""
+    (a float32 lse at logits of 1e7 would be off by 1, each p by a factor e). grad_logits
+    may be logits itself (linear + cross-entropy works in place): inlined, the loop then
+    reads and writes through one pointer, with no overlap test to fail."""
     classes = logits.size
     if t == ignore_index:
         for c in range(classes):
