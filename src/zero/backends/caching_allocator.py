@@ -58,7 +58,7 @@ class CachingAllocator:
         self.max_oversize_bytes = max_oversize_bytes
         self.max_cached_bytes = max_cached_bytes
         self._free: dict[int, list[Block]] = {}  # size -> free blocks of exactly that size (maybe none)
-        self._free_sizes: list[int] = []  # sorted sizes that have at least one free block
+        self._free_sizes: list[int] = []  # sorted sizes that have a bucket (empty or not)
         self.live_bytes = 0  # handed out and not yet released
         self.cached_bytes = 0  # released and kept in the pool
         self.reserved_bytes = 0  # taken from the raw source: live + cached
@@ -70,7 +70,11 @@ class CachingAllocator:
         granularity = self.granularity
         size = max(granularity, -(-nbytes // granularity) * granularity)  # round_size, inline: the hot path
         blocks = self._free.get(size)
-        block = self._take(blocks, size) if blocks else self._take_best_fit(size)  # an exact fit is the best
+        if blocks:  # an exact fit is the best, and the hot path: no search, no sorted list
+            block = blocks.pop()
+            self.cached_bytes -= size
+        else:
+            block = self._take_best_fit(size)
         if block is None:
             self.misses += 1
             block = Block(self.raw.malloc(size), size)
@@ -93,8 +97,6 @@ class CachingAllocator:
             self._free[size] = [block]
             bisect.insort(self._free_sizes, size)
         else:
-            if not blocks:
-                bisect.insort(self._free_sizes, size)
             blocks.append(block)
         self.cached_bytes += size
 
@@ -137,22 +139,18 @@ class CachingAllocator:
 
     # -- internals ------------------------------------------------------------------------------
     def _take_best_fit(self, size: int) -> Block | None:
-        """The smallest free block larger than ``size`` that is not too large, if any."""
-        i = bisect.bisect_right(self._free_sizes, size)
-        if i == len(self._free_sizes):
-            return None
-        best = self._free_sizes[i]
-        if best > max(size * self.max_oversize_ratio, size + self.max_oversize_bytes):
-            return None  # too large: a small tensor must not pin a big block
-        return self._take(self._free[best], best)
-
-    def _take(self, blocks: list[Block], size: int) -> Block:
-        """A block from the non-empty bucket ``blocks`` of free blocks of ``size`` bytes."""
-        block = blocks.pop()
-        if not blocks:  # the bucket stays, empty, for the next release of this size
-            del self._free_sizes[bisect.bisect_left(self._free_sizes, size)]
-        self.cached_bytes -= size
-        return block
+        """The smallest free block larger than ``size`` that is not too large, if any (the
+        buckets between may be empty: a bucket stays, for the next release of its size)."""
+        sizes, limit = self._free_sizes, max(size * self.max_oversize_ratio, size + self.max_oversize_bytes)
+        for i in range(bisect.bisect_right(sizes, size), len(sizes)):
+            best = sizes[i]
+            if best > limit:
+                return None  # too large: a small tensor must not pin a big block
+            blocks = self._free[best]
+            if blocks:
+                self.cached_bytes -= best
+                return blocks.pop()
+        return None
 
     def _return_to_raw(self, block: Block) -> None:
         self.reserved_bytes -= block.size

@@ -90,17 +90,23 @@ class BinaryOp(Op):
         meta = _unconverted(a, b, self.result_is_float)
         if meta is not None:  # nothing to broadcast or convert: allocate and check nothing more
             out = Tensor._empty(meta.shape, meta.dtype, meta.device)
-            self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
-            self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
-            self.operands = (a, b)
+            self.operands = (a, b)    # as computed with (the subclasses save from these)
+            if self.recording:
+                self._remember(a, b)
             self.kernel(meta.device.kernels)(_array(a), _array(b), out._array)
             return out
         out = self.allocate(a, b)
+        self.operands = converted = (_in_dtype(a, out._meta.dtype), _in_dtype(b, out._meta.dtype))
+        if self.recording:
+            self._remember(a, b)
+        self.kernel(out._meta.device.kernels)(_array(converted[0]), _array(converted[1]), out._array)
+        return out
+
+    def _remember(self, a, b) -> None:
+        """What ``_reduce`` needs in backward (so only when the call is recorded): the
+        operands' own shapes and dtypes."""
         self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
         self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
-        a, b = self.operands = _in_dtype(a, out._meta.dtype), _in_dtype(b, out._meta.dtype)
-        self.kernel(out._meta.device.kernels)(_array(a), _array(b), out._array)
-        return out
 
     def allocate(self, a, b, dtype=None) -> Tensor:
         """Check the operands; the output tensor of their broadcast shape and ``dtype``
