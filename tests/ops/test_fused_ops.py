@@ -579,9 +579,10 @@ def test_float32_gelu_loops_of_op_and_ffn_agree_with_float64(form):
     bias = np.linspace(-1, 1, 64).astype(np.float32)
     rows = (x.reshape(-1, 64) - bias).astype(np.float32)              # + bias gives back ~x
     fused_value, fused_grad = rows.copy(), np.ones_like(rows)
-    _fused_linear._BIAS_GELU[form == "tanh", True](fused_value, bias, fused_grad)
+    _fused_linear._bias_gelu(fused_value, bias, fused_grad, form == "tanh", True)
     fused_forward = rows.copy()
-    _fused_linear._BIAS_GELU[form == "tanh", False](fused_forward, bias, np.empty((rows.shape[0], 0), np.float32))
+    _fused_linear._bias_gelu(fused_forward, bias, np.empty((rows.shape[0], 0), np.float32),
+                             form == "tanh", False)
     shifted = (rows.astype(np.float64) + bias).astype(np.float32).astype(np.float64).reshape(-1)
     if form == "tanh":
         fused_want, fused_slope = _tanh_gelu_and_slope(shifted)

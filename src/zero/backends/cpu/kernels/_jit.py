@@ -24,14 +24,17 @@ scale * s - max as one fused multiply-add while max came from the rounded scale 
 largest score's exp would be exp(-1000) = 0 instead of 1 near 1e19): attention stores
 the scaled scores before subtracting, which rounds them.
 
+A loop made by a factory (one per GELU form) may hold constants in its closure, but not
+another loop: Numba's cache key includes what a closure holds, and a compiled function
+pickles differently in every process, so such a loop would compile again every run.
+
 Numba itself takes half a second to import, more than the rest of Zero, and a program
 that never runs a Numba loop (or not yet) should not pay it. So the decorators here
 return a ``LazyJit`` that only remembers the function and its options. At the first call
 of any of them, ``compile_all`` imports Numba, makes every registered function a Numba
 dispatcher (which compiles, or loads from the cache, per argument types at its own first
 call) and puts the dispatchers in place of the ``LazyJit`` objects in the globals of
-Zero's modules and in the closures of loops made by factories, so a Numba loop calling
-another sees a dispatcher, and later calls pay
+Zero's modules, so a Numba loop calling another sees a dispatcher, and later calls pay
 nothing extra. (A ``LazyJit`` held elsewhere keeps working: it forwards the call.)
 """
 from __future__ import annotations
@@ -93,10 +96,6 @@ def compile_all() -> None:
     for lazy in fresh:
         lazy.dispatcher = numba.njit(**lazy.options)(lazy.py_func)
     by_id = {id(lazy): lazy.dispatcher for lazy in fresh}
-    for lazy in fresh:  # a loop made by a factory may call another through its closure
-        for cell in lazy.py_func.__closure__ or ():
-            if type(cell.cell_contents) is LazyJit:
-                cell.cell_contents = cell.cell_contents.dispatcher
     for name, module in list(sys.modules.items()):
         if not name.startswith("zero.") or module is None:
             continue
