@@ -70,6 +70,7 @@ class CachingAllocator:
         granularity = self.granularity
         size = max(granularity, -(-nbytes // granularity) * granularity)  # round_size, inline: the hot path
         blocks = self._free.get(size)
+        block: Block | None
         if blocks:  # an exact fit is the best, and the hot path: no search, no sorted list
             block = blocks.pop()
             self.cached_bytes -= size
