@@ -605,3 +605,42 @@ def test_float32_gelu_kernels_at_float32_accuracy():
     np.testing.assert_allclose(out, wide * cdf, rtol=2e-6, atol=5e-7)
     np.testing.assert_allclose(slope, cdf + wide * np.exp(-wide * wide / 2) / math.sqrt(2 * math.pi),
                                rtol=2e-6, atol=5e-7)
+
+
+# -- self-attention from a packed projection ----------------------------------------------------
+
+
+def composed_self_attention(qkv, n_head):
+    B, T, C3 = qkv.shape
+    C = C3 // 3
+    q, k, v = qkv.split(C, dim=2)
+    q, k, v = (t.view(B, T, n_head, C // n_head).transpose(1, 2) for t in (q, k, v))
+    y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    return y.transpose(1, 2).reshape(B, T, C)
+
+
+@pytest.mark.parametrize("shape,heads", [((2, 5, 24), 2), ((3, 130, 48), 4), ((1, 1, 6), 1)])
+def test_self_attention_equals_its_composition_bit_for_bit(shape, heads):
+    """Same kernels on the same values: forward and the qkv gradient are identical."""
+    data = rng.standard_normal(shape).astype(np.float32)
+    grad = rng.standard_normal((shape[0], shape[1], shape[2] // 3)).astype(np.float32)
+    results = []
+    for fn in (lambda t: F.self_attention(t, heads), lambda t: composed_self_attention(t, heads)):
+        qkv = zero.tensor(data, requires_grad=True)
+        y = fn(qkv)
+        y.backward(zero.tensor(grad))
+        results.append((y.detach().numpy(), qkv.grad.numpy()))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+
+
+def test_self_attention_gradients_match_float64_finite_differences():
+    qkv = leaf((2, 6, 12), scale=0.5)
+    assert gradcheck(lambda t: F.self_attention(t, 2), [qkv])
+
+
+def test_self_attention_refuses_a_width_the_heads_do_not_divide():
+    with pytest.raises(ShapeError, match=r"self_attention: qkv must be \(batch, length, 3 \* width\)"):
+        F.self_attention(zero.zeros(2, 4, 30), 4)
+    with pytest.raises(ShapeError, match="self_attention"):
+        F.self_attention(zero.zeros(4, 30), 2)

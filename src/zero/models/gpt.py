@@ -82,16 +82,15 @@ class CausalSelfAttention(nn.Module):
     def forward(self, x: Tensor, cache: KVCache | None = None) -> Tensor:
         B, T, C = x.shape
         H = self.n_head
+        if cache is None:   # training and scoring: one fused op from the packed projection
+            return self.dropout(self.proj(F.self_attention(self.qkv(x), H, is_causal=True)))
         q, k, v = self.qkv(x).split(C, dim=2)                                   # 3 x (B, T, C)
         q, k, v = (t.view(B, T, H, C // H).transpose(1, 2) for t in (q, k, v))  # (B, H, T, D)
-        if cache is None:
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        else:
-            causal = cache.length == 0  # a prompt attends causally; one new token sees all
-            if not causal and T != 1:
-                raise ShapeError("KV-cached attention takes a whole prompt or one token at a time")
-            k, v = cache.append(k, v)
-            y = F.scaled_dot_product_attention(q, k, v, is_causal=causal and T > 1)
+        causal = cache.length == 0  # a prompt attends causally; one new token sees all
+        if not causal and T != 1:
+            raise ShapeError("KV-cached attention takes a whole prompt or one token at a time")
+        k, v = cache.append(k, v)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=causal and T > 1)
         y = y.transpose(1, 2).reshape(B, T, C)                                  # (B, T, C)
         return self.dropout(self.proj(y))
 

@@ -14,7 +14,8 @@ in ``zero.ops``:
                     batch_norm                            composition (here)
     regularisation  dropout                               ops.dropout
     attention       scaled_dot_product_attention          ops.fused (causal) / ops.attention
-    fused layers    linear, ffn, linear_cross_entropy     ops.fused
+    fused layers    linear, ffn, linear_cross_entropy,    ops.fused
+                    self_attention
     lookups         embedding, one_hot                    ops.joining / compositions
     padding         pad                                    ops.rearrange
 """
@@ -33,8 +34,9 @@ from ..tensors.tensor import Tensor
 
 __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", "cross_entropy", "nll_loss",
            "mse_loss", "layer_norm", "dropout", "dropout2d", "scaled_dot_product_attention", "linear", "ffn",
-           "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm", "conv1d", "conv2d", "max_pool1d",
-           "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d", "adaptive_avg_pool2d"]
+           "self_attention", "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm", "conv1d",
+           "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
+           "adaptive_avg_pool2d"]
 
 
 # -- activations (elementwise ops) ----------------------------------------------------------
@@ -84,6 +86,13 @@ def ffn(input: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none"
     """gelu(input @ w1ᵀ + b1) @ w2ᵀ + b2 as one op: (*, C) -> (*, C2) with w1 (H, C),
     w2 (C2, H). Backward recomputes the (*, H) hidden layer instead of keeping it."""
     return fused.ffn(input, w1, b1, w2, b2, approximate=approximate)
+
+
+def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:
+    """Multi-head attention of the heads packed in qkv (B, T, 3C) -> (B, T, C), one fused op
+    (Zero's; what split, view, transpose, scaled_dot_product_attention and the transpose
+    back compute, with fewer copies)."""
+    return fused.self_attention(qkv, n_head, is_causal=is_causal)
 
 
 def linear_cross_entropy(input: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,  # noqa: A002

@@ -4,6 +4,7 @@
     ffn                     linear -> GELU -> linear              OpFFN
     linear_cross_entropy    cross_entropy(x Eᵀ, target)           OpLinearCrossEntropy
     flash_attention         softmax(q kᵀ · scale [causal]) v      OpFlashAttention
+    self_attention          heads of a packed qkv -> flash_attention -> merged heads
     layer_norm              (already one op: ``ops.normalization``) OpLayerNorm
 
 Each has one forward and one backward and gives the composition's results (tests say
@@ -14,9 +15,9 @@ flash_attention recomputes its (L, S) probabilities block by block. The kernels 
 ``fused`` module).
 """
 from .ffn import FFN, ffn
-from .flash_attention import FlashAttention, flash_attention
+from .flash_attention import FlashAttention, SelfAttention, flash_attention, self_attention
 from .linear import LinearBias, linear
 from .linear_cross_entropy import LinearCrossEntropy, default_chunk_size, linear_cross_entropy
 
 __all__ = ["LinearBias", "linear", "FFN", "ffn", "LinearCrossEntropy", "linear_cross_entropy",
-           "default_chunk_size", "FlashAttention", "flash_attention"]
+           "default_chunk_size", "FlashAttention", "flash_attention", "SelfAttention", "self_attention"]

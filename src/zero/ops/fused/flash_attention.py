@@ -79,3 +79,62 @@ class FlashAttention(Op):
 def flash_attention(q: Tensor, k: Tensor, v: Tensor, scale=None, is_causal: bool = True) -> Tensor:
     """softmax(scale · q kᵀ [causal]) v without keeping the (…, L, S) scores (see the module)."""
     return FlashAttention.apply(q, k, v, scale=scale, causal=is_causal)
+
+
+class SelfAttention(Op):
+    """Multi-head self-attention from a packed projection, as one op:
+
+        qkv (B, T, 3C) -> q, k, v (B, H, T, D) each, D = C / H -> flash attention -> y (B, T, C)
+
+    What GPT's attention otherwise writes as split, view, transpose (and the copies
+    ``flash_attention`` makes to lay the heads out contiguously), then transpose and
+    reshape back. Here the heads are one copy of qkv into (3, B, H, T, D), and backward
+    writes the three head gradients into one (B, T, 3C) gradient: the composition's
+    backward fills three (B, T, 3C) gradients with zeros around their slice and adds them.
+    Same kernels, same values, bit for bit."""
+
+    def forward(self, qkv: Tensor, n_head: int, causal: bool = True):
+        op = "self_attention"
+        check_floats(op, qkv=qkv)
+        if qkv.ndim != 3 or qkv.shape[-1] % 3 or n_head < 1 or qkv.shape[-1] // 3 % n_head:
+            raise ShapeError(f"{op}: qkv must be (batch, length, 3 * width) with the width a multiple of "
+                             f"n_head={n_head}, got {describe(qkv)}")
+        batch, length, width = qkv.shape[0], qkv.shape[1], qkv.shape[2] // 3
+        size = width // n_head
+        kernels, dtype, device = qkv.device.kernels, qkv.dtype, qkv.device
+        heads = Tensor._empty((3, batch, n_head, length, size), dtype, device)            # (3, B, H, T, D)
+        kernels.copy(qkv._array.reshape(batch, length, 3, n_head, size).transpose(2, 0, 3, 1, 4), heads._array)
+        groups = batch * n_head
+        q, k, v = (heads._array[i].reshape(groups, length, size) for i in range(3))      # (G, T, D) each
+        out = Tensor._empty((groups, length, size), dtype, device)                        # (G, T, D)
+        lse = Tensor._empty((groups, length), dtype, device)                              # (G, T)
+        self.scale = 1.0 / math.sqrt(size) if size else 1.0
+        self.causal = bool(causal)
+        kernels.flash_attention_forward(q, k, v, self.scale, self.causal, out._array, lse._array)
+        y = Tensor._empty((batch, length, width), dtype, device)                          # (B, T, C)
+        kernels.copy(out._array.reshape(batch, n_head, length, size).transpose(0, 2, 1, 3),
+                     y._array.reshape(batch, length, n_head, size))
+        self.save_for_backward(heads, out, lse)
+        return y
+
+    def backward(self, grad):
+        heads, out, lse = self.saved_tensors
+        _, batch, n_head, length, size = heads.shape
+        groups, kernels = batch * n_head, grad.device.kernels
+        grad_out = Tensor._empty(out.shape, out.dtype, out.device)                        # (G, T, D)
+        kernels.copy(grad._array.reshape(batch, length, n_head, size).transpose(0, 2, 1, 3),
+                     grad_out._array.reshape(batch, n_head, length, size))
+        grad_heads = Tensor._empty(heads.shape, heads.dtype, heads.device)                # (3, B, H, T, D)
+        q, k, v = (heads._array[i].reshape(groups, length, size) for i in range(3))
+        kernels.flash_attention_backward(grad_out._array, q, k, v, out._array, lse._array, self.scale,
+                                         self.causal, *(grad_heads._array[i].reshape(groups, length, size)
+                                                        for i in range(3)))
+        grad_qkv = Tensor._empty((batch, length, 3 * n_head * size), heads.dtype, heads.device)  # (B, T, 3C)
+        kernels.copy(grad_heads._array.transpose(1, 3, 0, 2, 4),
+                     grad_qkv._array.reshape(batch, length, 3, n_head, size))
+        return grad_qkv, None, None
+
+
+def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:
+    """Attention of the H heads packed in qkv (B, T, 3C) -> (B, T, C) (see ``SelfAttention``)."""
+    return SelfAttention.apply(qkv, n_head, causal=is_causal)
