@@ -15,19 +15,14 @@ import numpy as np
 
 from ._fused_support import scratch, shaped
 from ._jit import njit
-from .nn import cross_entropy_backward_row, cross_entropy_row
+from .nn import cross_entropy_backward_row, cross_entropy_row, int64_targets
 
 __all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]
 
 
-def _int64(target):
-    """Targets as int64, so the loops compile once per float dtype, not per index dtype."""
-    return np.ascontiguousarray(target, dtype=np.int64)
-
-
 def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
     """loss (N,), lse (N,) of the rows of x (N, C) @ weight (V, C)ᵀ against target (N,)."""
-    target, ignore_index = _int64(target), int(ignore_index)
+    target, ignore_index = int64_targets(target), int(ignore_index)
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, min(int(chunk_size), rows))
     logits_flat = scratch(chunk * vocab, x.dtype)
@@ -43,7 +38,7 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
                                   grad_x, grad_weight) -> None:
     """grad_x (N, C) and grad_weight (V, C) (either may be None) from grad_loss (N,)."""
     grad_loss, lse = np.ascontiguousarray(grad_loss, dtype=x.dtype), np.ascontiguousarray(lse)
-    target, ignore_index = _int64(target), int(ignore_index)
+    target, ignore_index = int64_targets(target), int(ignore_index)
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, min(int(chunk_size), rows))
     logits_flat = scratch(chunk * vocab, x.dtype)

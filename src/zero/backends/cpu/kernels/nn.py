@@ -74,7 +74,7 @@ def _rows_out(out):
     return out
 
 
-def _int64(target):
+def int64_targets(target):
     """Targets as int64, so the loops compile once per float dtype, not per index dtype."""
     return np.ascontiguousarray(target, dtype=np.int64)
 
@@ -177,7 +177,7 @@ def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoot
         logsumexp.fill(-np.inf)
         return
     weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
-    _cross_entropy_rows(logits, _int64(target), weight, int(ignore_index), float(label_smoothing),
+    _cross_entropy_rows(logits, int64_targets(target), weight, int(ignore_index), float(label_smoothing),
                         _rows_out(loss), _rows_out(logsumexp))
 
 
@@ -185,7 +185,7 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
                            label_smoothing: float, grad_logits) -> None:
     logits = np.ascontiguousarray(logits)
     weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
-    _cross_entropy_backward_rows(np.ascontiguousarray(grad_loss, dtype=logits.dtype), logits, _int64(target),
+    _cross_entropy_backward_rows(np.ascontiguousarray(grad_loss, dtype=logits.dtype), logits, int64_targets(target),
                                  weight, np.ascontiguousarray(logsumexp), int(ignore_index),
                                  float(label_smoothing), _rows_out(grad_logits))
 
@@ -258,14 +258,14 @@ def cross_entropy_backward_row(g, logits, t, weight, weight_total, lse, ignore_i
 
 def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
     log_probs = np.ascontiguousarray(log_probs)
-    _nll_rows(log_probs, _int64(target), _weight_or_ones(weight, log_probs.shape[1], log_probs.dtype),
+    _nll_rows(log_probs, int64_targets(target), _weight_or_ones(weight, log_probs.shape[1], log_probs.dtype),
               int(ignore_index), _rows_out(loss))
 
 
 def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
     grad_input = _rows_out(grad_input)
     grad_input.fill(0)
-    _nll_backward_rows(np.ascontiguousarray(grad_loss, dtype=grad_input.dtype), _int64(target),
+    _nll_backward_rows(np.ascontiguousarray(grad_loss, dtype=grad_input.dtype), int64_targets(target),
                        _weight_or_ones(weight, grad_input.shape[1], grad_input.dtype), int(ignore_index),
                        grad_input)
 
