@@ -18,7 +18,10 @@ import json
 import statistics
 import subprocess
 import sys
-import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import turns  # the sibling module, whichever directory the script runs from
 
 CASES = [  # name, input shape, (out channels, kernel), stride, padding, input needs grad
     ("LeNet-5 conv1 (64,1,28,28)->6 5x5", (64, 1, 28, 28), (6, 5), 1, 0, False),
@@ -63,14 +66,7 @@ def time_case(functional, x, weight, bias, grad, stride: int, padding: int, repe
         functional.conv2d(x, weight, bias, stride=stride, padding=padding).backward(grad)
         weight.grad = bias.grad = x.grad = None
 
-    for _ in range(2):
-        step()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return turns.median_seconds(step, warmup=2, repeats=repeats)
 
 
 def run_worker(framework: str, args) -> dict:

@@ -10,7 +10,8 @@ hot path of a GPT step: the FFN's chain GEMM (2048 x 128 -> 512) -> exact GELU o
     PYTHONPATH=src python benchmarks/thread_pools.py [--rounds 3] [--reps 200]
 
 Each variant runs in its own process (the environment variables must be set before
-NumPy and Numba load), the variants taking turns, ``--rounds`` times; the table gives
+NumPy and Numba load), the variants taking turns (in reverse order on odd rounds),
+``--rounds`` times; the table gives
 the median over rounds of each process's median chain time, and of the GELU loop alone
 (no GEMM before it, so no OpenBLAS threads awake), against the serial loop.
 
@@ -29,6 +30,10 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import turns  # the sibling module, whichever directory the script runs from
 
 VARIANTS = [
     ("serial loop", "serial", {}),
@@ -73,20 +78,10 @@ def worker(mode: str, reps: int) -> None:
         loop(hidden)
         np.matmul(hidden, w2, out=out)
 
-    def timed(fn) -> float:
-        for _ in range(20):
-            fn()
-        times = []
-        for _ in range(reps):
-            start = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - start)
-        return statistics.median(times)
-
-    chain_s = timed(chain)
+    chain_s = turns.median_seconds(chain, warmup=20, repeats=reps)
     np.matmul(x, w1, out=hidden)
     time.sleep(0.5)  # OpenBLAS's threads asleep before the loop is timed alone
-    alone_s = timed(lambda: loop(hidden))
+    alone_s = turns.median_seconds(lambda: loop(hidden), warmup=20, repeats=reps)
     print(json.dumps({"chain": chain_s, "alone": alone_s, "layer": numba.threading_layer()
                       if mode == "parallel" else "-"}))
 
@@ -102,7 +97,7 @@ def main() -> int:
         return 0
     results: dict[str, list[dict]] = {name: [] for name, _, _ in VARIANTS}
     for round_ in range(args.rounds):
-        for name, mode, env in VARIANTS:
+        for name, mode, env in turns.order(VARIANTS, round_):  # reversed on odd rounds
             proc = subprocess.run([sys.executable, __file__, "--worker", mode, str(args.reps)],
                                   env={**os.environ, **env}, capture_output=True, text=True, check=True)
             results[name].append(json.loads(proc.stdout.strip().splitlines()[-1]))
@@ -112,13 +107,14 @@ def main() -> int:
     base_alone = statistics.median(r["alone"] for r in serial)
     print(f"`python benchmarks/thread_pools.py --rounds {args.rounds} --reps {args.reps}`; "
           "GEMM (2048x128 @ 128x512) -> exact GELU (2048x512) -> GEMM (@ 512x128), float32\n")
-    print("| variant | threading layer | chain ms (GEMM, loop, GEMM) | vs serial | GELU loop alone ms | vs serial |")
-    print("|---|---|---:|---:|---:|---:|")
+    rows = []
     for name, _, _ in VARIANTS:
         chain = statistics.median(r["chain"] for r in results[name])
         alone = statistics.median(r["alone"] for r in results[name])
-        print(f"| {name} | {results[name][0]['layer']} | {chain * 1e3:.2f} | {chain / base_chain:.2f} "
-              f"| {alone * 1e3:.2f} | {alone / base_alone:.2f} |")
+        rows.append([name, results[name][0]["layer"], f"{chain * 1e3:.2f}", f"{chain / base_chain:.2f}",
+                     f"{alone * 1e3:.2f}", f"{alone / base_alone:.2f}"])
+    print(turns.markdown(["variant", "threading layer", "chain ms (GEMM, loop, GEMM)", "vs serial",
+                          "GELU loop alone ms", "vs serial"], rows, align="llrrrr"))
     return 0
 
 

@@ -232,6 +232,18 @@ def order(names: Sequence[str], round_index: int) -> list[str]:
 # -- statistics ------------------------------------------------------------------------------
 
 
+def median_seconds(step: Callable[[], object], warmup: int, repeats: int) -> float:
+    """Median wall seconds of ``repeats`` calls of ``step``, after ``warmup`` untimed ones."""
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
