@@ -8,10 +8,11 @@ cross-entropy (0.33 ms serial), and even on large arrays a parallel region start
 after a matrix product fights OpenBLAS's still-spinning threads for the cores -- a GPT
 step (4 layers, 128 wide, batch 32 x 64) took 258 ms with parallel loops above 65,536
 elements and 158 ms with serial loops. BLAS keeps using every core.
-``benchmarks/thread_pools.py`` measures it on the FFN's GEMM -> GELU -> GEMM chain: OpenMP's
-default (spinning) threads made the chain 2.1x slower, passively waiting ones (or Numba's
-workqueue layer) 0.76-0.80x the serial chain: parallel loops could pay, with waiting
-threads and a size threshold, but not as they were.
+``benchmarks/thread_pools.py`` measures it again on the FFN's GEMM -> GELU -> GEMM chain:
+OpenMP's default (spinning) threads 1.8-2.5x the serial chain's time; passive OpenMP
+threads 0.98-1.02x; with OpenBLAS's threads also sleeping at once 0.76-0.89x; Numba's
+workqueue layer anywhere from 0.76 to 1.45x. In a whole GPT step the FFN's GELU pass on
+workqueue threads made the step slower (232-245 against 195-225 ms), so loops stay serial.
 
 ``cache=True`` keeps the machine code next to the source, so a second process loads a
 kernel in milliseconds instead of compiling it for about a second. Numba checks a cached
