@@ -54,6 +54,7 @@ from .ops.indexing_functions import (argwhere, atleast_1d, atleast_2d, atleast_3
                                      tril_indices, triu_indices, unflatten, unique, vsplit, vstack)
 from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
+from .backends.cpu.threads import get_num_threads, set_num_threads
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import weakref
 from typing import cast
 
@@ -71,16 +72,22 @@ class HostLeases:
         self.pool = pool
         active: set[_Lease] = set()  # the weak references, kept alive until their anchor dies
         allocate, release, plain = pool.allocate, pool.release, np.ndarray
+        # Kernels run on the pool's threads (``threads.py``), and an array's last reference
+        # may die on any of them. Reentrant: the garbage collector may end a lease inside
+        # an allocation on the same thread.
+        lock = threading.RLock()
 
         def ended(reference: _Lease, _finalizing=sys.is_finalizing) -> None:
             if not _finalizing():  # at interpreter shutdown the pool may be half gone, and it no longer matters
-                active.remove(reference)
-                release(reference.block)
+                with lock:
+                    active.remove(reference)
+                    release(reference.block)
 
         def lease(nbytes: int) -> np.ndarray:
             """The anchor of a new lease of at least ``nbytes`` bytes, 64-byte aligned: a plain
             ``uint8`` array over the whole block; build the storage's arrays on it."""
-            block = allocate(nbytes)
+            with lock:
+                block = allocate(nbytes)
             anchor = block.handle.view(plain)  # a view of another type: its base is the PoolBuffer
             reference = _Lease(anchor, ended)
             reference.block = block

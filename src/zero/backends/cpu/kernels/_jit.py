@@ -1,18 +1,17 @@
-"""How CPU loops are compiled: Numba, serial, cached on disk, imported at the first call.
+"""How CPU loops are compiled: Numba, serial and GIL-free, cached on disk, imported at the first call.
 
-``njit`` compiles a loop once per combination of argument types, serially. Loops whose
-iterations are independent are written with ``prange``; compiled serially, ``prange`` is
-``range``, and the marking says which loops could spread over the cores. They do not,
-for now: measured on 2 cores, waking Numba's thread pool cost 5.9 ms for a [64, 10]
-cross-entropy (0.33 ms serial), and even on large arrays a parallel region started right
-after a matrix product fights OpenBLAS's still-spinning threads for the cores -- a GPT
-step (4 layers, 128 wide, batch 32 x 64) took 258 ms with parallel loops above 65,536
-elements and 158 ms with serial loops. BLAS keeps using every core.
-``benchmarks/thread_pools.py`` measures it again on the FFN's GEMM -> GELU -> GEMM chain:
-OpenMP's default (spinning) threads 1.8-2.5x the serial chain's time; passive OpenMP
-threads 0.98-1.02x; with OpenBLAS's threads also sleeping at once 0.76-0.89x; Numba's
-workqueue layer anywhere from 0.76 to 1.45x. In a whole GPT step the FFN's GELU pass on
-workqueue threads made the step slower (232-245 against 195-225 ms), so loops stay serial.
+``njit`` compiles a loop once per combination of argument types, serially, and without
+the GIL (``nogil``): the loops do not use Numba's own thread pool, but the CPU pool
+(``zero.backends.cpu.threads``) runs a large loop as ranges of rows, one call per thread,
+and those calls must run at the same time. Loops whose iterations are independent are
+written with ``prange``; compiled serially, ``prange`` is ``range``, and the marking says
+which loops could be split. Numba's pool lost wherever it was measured on 2 cores:
+waking it cost 5.9 ms for a [64, 10] cross-entropy (0.33 ms serial), and a parallel region
+right after a matrix product fought OpenBLAS's still-spinning threads for the cores (a
+GPT step took 258 ms with parallel loops, 158 ms serial; the FFN's GELU pass on its
+workqueue threads 232-245 against 195-225 ms). ``benchmarks/thread_pools.py`` measures
+those pools on the FFN's GEMM -> GELU -> GEMM chain. The CPU pool avoids the fight by
+running BLAS single-threaded and splitting the products itself.
 
 ``cache=True`` keeps the machine code next to the source, so a second process loads a
 kernel in milliseconds instead of compiling it for about a second. Numba checks a cached
@@ -113,7 +112,7 @@ def compile_all() -> None:
 def jit(**options) -> Any:
     """``@jit(inline="always")``: njit with these options on top of the defaults below."""
     def decorate(py_func):
-        return LazyJit(py_func, {"cache": True, "fastmath": FASTMATH, **options})
+        return LazyJit(py_func, {"cache": True, "nogil": True, "fastmath": FASTMATH, **options})
     return decorate
 
 

@@ -1,11 +1,25 @@
-"""Matrix products through BLAS."""
+"""Matrix products through BLAS, split over the CPU pool's threads.
+
+BLAS runs single-threaded under Zero (``zero.backends.cpu.threads`` says why), so a large
+product is cut here into independent products, one per thread, each one BLAS call on
+views: a batch into ranges of its matrices, a matrix product into ranges of the output's
+rows, or of its columns when it has more columns than rows. Below ``SPLIT_FLOPS`` a
+product is one call on the calling thread: a hand-off costs 20-200 µs (more the longer
+the worker has slept), and one core does ~70 GFLOP/s, so splitting pays from ~0.5 ms of
+work. A product split into row ranges is not bit for bit the unsplit product (BLAS blocks
+a shorter matrix differently): results repeat exactly for a given number of threads, and
+agree to rounding across thread counts.
+"""
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["matmul"]
+from ..threads import get_num_threads, parallel_for
 
-# -- matrix products --------------------------------------------------------------------------
+__all__ = ["matmul"]  # product: for the fused kernels, not a kernel of the device contract
+
+SPLIT_FLOPS = 32e6          # a product of fewer floating-point operations is not split
+MIN_ROWS = 8                # nor cut into parts of fewer rows (or columns, or matrices)
 
 
 def matmul(a, b, out) -> None:
@@ -14,6 +28,32 @@ def matmul(a, b, out) -> None:
     if a.ndim > 2 and b.ndim == 2 and out.flags.c_contiguous:
         # A batch of rows times one matrix is a single GEMM over the flattened rows
         # (reshape copies only when the batch dims of a cannot be merged).
-        np.matmul(a.reshape(-1, a.shape[-1]), b, out=out.reshape(-1, out.shape[-1]))
+        product(a.reshape(-1, a.shape[-1]), b, out.reshape(-1, out.shape[-1]))
+    else:
+        product(a, b, out)
+
+
+def product(a, b, out) -> None:
+    """np.matmul(a, b, out=out), split over the pool's threads when it is large (see the
+    module docstring); broadcast batch dimensions are left to one call."""
+    depth = a.shape[-1] if a.ndim else 1
+    if 2.0 * out.size * depth < SPLIT_FLOPS or get_num_threads() == 1:
+        np.matmul(a, b, out=out)
+    elif out.ndim >= 3 and a.ndim == b.ndim == out.ndim and a.shape[0] == b.shape[0] == out.shape[0]:
+        parallel_for(out.shape[0], lambda lo, hi: _product(a, b, out, lo, hi), 1)
+    elif out.ndim == 2 and a.ndim == b.ndim == 2:
+        if out.shape[0] >= out.shape[1]:
+            parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b, out=out[lo:hi]), MIN_ROWS)
+        else:
+            parallel_for(out.shape[1], lambda lo, hi: np.matmul(a, b[:, lo:hi], out=out[:, lo:hi]), MIN_ROWS)
+    elif out.ndim == 1 and a.ndim == 1 and b.ndim == 2:       # a row vector times a matrix
+        parallel_for(out.shape[0], lambda lo, hi: np.matmul(a, b[:, lo:hi], out=out[lo:hi]), MIN_ROWS)
+    elif out.ndim == 1 and a.ndim == 2 and b.ndim == 1:       # a matrix times a column vector
+        parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b, out=out[lo:hi]), MIN_ROWS)
     else:
         np.matmul(a, b, out=out)
+
+
+def _product(a, b, out, lo: int, hi: int) -> None:
+    """Matrices lo..hi of a batched product (each a GEMM of its own)."""
+    np.matmul(a[lo:hi], b[lo:hi], out=out[lo:hi])

@@ -1,0 +1,222 @@
+"""The CPU backend's threads: one pool for every kernel, matrix products included.
+
+Why Zero owns the threads. NumPy's BLAS (OpenBLAS) keeps its own threads, and after each
+product they spin for a while waiting for the next one. Any other thread that wants a
+core then competes with a spinning one: measured on 2 cores, a Numba loop put on a
+second thread right after a GEMM made a GPT step slower, not faster (``kernels/_jit.py``
+has the figures). So Zero sets BLAS to one thread, the first time it runs a kernel on
+this pool, and splits the work itself: a large product into ranges of rows (or columns,
+or matrices of a batch), each one BLAS call on its own thread (``kernels/linalg.py``); a
+fused kernel into ranges of rows through its whole chain; a long compute-bound loop into
+ranges of elements. The small batched products of attention, where BLAS's own threading
+costs more than it gives, then run single-threaded on each core: attention forward at
+(32 x 4, 64, 32) took 3.9 ms with two BLAS threads, 2.7 ms with one, 1.8 ms with a range
+of (batch, head) pairs per thread.
+
+What is not split. Memory-bound loops (layer norm, relu, a copy) gained nothing from a
+second thread here: one core already moves data at about the machine's copy bandwidth
+(layer norm at (4096, 256): 0.57 ms on one thread, 0.53 on two; its backward got slower).
+Loops with transcendentals (GELU, softmax, cross-entropy, dropout's hash, AdamW's root)
+ran 1.6-1.9x faster on two.
+
+How a split runs. ``run_all(functions)`` calls the first function on the calling thread
+and the others on worker threads, and returns when all have returned (an exception in
+any is raised in the caller); ``parallel_for(count, body, grain)`` does it for the parts
+of ``ranges(count, grain)``: at most ``get_num_threads()`` contiguous ranges of at least
+``grain`` items. A function must spend its time outside the GIL: NumPy calls
+(``np.matmul`` releases it) or Numba loops (``nogil``, as ``kernels._jit`` compiles them).
+A hand-off is not free: measured here, 20-30 µs to a worker that has just finished a
+task, ~60 µs after 1 ms idle and ~200 µs after 10 ms (an idle virtual core sleeps
+deeply). Polling for work instead of sleeping did not help, because the worker must take
+the GIL, itself a sleeping wait. So a kernel is one split, not one per product, and only
+work of more than ~0.5 ms is split.
+
+Rules for a function: it writes only its own part of the outputs, and it takes no
+memory from the caching allocator -- the caller leases any scratch before the split and
+gives each part its own (the allocator is locked as well, because the garbage collector
+may free an array on any thread). A split inside a task runs serially on its thread.
+Loops compute each element from the same operands whatever the split, so their results
+do not depend on the number of threads; matrix products split into row ranges do, in the
+last bits (``kernels/linalg.py``): runs repeat bit for bit for a given number of threads.
+
+``set_num_threads(n)`` (``zero.set_num_threads``, PyTorch's name) changes how many threads
+share the work; the default is the cores this process may use, or ``OMP_NUM_THREADS``
+when it is set. A process forked from this one starts its own workers when it needs them.
+"""
+from __future__ import annotations
+
+import _thread
+import functools
+import os
+import queue
+import threading
+from collections.abc import Callable
+
+import numpy as np
+
+__all__ = ["get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all", "set_num_threads"]
+
+SPLIT_ELEMENTS = 1 << 17   # a pass over fewer elements (0.1-0.3 ms on one core) stays on one thread
+
+
+def _default_threads() -> int:
+    configured = os.environ.get("OMP_NUM_THREADS", "").strip()
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:      # not on Linux
+        return os.cpu_count() or 1
+
+
+class _Task:
+    """A function run by a worker; ``done`` is released when it has returned."""
+
+    __slots__ = ("function", "done", "error")
+
+    def __init__(self, function: Callable[[], object]):
+        self.function: Callable[[], object] | None = function
+        self.error: BaseException | None = None
+        self.done = _thread.allocate_lock()
+        self.done.acquire()
+
+    def run(self) -> None:
+        try:
+            assert self.function is not None      # run once
+            self.function()
+        except BaseException as error:  # noqa: B036 -- handed to the caller, which raises it
+            self.error = error
+        finally:
+            self.function = None         # the arrays it holds go back to the pool now, not at the next task
+            self.done.release()
+
+
+class _Pool:
+    def __init__(self) -> None:
+        self.threads = _default_threads()
+        self.tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
+        self.workers: list[threading.Thread] = []
+        self.blas_limited = False
+        self.local = threading.local()   # .inside: this thread is running a task
+
+    def forget_workers(self) -> None:
+        """After a fork: the child has only the thread that forked, none of the workers."""
+        self.tasks, self.workers, self.local = queue.SimpleQueue(), [], threading.local()
+
+    def _start(self) -> None:
+        """Limit BLAS to one thread (once) and start the workers still missing."""
+        if not self.blas_limited:
+            _limit_blas_threads()
+            self.blas_limited = True
+        while len(self.workers) < self.threads - 1:
+            worker = threading.Thread(target=self._work, name=f"zero-cpu-{len(self.workers) + 1}", daemon=True)
+            worker.start()
+            self.workers.append(worker)
+
+    def _work(self) -> None:
+        self.local.inside = True
+        while True:
+            task = self.tasks.get()
+            if task is None:             # fewer threads wanted: this worker ends
+                return
+            task.run()
+            task = None                  # holds nothing while it waits
+
+    def resize(self, threads: int) -> None:
+        for _ in range(max(0, len(self.workers) - (threads - 1))):
+            self.tasks.put(None)
+        self.workers = self.workers[:max(0, threads - 1)]
+        self.threads = threads
+
+    def ranges(self, count: int, grain: int) -> list[tuple[int, int]]:
+        parts = min(self.threads, count // max(grain, 1))
+        if parts <= 1 or getattr(self.local, "inside", False):
+            return [(0, count)]
+        bounds = [count * i // parts for i in range(parts + 1)]
+        return list(zip(bounds[:-1], bounds[1:]))
+
+    def run_all(self, functions: list[Callable[[], object]]) -> None:
+        if len(functions) == 1 or getattr(self.local, "inside", False):
+            for function in functions:
+                function()
+            return
+        if len(self.workers) < min(self.threads, len(functions)) - 1 or not self.blas_limited:
+            self._start()
+        others = [_Task(function) for function in functions[1:]]
+        for task in others:
+            self.tasks.put(task)
+        self.local.inside = True
+        try:
+            functions[0]()
+        finally:
+            self.local.inside = False
+            for task in others:          # every task finishes before its outputs are read
+                task.done.acquire()
+        for task in others:
+            if task.error is not None:
+                raise task.error
+
+
+def _limit_blas_threads() -> None:
+    """NumPy's BLAS to one thread: Zero's pool splits the products (module docstring)."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
+_pool = _Pool()
+
+
+def ranges(count: int, grain: int = 1) -> list[tuple[int, int]]:
+    """How range(count) is split: contiguous (start, stop) parts, at most one per thread,
+    each at least ``grain`` long (one part when it is too short, or inside a task)."""
+    return _pool.ranges(count, grain)
+
+
+def run_all(functions: list[Callable[[], object]]) -> None:
+    """Call every function, the first on this thread and the others on workers; returns
+    when all have returned (an exception in any is raised here)."""
+    _pool.run_all(functions)
+
+
+def parallel_for(count: int, body: Callable[[int, int], object], grain: int = 1) -> None:
+    """body(start, stop) for each part of ``ranges(count, grain)``, in parallel."""
+    parts = _pool.ranges(count, grain)
+    if len(parts) == 1:
+        body(0, count)
+    else:
+        _pool.run_all([functools.partial(body, start, stop) for start, stop in parts])
+
+
+def parallel_rows(rows: int, row_size: int, body: Callable[[int, int], object]) -> None:
+    """``parallel_for`` over rows of ``row_size`` elements each, in parts of at least
+    ``SPLIT_ELEMENTS`` elements (a loop over fewer is not worth a hand-off)."""
+    parallel_for(rows, body, -(-SPLIT_ELEMENTS // max(row_size, 1)))
+
+
+def parallel_flat(loop: Callable[..., object], *arguments) -> None:
+    """loop(*arguments) for a loop over the elements of 1-D arrays: over ranges of every
+    argument that is an array of the first array's size (other arguments as they are),
+    on the pool's threads when they are large; a small one is one plain call."""
+    size = next(a.size for a in arguments if isinstance(a, np.ndarray))
+    if size < 2 * SPLIT_ELEMENTS:
+        loop(*arguments)
+        return
+    parallel_for(size, lambda lo, hi: loop(*(
+        a[lo:hi] if isinstance(a, np.ndarray) and a.size == size else a for a in arguments)), SPLIT_ELEMENTS)
+
+
+def get_num_threads() -> int:
+    """How many threads the CPU kernels use (the caller's included)."""
+    return _pool.threads
+
+
+def set_num_threads(threads: int) -> None:
+    """Use ``threads`` threads (>= 1) for the CPU kernels from now on."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"set_num_threads: the number of threads must be an integer >= 1, got {threads!r}")
+    _pool.resize(threads)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_pool.forget_workers)
