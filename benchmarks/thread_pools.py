@@ -1,9 +1,11 @@
-"""Why Zero's Numba loops run on one core: a second thread pool next to OpenBLAS's.
+"""Why Zero runs its CPU kernels on one pool of its own: the pools that compete with OpenBLAS's.
 
-PyTorch runs every kernel on both cores of this machine; Zero's GEMMs use both (NumPy's
-OpenBLAS threads) but its Numba loops use one. Numba can spread a loop over the cores
-(``parallel=True``, ``prange``), but with its own pool of threads, which then takes
-turns with OpenBLAS's pool on the same two cores. This measures what that costs, on the
+PyTorch runs every kernel on both cores of this machine. NumPy's GEMMs use both (OpenBLAS's
+threads), a Numba loop one. Numba can spread a loop over the cores (``parallel=True``,
+``prange``), but with its own pool of threads, which then takes turns with OpenBLAS's
+pool on the same two cores; Zero's own pool (``zero.backends.cpu.threads``) instead runs
+BLAS single-threaded and splits products and loops into row ranges itself. This
+measures those choices on the
 hot path of a GPT step: the FFN's chain GEMM (2048 x 128 -> 512) -> exact GELU over the
 (2048, 512) hidden -> GEMM (512 -> 128), float32, as Zero's kernels compute it.
 
@@ -19,7 +21,8 @@ Variants: the serial loop (Zero today); its rows split over 2 threads with Numba
 default threading layer (OpenMP here, whose idle threads spin); OpenMP's threads waiting
 passively (``OMP_WAIT_POLICY=passive``); that and OpenBLAS's idle threads sleeping at once
 (``OPENBLAS_THREAD_TIMEOUT=4``, read when NumPy loads OpenBLAS); Numba's own ``workqueue``
-layer (threads that sleep; not safe for kernels launched from two Python threads at once).
+layer (threads that sleep; not safe for kernels launched from two Python threads at once);
+Zero's pool (what Zero does now: BLAS on one thread, each GEMM and the loop in 2 row ranges).
 """
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ VARIANTS = [
     ("2 threads, OpenBLAS sleeps at once, OpenMP passive", "parallel",
      {"OPENBLAS_THREAD_TIMEOUT": "4", "OMP_WAIT_POLICY": "passive"}),
     ("2 threads, Numba workqueue layer", "parallel", {"NUMBA_THREADING_LAYER": "workqueue"}),
+    ("Zero's pool: BLAS 1 thread, row ranges on 2", "pool", {}),
 ]
 
 
@@ -66,7 +70,16 @@ def worker(mode: str, reps: int) -> None:
             for j in range(h.shape[1]):
                 h[r, j] = gelu(h[r, j], False)
 
+    product = np.matmul
     loop = parallel_gelu if mode == "parallel" else serial_gelu
+    if mode == "pool":
+        from zero.backends.cpu.kernels.linalg import product  # type: ignore[assignment]
+        from zero.backends.cpu.threads import parallel_rows
+
+        ranges_gelu = numba.njit(fastmath=True, nogil=True)(serial_gelu.py_func)
+
+        def loop(h):                             # rows over Zero's pool
+            parallel_rows(h.shape[0], h.shape[1], lambda lo, hi: ranges_gelu(h[lo:hi]))
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2048, 128)).astype(np.float32)
     w1 = (rng.standard_normal((128, 512)) * 0.1).astype(np.float32)
@@ -74,16 +87,16 @@ def worker(mode: str, reps: int) -> None:
     hidden, out = np.empty((2048, 512), np.float32), np.empty((2048, 128), np.float32)
 
     def chain():
-        np.matmul(x, w1, out=hidden)
+        product(x, w1, out=hidden)
         loop(hidden)
-        np.matmul(hidden, w2, out=out)
+        product(hidden, w2, out=out)
 
     chain_s = turns.median_seconds(chain, warmup=20, repeats=reps)
     np.matmul(x, w1, out=hidden)
     time.sleep(0.5)  # OpenBLAS's threads asleep before the loop is timed alone
     alone_s = turns.median_seconds(lambda: loop(hidden), warmup=20, repeats=reps)
-    print(json.dumps({"chain": chain_s, "alone": alone_s, "layer": numba.threading_layer()
-                      if mode == "parallel" else "-"}))
+    layer = {"parallel": numba.threading_layer, "pool": lambda: "Zero's"}.get(mode, lambda: "-")()
+    print(json.dumps({"chain": chain_s, "alone": alone_s, "layer": layer}))
 
 
 def main() -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._fused_support import scratch, shaped
+from .linalg import product
 from ._jit import njit
 from .nn import cross_entropy_backward_row, cross_entropy_row, int64_targets
 
@@ -30,7 +31,7 @@ def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_siz
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
         logits = shaped(logits_flat, r1 - r0, vocab)                      # (R, V)
-        np.matmul(x[r0:r1], weight.T, out=logits)
+        product(x[r0:r1], weight.T, out=logits)
         _loss_rows(logits, ones, target, r0, ignore_index, loss, lse)
 
 
@@ -49,17 +50,17 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
         grad_logits = shaped(logits_flat, r1 - r0, vocab)                 # (R, V)
-        np.matmul(x[r0:r1], weight.T, out=grad_logits)
+        product(x[r0:r1], weight.T, out=grad_logits)
         _grad_logits_rows(grad_logits, ones, target, r0, ignore_index, lse, grad_loss)
         if grad_x is not None:
-            np.matmul(grad_logits, weight, out=grad_x[r0:r1])
+            product(grad_logits, weight, out=grad_x[r0:r1])
         if grad_weight is not None:
             if r0 == 0:
-                np.matmul(grad_logits.T, x[r0:r1], out=grad_weight)
+                product(grad_logits.T, x[r0:r1], out=grad_weight)
             else:
                 if partial is None:
                     partial = shaped(scratch(grad_weight.size, x.dtype), *grad_weight.shape)
-                np.matmul(grad_logits.T, x[r0:r1], out=partial)
+                product(grad_logits.T, x[r0:r1], out=partial)
                 grad_weight += partial
 
 

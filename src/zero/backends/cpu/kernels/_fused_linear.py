@@ -1,60 +1,113 @@
 """Fused linear (x Wᵀ + b) and feed-forward (linear -> GELU -> linear) kernels.
 
-Every product is one BLAS GEMM over all rows; a transposed weight is a transposed view,
-never a copy. The FFN's hidden activation (N, H) exists only inside a call: forward
-drops it, backward recomputes it from x (one GEMM) and turns it into the GELU output
-and the hidden gradient in a single Numba pass.
+Every product is a BLAS GEMM; a transposed weight is a transposed view, never a copy.
+The FFN's hidden activation (N, H) exists only inside a call: forward drops it, backward
+recomputes it from x (one GEMM) and turns it into the GELU output and the hidden
+gradient in a single Numba pass.
+
+Threads. Each kernel is one or two parallel regions of the CPU pool
+(``zero.backends.cpu.threads``), not a split per product: a hand-off costs 20-60 µs.
+What depends on rows only -- the forward, and in backward the hidden gradient, the GELU
+pass and grad_x -- runs as ranges of the N rows, a range per thread, each through the
+whole chain while its rows are in that core's cache. The weight gradients sum over all
+rows, so they come after, as ranges of the weights' output rows (grad_w = gᵀ x: a range
+of g's columns against all of x). Each element is computed by one thread; the products
+of row ranges repeat bit for bit for one number of threads (``linalg.py``).
 """
 from __future__ import annotations
 
 import numpy as np
 
+from ..threads import parallel_for, ranges, run_all
 from ._fastmath import gelu, gelu_with_slope
-from ._fused_support import column_sums, scratch, shaped
+from ._fused_support import scratch, shaped
 from ._jit import njit
+from .linalg import MIN_ROWS, SPLIT_FLOPS
 
 __all__ = ["ffn_backward", "ffn_forward", "linear_backward", "linear_forward"]
+
+
+def _row_grain(flops_per_row: int) -> int:
+    """The fewest rows worth a thread of their own, for work of ``flops_per_row`` a row."""
+    return max(MIN_ROWS, int(SPLIT_FLOPS // max(flops_per_row, 1)))
+
+
+def _share(count: int, part: int, parts: int) -> slice:
+    """Part ``part`` of ``parts`` contiguous shares of range(count)."""
+    return slice(count * part // parts, count * (part + 1) // parts)
+
+
+def _ones(rows: int, dtype):
+    """A vector of ones for column sums as BLAS products (leased before a parallel region)."""
+    ones = scratch(rows, dtype)
+    ones.fill(1)
+    return ones
 
 
 # -- linear -----------------------------------------------------------------------------------
 
 
 def linear_forward(x, weight, bias, out) -> None:
-    """out (N, OUT) = x (N, IN) @ weight (OUT, IN)ᵀ + bias (OUT,)."""
-    np.matmul(x, weight.T, out=out)
-    if bias is not None:
-        out += bias
+    """out (N, OUT) = x (N, IN) @ weight (OUT, IN)ᵀ + bias (OUT,): ranges of rows in parallel."""
+    def rows(lo, hi):
+        np.matmul(x[lo:hi], weight.T, out=out[lo:hi])
+        if bias is not None:
+            out[lo:hi] += bias
+
+    parallel_for(x.shape[0], rows, _row_grain(2 * weight.size))
 
 
 def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None:
-    """grad_x = grad_out @ weight; grad_weight = grad_outᵀ @ x; grad_bias = column sums."""
-    if grad_x is not None:
-        np.matmul(grad_out, weight, out=grad_x)
-    if grad_weight is not None:
-        np.matmul(grad_out.T, x, out=grad_weight)
-    if grad_bias is not None:
-        column_sums(grad_out, grad_bias)
+    """grad_x = grad_out @ weight; grad_weight = grad_outᵀ @ x; grad_bias = column sums of
+    grad_out, as the product ones @ grad_out (more accurate in float32 than np.sum: BLAS
+    keeps several partial sums). x is None when grad_weight is not wanted, weight when
+    grad_x is not. One region: part i takes the i-th share of grad_x's rows and of the
+    weight gradients' rows."""
+    rows, width = grad_out.shape
+    ones = _ones(rows, grad_out.dtype) if grad_bias is not None else None
+
+    def part(i: int, parts: int):
+        def run():
+            mine, outputs = _share(rows, i, parts), _share(width, i, parts)
+            if grad_x is not None:
+                np.matmul(grad_out[mine], weight, out=grad_x[mine])
+            if grad_weight is not None:
+                np.matmul(grad_out[:, outputs].T, x, out=grad_weight[outputs])
+            if grad_bias is not None:
+                np.matmul(ones, grad_out[:, outputs], out=grad_bias[outputs])
+        return run
+
+    in_features = (weight if weight is not None else x).shape[1]    # either may be None: not needed
+    parts = min(len(ranges(rows, _row_grain(4 * width * in_features))), width)
+    run_all([part(i, parts) for i in range(max(parts, 1))])
 
 
 # -- feed-forward -----------------------------------------------------------------------------
 
 
 def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
-    """out (N, C2) = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2; x @ w1ᵀ left in ``kept`` when given."""
+    """out (N, C2) = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2; x @ w1ᵀ left in ``kept`` when given.
+    Ranges of rows in parallel, each through the whole chain."""
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
     h = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
-    if kept is not None:
-        np.matmul(x, w1.T, out=kept)
-        np.copyto(h, kept)
-    else:
-        np.matmul(x, w1.T, out=h)
-    # h <- gelu(h + b1); the unused gradient is an empty array, not h: an alias would make
-    # the loop's runtime overlap check fail and run it unvectorised
-    _bias_gelu(h, _bias_or_zeros(b1, h), np.empty((rows, 0), h.dtype), tanh, False)
-    np.matmul(h, w2.T, out=out)
-    if b2 is not None:
-        out += b2
+    bias1 = _bias_or_zeros(b1, h)
+    # the unused gradient is an empty array, not h: an alias would make the loop's runtime
+    # overlap check fail and run it unvectorised
+    no_grad = np.empty((rows, 0), h.dtype)
+
+    def chain(lo, hi):
+        if kept is not None:
+            np.matmul(x[lo:hi], w1.T, out=kept[lo:hi])
+            np.copyto(h[lo:hi], kept[lo:hi])
+        else:
+            np.matmul(x[lo:hi], w1.T, out=h[lo:hi])
+        _bias_gelu(h[lo:hi], bias1, no_grad[lo:hi], tanh, False)       # h <- gelu(h + b1)
+        np.matmul(h[lo:hi], w2.T, out=out[lo:hi])
+        if b2 is not None:
+            out[lo:hi] += b2
+
+    parallel_for(rows, chain, _row_grain(2 * (w1.size + w2.size)))
 
 
 def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, grad_b1, grad_w2,
@@ -62,29 +115,43 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
     """h = x @ w1ᵀ + b1 (from ``kept`` or recomputed), then with a = gelu(h) and
     dh = (grad_out @ w2) * gelu'(h):
     grad_w2 = grad_outᵀ @ a, grad_b2 = sums of grad_out, grad_w1 = dhᵀ @ x,
-    grad_b1 = sums of dh, grad_x = dh @ w1."""
+    grad_b1 = sums of dh, grad_x = dh @ w1. Two regions: by rows (a, dh, grad_x), then by
+    the weights' rows (the four parameter gradients)."""
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
     activation = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
     grad_hidden = shaped(scratch(rows * hidden, x.dtype), rows, hidden)          # (N, H)
-    if kept is not None:
-        np.copyto(activation, kept)
-    else:
-        np.matmul(x, w1.T, out=activation)
-    np.matmul(grad_out, w2, out=grad_hidden)                  # d loss / d gelu output
-    # activation <- gelu(h + b1); grad_hidden <- grad_hidden * gelu'(h + b1), in one pass
-    _bias_gelu(activation, _bias_or_zeros(b1, activation), grad_hidden, tanh, True)
-    if grad_w2 is not None:
-        np.matmul(grad_out.T, activation, out=grad_w2)
-    if grad_b2 is not None:
-        column_sums(grad_out, grad_b2)
-    del activation                                            # its block goes back to the pool now
-    if grad_w1 is not None:
-        np.matmul(grad_hidden.T, x, out=grad_w1)
-    if grad_b1 is not None:
-        column_sums(grad_hidden, grad_b1)
-    if grad_x is not None:
-        np.matmul(grad_hidden, w1, out=grad_x)
+    bias1 = _bias_or_zeros(b1, activation)
+    ones = _ones(rows, x.dtype) if grad_b1 is not None or grad_b2 is not None else None
+
+    def chain(lo, hi):
+        if kept is not None:
+            np.copyto(activation[lo:hi], kept[lo:hi])
+        else:
+            np.matmul(x[lo:hi], w1.T, out=activation[lo:hi])
+        np.matmul(grad_out[lo:hi], w2, out=grad_hidden[lo:hi])               # d loss / d gelu output
+        # activation <- gelu(h + b1); grad_hidden <- grad_hidden * gelu'(h + b1), in one pass
+        _bias_gelu(activation[lo:hi], bias1, grad_hidden[lo:hi], tanh, True)
+        if grad_x is not None:
+            np.matmul(grad_hidden[lo:hi], w1, out=grad_x[lo:hi])
+
+    def weights(i: int, parts: int):
+        def run():
+            mine, outputs = _share(hidden, i, parts), _share(w2.shape[0], i, parts)
+            if grad_w2 is not None:
+                np.matmul(grad_out[:, outputs].T, activation, out=grad_w2[outputs])
+            if grad_b2 is not None:
+                np.matmul(ones, grad_out[:, outputs], out=grad_b2[outputs])
+            if grad_w1 is not None:
+                np.matmul(grad_hidden[:, mine].T, x, out=grad_w1[mine])
+            if grad_b1 is not None:
+                np.matmul(ones, grad_hidden[:, mine], out=grad_b1[mine])
+        return run
+
+    grain = _row_grain(2 * (w1.size + w2.size))
+    parallel_for(rows, chain, grain)
+    parts = max(1, min(len(ranges(rows, grain)), w2.shape[0]))
+    run_all([weights(i, parts) for i in range(parts)])
 
 
 def _bias_or_zeros(bias, like):

@@ -8,6 +8,7 @@ import numpy as np
 
 from ...array_kernels import array_kernels
 from ._fastmath import fast_exp, gelu as gelu_value, gelu_with_slope, like
+from ..threads import parallel_flat
 from ._jit import njit, prange
 
 __all__ = ["copy", "gelu", "gelu_backward", "relu", "relu_backward", "sigmoid", "silu", "where"]
@@ -62,14 +63,14 @@ def relu_backward(grad, out, grad_in) -> None:
 
 def sigmoid(x, out) -> None:
     if _can_flatten(x, out):
-        _sigmoid_loop(_flat_in(x), _flat_out(out))
+        parallel_flat(_sigmoid_loop, _flat_in(x), _flat_out(out))
     else:
         _sigmoid_numpy(x, out)
 
 
 def silu(x, out) -> None:
     if _can_flatten(x, out):
-        _silu_loop(_flat_in(x), _flat_out(out))
+        parallel_flat(_silu_loop, _flat_in(x), _flat_out(out))
     else:
         _sigmoid_numpy(x, out)
         np.multiply(out, x, out=out)
@@ -79,13 +80,13 @@ def gelu(x, out, approximate: str = "none") -> None:
     """Exact GELU x·Φ(x), or ``approximate="tanh"``: ½x(1 + tanh(√(2/π)(x + 0.044715x³)));
     one Numba loop per form, in the input's precision."""
     loop = _gelu_tanh_loop if approximate == "tanh" else _gelu_loop
-    loop(_flat_in(x), _flat_out(out))
+    parallel_flat(loop, _flat_in(x), _flat_out(out))
 
 
 def gelu_backward(grad, x, out, approximate: str = "none") -> None:
     """out = grad * d gelu(x) / dx."""
     loop = _gelu_tanh_backward_loop if approximate == "tanh" else _gelu_backward_loop
-    loop(_flat_in(grad), _flat_in(x), _flat_out(out))
+    parallel_flat(loop, _flat_in(grad), _flat_in(x), _flat_out(out))
 
 
 def _sigmoid_numpy(x, out) -> None:

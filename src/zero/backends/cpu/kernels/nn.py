@@ -61,6 +61,7 @@ import math
 import numpy as np
 
 from ._fastmath import fast_exp, like, log_probability, row_peak
+from ..threads import parallel_rows
 from ._jit import jit, njit, prange
 
 __all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
@@ -87,23 +88,33 @@ def _weight_or_ones(weight, classes: int, dtype):
 
 
 def softmax_forward(x, out) -> None:
-    if x.shape[1] == 0:
-        return
-    _softmax_rows(np.ascontiguousarray(x), _rows_out(out), False)
+    _softmax_on_threads(x, out, False)
 
 
 def log_softmax_forward(x, out) -> None:
-    if x.shape[1] == 0:
-        return
-    _softmax_rows(np.ascontiguousarray(x), _rows_out(out), True)
+    _softmax_on_threads(x, out, True)
 
 
 def softmax_backward(grad, out, grad_in) -> None:
-    _softmax_backward_rows(np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in), False)
+    _softmax_backward_on_threads(grad, out, grad_in, False)
 
 
 def log_softmax_backward(grad, out, grad_in) -> None:
-    _softmax_backward_rows(np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in), True)
+    _softmax_backward_on_threads(grad, out, grad_in, True)
+
+
+def _softmax_on_threads(x, out, log: bool) -> None:
+    """(log-)softmax of each row of x (N, C), ranges of rows on the pool's threads."""
+    if x.shape[1] == 0:
+        return
+    x, out = np.ascontiguousarray(x), _rows_out(out)
+    parallel_rows(x.shape[0], x.shape[1], lambda lo, hi: _softmax_rows(x[lo:hi], out[lo:hi], log))
+
+
+def _softmax_backward_on_threads(grad, out, grad_in, log: bool) -> None:
+    grad, out, grad_in = np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in)
+    parallel_rows(grad.shape[0], grad.shape[1],
+                  lambda lo, hi: _softmax_backward_rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi], log))
 
 
 @njit
@@ -176,18 +187,22 @@ def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoot
         loss.fill(0.0)
         logsumexp.fill(-np.inf)
         return
-    weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
-    _cross_entropy_rows(logits, int64_targets(target), weight, int(ignore_index), float(label_smoothing),
-                        _rows_out(loss), _rows_out(logsumexp))
+    weight, target = _weight_or_ones(weight, logits.shape[1], logits.dtype), int64_targets(target)
+    loss, logsumexp, ignore_index, label_smoothing = _rows_out(loss), _rows_out(logsumexp), int(ignore_index), float(
+        label_smoothing)
+    parallel_rows(logits.shape[0], logits.shape[1], lambda lo, hi: _cross_entropy_rows(
+        logits[lo:hi], target[lo:hi], weight, ignore_index, label_smoothing, loss[lo:hi], logsumexp[lo:hi]))
 
 
 def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index: int,
                            label_smoothing: float, grad_logits) -> None:
     logits = np.ascontiguousarray(logits)
-    weight = _weight_or_ones(weight, logits.shape[1], logits.dtype)
-    _cross_entropy_backward_rows(np.ascontiguousarray(grad_loss, dtype=logits.dtype), logits, int64_targets(target),
-                                 weight, np.ascontiguousarray(logsumexp), int(ignore_index),
-                                 float(label_smoothing), _rows_out(grad_logits))
+    weight, target = _weight_or_ones(weight, logits.shape[1], logits.dtype), int64_targets(target)
+    grad_loss, logsumexp = np.ascontiguousarray(grad_loss, dtype=logits.dtype), np.ascontiguousarray(logsumexp)
+    ignore_index, label_smoothing, grad_logits = int(ignore_index), float(label_smoothing), _rows_out(grad_logits)
+    parallel_rows(logits.shape[0], logits.shape[1], lambda lo, hi: _cross_entropy_backward_rows(
+        grad_loss[lo:hi], logits[lo:hi], target[lo:hi], weight, logsumexp[lo:hi], ignore_index, label_smoothing,
+        grad_logits[lo:hi]))
 
 
 @njit
@@ -380,8 +395,9 @@ def _layer_norm_backward_row(grad, x, weight, mu, inverse, grad_x, partial_weigh
 
 
 def dropout_forward(x, p: float, seed: int, out) -> None:
-    out_flat = _rows_out(out).reshape(-1)
-    _dropout_loop(np.ascontiguousarray(x).reshape(-1), float(p), np.uint64(seed), out_flat)
+    out_flat, x_flat = _rows_out(out).reshape(-1), np.ascontiguousarray(x).reshape(-1)
+    p, seed = float(p), np.uint64(seed)
+    parallel_rows(x_flat.size, 1, lambda lo, hi: _dropout_loop(x_flat[lo:hi], p, seed, out_flat[lo:hi], lo))
 
 
 def dropout_backward(grad, p: float, seed: int, grad_in) -> None:
@@ -395,11 +411,12 @@ TWO_POW_MINUS_53 = 1.0 / 9007199254740992.0
 
 
 @njit
-def _dropout_loop(x, p, seed, out):
+def _dropout_loop(x, p, seed, out, first):
+    """Elements first.. of the whole array (the mask of element i depends on seed and i alone)."""
     scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
     for i in prange(x.size):
         # uint64 throughout: mixing signed and unsigned integers would make Numba use floats
-        z = seed + np.uint64(i + 1) * SPLITMIX_GAMMA
+        z = seed + np.uint64(first + i + 1) * SPLITMIX_GAMMA
         z = (z ^ (z >> np.uint64(30))) * SPLITMIX_M1
         z = (z ^ (z >> np.uint64(27))) * SPLITMIX_M2
         z = z ^ (z >> np.uint64(31))

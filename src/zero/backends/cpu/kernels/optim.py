@@ -1,4 +1,4 @@
-"""Optimizer updates, one fused pass per parameter.
+"""Optimizer updates, one fused pass per parameter (ranges of it on the CPU pool's threads).
 
 Written as chains of tensor ops, an AdamW step would make several temporaries
 the size of the parameter and read memory five or six times; one Numba loop
@@ -21,6 +21,7 @@ import math
 
 import numpy as np
 
+from ..threads import parallel_flat
 from ._jit import njit, prange
 
 __all__ = ["adamw_step", "sgd_step"]
@@ -29,8 +30,8 @@ __all__ = ["adamw_step", "sgd_step"]
 def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
                step_size) -> None:
     """AdamW, bias correction folded into step_size = lr * √(1 - β2^t) / (1 - β1^t); see above."""
-    _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
-                step_size)
+    parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside,
+                  weight_decay, step_size)
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
@@ -38,7 +39,8 @@ def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay
     d = g + μ buf (nesterov) or buf; p -= lr d."""
     if momentum_buffer is None:
         momentum_buffer = np.empty(0, dtype=param.dtype)
-    _sgd_loop(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
+    parallel_flat(_sgd_loop, param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov,
+                  first_step)
 
 
 @njit

@@ -1,0 +1,241 @@
+"""The CPU pool (zero.backends.cpu.threads): how work is split, errors, forks, and what a
+kernel split over threads gives against one thread (the same bits for loops, the same
+to rounding for matrix products, and the same bits again for the same thread count)."""
+from __future__ import annotations
+
+import multiprocessing
+import threading
+
+import numpy as np
+import pytest
+
+import zero
+from zero.backends.cpu import kernels as K
+from zero.backends.cpu import threads
+from zero.backends.cpu.kernels import _fused_attention, linalg
+
+
+@pytest.fixture
+def two_threads():
+    before = threads.get_num_threads()
+    threads.set_num_threads(2)
+    yield
+    threads.set_num_threads(before)
+
+
+@pytest.fixture
+def split_everything(monkeypatch, two_threads):
+    """Two threads, and every size worth splitting: the parallel paths on small arrays."""
+    monkeypatch.setattr(threads, "SPLIT_ELEMENTS", 1)
+    monkeypatch.setattr(_fused_attention, "SPLIT_ELEMENTS", 1)
+    monkeypatch.setattr(linalg, "SPLIT_FLOPS", 1)
+    monkeypatch.setattr(linalg, "MIN_ROWS", 1)
+
+
+def test_parts_cover_the_range_once_and_run_on_two_threads(two_threads):
+    seen, lock = [], threading.Lock()
+
+    def body(start, stop):
+        with lock:
+            seen.append((start, stop, threading.current_thread().name))
+
+    threads.parallel_for(10, body)
+    assert sorted((start, stop) for start, stop, _ in seen) == [(0, 5), (5, 10)]
+    assert len({name for *_, name in seen}) == 2
+    assert threads.ranges(10, grain=6) == [(0, 10)]          # too short to split
+    assert threads.ranges(0) == [(0, 0)]
+
+
+def test_an_error_in_a_worker_reaches_the_caller(two_threads):
+    def body(start, stop):
+        if start > 0:
+            raise KeyError(f"part {start}")
+
+    with pytest.raises(KeyError, match="part 5"):
+        threads.parallel_for(10, body)
+    threads.parallel_for(10, lambda start, stop: None)       # the pool still works
+
+
+def test_a_split_inside_a_part_runs_on_that_part_thread(two_threads):
+    inner = []
+
+    def outer(start, stop):
+        threads.parallel_for(4, lambda a, b: inner.append((a, b)))
+
+    threads.parallel_for(2, outer)
+    assert inner == [(0, 4), (0, 4)]                          # one serial part each, no deadlock
+
+
+def test_set_num_threads_checks_its_argument():
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="set_num_threads: the number of threads must be an integer >= 1"):
+            zero.set_num_threads(bad)
+
+
+def test_one_thread_runs_everything_on_the_caller():
+    before = zero.get_num_threads()
+    try:
+        zero.set_num_threads(1)
+        assert zero.get_num_threads() == 1
+        names = []
+        threads.parallel_for(100, lambda a, b: names.append(threading.current_thread().name))
+        assert names == [threading.current_thread().name]
+    finally:
+        zero.set_num_threads(before)
+
+
+def test_blas_runs_on_one_thread_once_the_pool_has_split(two_threads):
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    threads.parallel_for(2, lambda a, b: None)
+    blas = [info for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
+    assert blas and all(info["num_threads"] == 1 for info in blas)
+
+
+def _split_product_in_child(queue):
+    a = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
+    out = np.empty((64, 64), np.float32)
+    linalg.SPLIT_FLOPS = 1
+    linalg.product(a, a.T, out)
+    queue.put(bool(np.allclose(out, a @ a.T, rtol=1e-6)) and len(threads._pool.workers) == 1)
+
+
+def test_a_forked_process_starts_its_own_workers(two_threads):
+    threads.parallel_for(2, lambda a, b: None)               # workers exist in the parent
+    context = multiprocessing.get_context("fork")
+    queue = context.Queue()
+    child = context.Process(target=_split_product_in_child, args=(queue,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0 and queue.get(timeout=5)
+
+
+# -- the same bits on one thread and on two ------------------------------------------------------
+
+
+def _on(n, run):
+    before = threads.get_num_threads()
+    threads.set_num_threads(n)
+    try:
+        return run()
+    finally:
+        threads.set_num_threads(before)
+
+
+def _same_bits(run):
+    """The loops compute each element on one thread from the same operands: the results do
+    not depend on the number of threads."""
+    one, two = _on(1, run), _on(2, run)
+    for a, b in zip(one, two):
+        assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
+def _close_and_repeatable(run):
+    """A matrix product split into ranges of rows is not bit for bit the unsplit product
+    (BLAS blocks a shorter matrix differently), so products agree across thread counts to
+    rounding only; with one number of threads they repeat bit for bit."""
+    one, two, again = _on(1, run), _on(2, run), _on(2, run)
+    for a, b, c in zip(one, two, again):
+        np.testing.assert_allclose(b, a, rtol=2e-5, atol=2e-5)
+        assert np.array_equal(b, c)
+
+
+rng = np.random.default_rng(0)
+
+
+def _f32(*shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(np.float32)
+
+
+@pytest.mark.parametrize("shapes", [((37, 19), (19, 23)), ((5, 40), (40, 70)), ((6, 9, 8), (6, 8, 7)),
+                                    ((40,), (40, 33)), ((33, 40), (40,)), ((4, 9, 8), (8, 7))])
+def test_products(split_everything, shapes):
+    a, b = _f32(*shapes[0]), _f32(*shapes[1])
+    expected = np.matmul(a, b)
+
+    def run():
+        out = np.empty(expected.shape, np.float32)
+        K.matmul(a, b, out)
+        return (out,)
+
+    _close_and_repeatable(run)
+    np.testing.assert_allclose(run()[0], expected, rtol=1e-5, atol=1e-5)
+    transposed = np.empty((shapes[1][-1], 5), np.float32) if len(shapes[0]) == 2 and len(shapes[1]) == 2 else None
+    if transposed is not None:                                # a transposed view as the left operand
+        c = _f32(5, shapes[1][0])
+        K.matmul(b.T, c.T, transposed)
+        np.testing.assert_allclose(transposed, b.T @ c.T, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_linear(split_everything, bias):
+    x, w, b, g = _f32(30, 8), _f32(12, 8), _f32(12), _f32(30, 12)
+
+    def run():
+        out = np.empty((30, 12), np.float32)
+        K.linear_forward(x, w, b if bias else None, out)
+        grads = [np.empty_like(x), np.empty_like(w), np.empty_like(b)]
+        K.linear_backward(g, x, w, *grads)
+        return [out, *grads]
+
+    _close_and_repeatable(run)
+    out, grad_x, grad_w, grad_b = run()
+    np.testing.assert_allclose(out, x @ w.T + (b if bias else 0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad_x, g @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad_w, g.T @ x, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(grad_b, g.sum(0), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+@pytest.mark.parametrize("keep", [False, True])
+def test_ffn(split_everything, approximate, keep):
+    x, w1, b1, w2, b2, g = _f32(30, 8), _f32(24, 8), _f32(24), _f32(8, 24), _f32(8), _f32(30, 8)
+
+    def run():
+        out, kept = np.empty((30, 8), np.float32), np.empty((30, 24), np.float32) if keep else None
+        K.ffn_forward(x, w1, b1, w2, b2, approximate, out, kept)
+        grads = [np.empty_like(a) for a in (x, w1, b1, w2, b2)]
+        K.ffn_backward(g, x, w1, b1, w2, approximate, *grads, kept)
+        return [out, *grads]
+
+    _close_and_repeatable(run)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_attention(split_everything, causal):
+    q, k, v, g = _f32(6, 20, 8), _f32(6, 20, 8), _f32(6, 20, 8), _f32(6, 20, 8)
+
+    def run():
+        out, lse = np.empty((6, 20, 8), np.float32), np.empty((6, 20), np.float32)
+        K.flash_attention_forward(q, k, v, 0.35, causal, out, lse)
+        grads = [np.empty_like(q) for _ in range(3)]
+        K.flash_attention_backward(g, q, k, v, out, lse, 0.35, causal, *grads)
+        return [out, lse, *grads]
+
+    _same_bits(run)
+
+
+def test_row_and_flat_loops(split_everything):
+    x, g = _f32(33, 17, scale=3.0), _f32(33, 17)
+    target = rng.integers(0, 17, 33)
+
+    def run():
+        results = []
+        for forward, backward in ((K.softmax_forward, K.softmax_backward),
+                                  (K.log_softmax_forward, K.log_softmax_backward)):
+            out, grad_in = np.empty_like(x), np.empty_like(x)
+            forward(x, out)
+            backward(g, out, grad_in)
+            results += [out, grad_in]
+        loss, lse, grad_logits = np.empty(33, np.float32), np.empty(33, np.float64), np.empty_like(x)
+        K.cross_entropy_forward(x, target, None, -100, 0.1, loss, lse)
+        K.cross_entropy_backward(np.ones(33, np.float32), x, target, None, lse, -100, 0.1, grad_logits)
+        flat, gelu, gelu_grad, dropped = x.reshape(-1), np.empty(561, np.float32), np.empty(561, np.float32), \
+            np.empty(561, np.float32)
+        K.gelu(flat, gelu)
+        K.gelu_backward(g.reshape(-1), flat, gelu_grad)
+        K.dropout_forward(flat, 0.3, 1234, dropped)
+        param, m, v = flat.copy(), np.zeros(561, np.float32), np.zeros(561, np.float32)
+        K.adamw_step(param, g.reshape(-1), m, v, 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)
+        return results + [loss, lse, grad_logits, gelu, gelu_grad, dropped, param, m, v]
+
+    _same_bits(run)
