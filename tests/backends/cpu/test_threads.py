@@ -4,6 +4,9 @@ to rounding for matrix products, and the same bits again for the same thread cou
 from __future__ import annotations
 
 import multiprocessing
+import os
+import subprocess
+import sys
 import threading
 
 import numpy as np
@@ -84,11 +87,19 @@ def test_one_thread_runs_everything_on_the_caller():
         zero.set_num_threads(before)
 
 
-def test_blas_runs_on_one_thread_once_the_pool_has_split(two_threads):
-    threadpoolctl = pytest.importorskip("threadpoolctl")
-    threads.parallel_for(2, lambda a, b: None)
-    blas = [info for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
-    assert blas and all(info["num_threads"] == 1 for info in blas)
+def test_blas_is_single_threaded_before_the_first_product():
+    """Even a small product, not split, on a pool of one thread: otherwise the first steps
+    of a run would run on BLAS's threads and round differently from the rest."""
+    pytest.importorskip("threadpoolctl")
+    program = ("import threadpoolctl, zero\n"
+               "zero.set_num_threads(1)\n"
+               "a = zero.randn(3, 3)\n"
+               "(a @ a).sum()\n"
+               "print(max(i['num_threads'] for i in threadpoolctl.threadpool_info() if i['user_api'] == 'blas'))\n")
+    found = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "OPENBLAS_NUM_THREADS": "2"})
+    assert found.returncode == 0, found.stderr
+    assert found.stdout.split() == ["1"]
 
 
 def _split_product_in_child(queue):

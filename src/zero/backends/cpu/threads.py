@@ -4,9 +4,10 @@ Why Zero owns the threads. NumPy's BLAS (OpenBLAS) keeps its own threads, and af
 product they spin for a while waiting for the next one. Any other thread that wants a
 core then competes with a spinning one: measured on 2 cores, a Numba loop put on a
 second thread right after a GEMM made a GPT step slower, not faster (``kernels/_jit.py``
-has the figures). So Zero sets BLAS to one thread, the first time it runs a kernel on
-this pool, and splits the work itself: a large product into ranges of rows (or columns,
-or matrices of a batch), each one BLAS call on its own thread (``kernels/linalg.py``); a
+has the figures). So Zero sets BLAS to one thread before its first kernel that calls BLAS
+(``single_threaded_blas``) and splits the work itself: a large product into ranges of
+rows (or columns, or matrices of a batch), each one BLAS call on its own thread
+(``kernels/linalg.py``); a
 fused kernel into ranges of rows through its whole chain; a long compute-bound loop into
 ranges of elements. The small batched products of attention, where BLAS's own threading
 costs more than it gives, then run single-threaded on each core: attention forward at
@@ -54,7 +55,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all", "set_num_threads"]
+__all__ = ["get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all", "set_num_threads",
+           "single_threaded_blas"]
 
 SPLIT_ELEMENTS = 1 << 17   # a pass over fewer elements (0.1-0.3 ms on one core) stays on one thread
 
@@ -96,7 +98,6 @@ class _Pool:
         self.threads = _default_threads()
         self.tasks: queue.SimpleQueue[_Task | None] = queue.SimpleQueue()
         self.workers: list[threading.Thread] = []
-        self.blas_limited = False
         self.local = threading.local()   # .inside: this thread is running a task
 
     def forget_workers(self) -> None:
@@ -104,10 +105,8 @@ class _Pool:
         self.tasks, self.workers, self.local = queue.SimpleQueue(), [], threading.local()
 
     def _start(self) -> None:
-        """Limit BLAS to one thread (once) and start the workers still missing."""
-        if not self.blas_limited:
-            _limit_blas_threads()
-            self.blas_limited = True
+        """Start the workers still missing (BLAS on one thread first)."""
+        single_threaded_blas()
         while len(self.workers) < self.threads - 1:
             worker = threading.Thread(target=self._work, name=f"zero-cpu-{len(self.workers) + 1}", daemon=True)
             worker.start()
@@ -140,7 +139,7 @@ class _Pool:
             for function in functions:
                 function()
             return
-        if len(self.workers) < min(self.threads, len(functions)) - 1 or not self.blas_limited:
+        if len(self.workers) < min(self.threads, len(functions)) - 1:
             self._start()
         others = [_Task(function) for function in functions[1:]]
         for task in others:
@@ -157,11 +156,20 @@ class _Pool:
                 raise task.error
 
 
-def _limit_blas_threads() -> None:
-    """NumPy's BLAS to one thread: Zero's pool splits the products (module docstring)."""
-    from threadpoolctl import threadpool_limits
+_blas_single_threaded = False
 
-    threadpool_limits(limits=1, user_api="blas")
+
+def single_threaded_blas() -> None:
+    """Set NumPy's BLAS to one thread, once per process (module docstring). Every CPU
+    kernel that calls BLAS calls this first, with one thread in the pool as well: a
+    product must not run on BLAS's threads before the first split and on one after it,
+    or the first steps of a run would round differently from the rest."""
+    global _blas_single_threaded
+    if not _blas_single_threaded:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=1, user_api="blas")
+        _blas_single_threaded = True
 
 
 _pool = _Pool()

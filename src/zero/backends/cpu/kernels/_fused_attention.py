@@ -34,7 +34,7 @@ import math
 import numpy as np
 
 from ._fastmath import fast_exp, like, row_peak
-from ..threads import SPLIT_ELEMENTS, ranges, run_all
+from ..threads import SPLIT_ELEMENTS, ranges, run_all, single_threaded_blas
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
@@ -59,6 +59,7 @@ def _parts(groups: int, length: int, source: int) -> list[tuple[int, int]]:
 
 def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
     """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
+    single_threaded_blas()
     scale, causal = float(scale), bool(causal)
     groups, length, source = q.shape[0], q.shape[1], k.shape[1]
     if source == 0 or length == 0:
@@ -92,6 +93,7 @@ def _forward_part(q, k, v, scale: float, causal: bool, out, lse, block: int, ste
 def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
                              grad_v) -> None:
     """grad_q, grad_k, grad_v (any may be None) from grad_out (G, L, Ev) and forward's out, lse."""
+    single_threaded_blas()
     scale, causal = float(scale), bool(causal)
     groups, length, source = q.shape[0], q.shape[1], k.shape[1]
     if source == 0 or length == 0:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..threads import parallel_for, ranges, run_all
+from ..threads import parallel_for, ranges, run_all, single_threaded_blas
 from ._fastmath import gelu, gelu_with_slope
 from ._fused_support import scratch, shaped
 from ._jit import njit
@@ -49,6 +49,8 @@ def _ones(rows: int, dtype):
 
 def linear_forward(x, weight, bias, out) -> None:
     """out (N, OUT) = x (N, IN) @ weight (OUT, IN)ᵀ + bias (OUT,): ranges of rows in parallel."""
+    single_threaded_blas()
+
     def rows(lo, hi):
         np.matmul(x[lo:hi], weight.T, out=out[lo:hi])
         if bias is not None:
@@ -63,6 +65,7 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
     keeps several partial sums). x is None when grad_weight is not wanted, weight when
     grad_x is not. One region: part i takes the i-th share of grad_x's rows and of the
     weight gradients' rows."""
+    single_threaded_blas()
     rows, width = grad_out.shape
     ones = _ones(rows, grad_out.dtype) if grad_bias is not None else None
 
@@ -88,6 +91,7 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
 def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
     """out (N, C2) = gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2; x @ w1ᵀ left in ``kept`` when given.
     Ranges of rows in parallel, each through the whole chain."""
+    single_threaded_blas()
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
     h = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
@@ -117,6 +121,7 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
     grad_w2 = grad_outᵀ @ a, grad_b2 = sums of grad_out, grad_w1 = dhᵀ @ x,
     grad_b1 = sums of dh, grad_x = dh @ w1. Two regions: by rows (a, dh, grad_x), then by
     the weights' rows (the four parameter gradients)."""
+    single_threaded_blas()
     tanh = approximate == "tanh"
     rows, hidden = x.shape[0], w1.shape[0]
     activation = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)

@@ -47,6 +47,7 @@ import numpy as np
 
 from ._fused_support import scratch, shaped
 from ._jit import njit, prange
+from .linalg import product
 
 __all__ = ["conv2d_backward", "conv2d_forward"]
 
@@ -127,9 +128,10 @@ def _grouped(matrix, groups: int):
 
 
 def _group_products(a, b, out) -> None:
-    """out[g] = a[g] @ b[g] for each group: one BLAS GEMM each (transposed views as flags)."""
+    """out[g] = a[g] @ b[g] for each group: one BLAS GEMM each (transposed views as flags),
+    split over the CPU pool's threads when large (``linalg.product``)."""
     for g in range(out.shape[0]):
-        np.matmul(a[g], b[g], out=out[g])
+        product(a[g], b[g], out[g])
 
 
 def _columns(x, kernel, stride, padding, dilation, out_h: int, out_w: int, buffer):

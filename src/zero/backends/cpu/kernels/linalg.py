@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..threads import get_num_threads, parallel_for
+from ..threads import get_num_threads, parallel_for, single_threaded_blas
 
 __all__ = ["matmul"]  # product: for the fused kernels, not a kernel of the device contract
 
@@ -36,6 +36,7 @@ def matmul(a, b, out) -> None:
 def product(a, b, out) -> None:
     """np.matmul(a, b, out=out), split over the pool's threads when it is large (see the
     module docstring); broadcast batch dimensions are left to one call."""
+    single_threaded_blas()
     depth = a.shape[-1] if a.ndim else 1
     if 2.0 * out.size * depth < SPLIT_FLOPS or get_num_threads() == 1:
         np.matmul(a, b, out=out)
