@@ -166,9 +166,11 @@ def single_threaded_blas() -> None:
     or the first steps of a run would round differently from the rest."""
     global _blas_single_threaded
     if not _blas_single_threaded:
-        from threadpoolctl import threadpool_limits
+        from threadpoolctl import ThreadpoolController
 
-        threadpool_limits(limits=1, user_api="blas")
+        blas = [lib for lib in ThreadpoolController().lib_controllers if lib.user_api == "blas"]
+        for lib in [lib for lib in blas if "numpy" in lib.filepath] or blas:   # NumPy's own, if found
+            lib.set_num_threads(1)
         _blas_single_threaded = True
 
 
