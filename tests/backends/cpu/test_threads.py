@@ -15,7 +15,7 @@ import pytest
 import zero
 from zero.backends.cpu import kernels as K
 from zero.backends.cpu import threads
-from zero.backends.cpu.kernels import _fused_attention, linalg
+from zero.backends.cpu.kernels import linalg
 
 
 @pytest.fixture
@@ -28,11 +28,20 @@ def two_threads():
 
 @pytest.fixture
 def split_everything(monkeypatch, two_threads):
-    """Two threads, and every size worth splitting: the parallel paths on small arrays."""
+    """Two threads, and every size worth splitting: the parallel paths on small arrays. Gives
+    the list of the splits that ran (their number of parts), so a test can check that its
+    kernel really split."""
     monkeypatch.setattr(threads, "SPLIT_ELEMENTS", 1)
-    monkeypatch.setattr(_fused_attention, "SPLIT_ELEMENTS", 1)
     monkeypatch.setattr(linalg, "SPLIT_FLOPS", 1)
     monkeypatch.setattr(linalg, "MIN_ROWS", 1)
+    splits, run_all = [], threads._pool.run_all
+
+    def recorded(functions):
+        splits.append(len(functions))
+        run_all(functions)
+
+    monkeypatch.setattr(threads._pool, "run_all", recorded)
+    return splits
 
 
 def test_parts_cover_the_range_once_and_run_on_two_threads(two_threads):
@@ -132,19 +141,21 @@ def _on(n, run):
         threads.set_num_threads(before)
 
 
-def _same_bits(run):
+def _same_bits(run, splits):
     """The loops compute each element on one thread from the same operands: the results do
     not depend on the number of threads."""
     one, two = _on(1, run), _on(2, run)
+    assert splits and max(splits) == 2                        # the second run did split
     for a, b in zip(one, two):
         assert a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
 
 
-def _close_and_repeatable(run):
+def _close_and_repeatable(run, splits):
     """A matrix product split into ranges of rows is not bit for bit the unsplit product
     (BLAS blocks a shorter matrix differently), so products agree across thread counts to
     rounding only; with one number of threads they repeat bit for bit."""
     one, two, again = _on(1, run), _on(2, run), _on(2, run)
+    assert splits and max(splits) == 2                        # the runs on two threads did split
     for a, b, c in zip(one, two, again):
         np.testing.assert_allclose(b, a, rtol=2e-5, atol=2e-5)
         assert np.array_equal(b, c)
@@ -168,7 +179,7 @@ def test_products(split_everything, shapes):
         K.matmul(a, b, out)
         return (out,)
 
-    _close_and_repeatable(run)
+    _close_and_repeatable(run, split_everything)
     np.testing.assert_allclose(run()[0], expected, rtol=1e-5, atol=1e-5)
     transposed = np.empty((shapes[1][-1], 5), np.float32) if len(shapes[0]) == 2 and len(shapes[1]) == 2 else None
     if transposed is not None:                                # a transposed view as the left operand
@@ -188,7 +199,7 @@ def test_linear(split_everything, bias):
         K.linear_backward(g, x, w, *grads)
         return [out, *grads]
 
-    _close_and_repeatable(run)
+    _close_and_repeatable(run, split_everything)
     out, grad_x, grad_w, grad_b = run()
     np.testing.assert_allclose(out, x @ w.T + (b if bias else 0), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(grad_x, g @ w, rtol=1e-5, atol=1e-5)
@@ -208,7 +219,7 @@ def test_ffn(split_everything, approximate, keep):
         K.ffn_backward(g, x, w1, b1, w2, approximate, *grads, kept)
         return [out, *grads]
 
-    _close_and_repeatable(run)
+    _close_and_repeatable(run, split_everything)
 
 
 @pytest.mark.parametrize("causal", [False, True])
@@ -222,7 +233,7 @@ def test_attention(split_everything, causal):
         K.flash_attention_backward(g, q, k, v, out, lse, 0.35, causal, *grads)
         return [out, lse, *grads]
 
-    _same_bits(run)
+    _same_bits(run, split_everything)
 
 
 def test_row_and_flat_loops(split_everything):
@@ -249,4 +260,4 @@ def test_row_and_flat_loops(split_everything):
         K.adamw_step(param, g.reshape(-1), m, v, 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)
         return results + [loss, lse, grad_logits, gelu, gelu_grad, dropped, param, m, v]
 
-    _same_bits(run)
+    _same_bits(run, split_everything)

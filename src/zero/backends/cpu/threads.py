@@ -55,8 +55,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-__all__ = ["get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all", "set_num_threads",
-           "single_threaded_blas"]
+__all__ = ["element_grain", "get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all",
+           "set_num_threads", "share", "single_threaded_blas"]
 
 SPLIT_ELEMENTS = 1 << 17   # a pass over fewer elements (0.1-0.3 ms on one core) stays on one thread
 
@@ -131,8 +131,7 @@ class _Pool:
         parts = min(self.threads, count // max(grain, 1))
         if parts <= 1 or getattr(self.local, "inside", False):
             return [(0, count)]
-        bounds = [count * i // parts for i in range(parts + 1)]
-        return list(zip(bounds[:-1], bounds[1:]))
+        return [(part.start, part.stop) for part in (share(count, i, parts) for i in range(parts))]
 
     def run_all(self, functions: list[Callable[[], object]]) -> None:
         if len(functions) == 1 or getattr(self.local, "inside", False):
@@ -177,6 +176,17 @@ def single_threaded_blas() -> None:
 _pool = _Pool()
 
 
+def share(count: int, part: int, parts: int) -> slice:
+    """Part ``part`` of ``parts`` contiguous, nearly equal shares of range(count)."""
+    return slice(count * part // parts, count * (part + 1) // parts)
+
+
+def element_grain(elements_per_item: int) -> int:
+    """How many items of ``elements_per_item`` elements make SPLIT_ELEMENTS: the fewest
+    worth a thread of their own in a loop over elements."""
+    return -(-SPLIT_ELEMENTS // max(elements_per_item, 1))
+
+
 def ranges(count: int, grain: int = 1) -> list[tuple[int, int]]:
     """How range(count) is split: contiguous (start, stop) parts, at most one per thread,
     each at least ``grain`` long (one part when it is too short, or inside a task)."""
@@ -201,14 +211,15 @@ def parallel_for(count: int, body: Callable[[int, int], object], grain: int = 1)
 def parallel_rows(rows: int, row_size: int, body: Callable[[int, int], object]) -> None:
     """``parallel_for`` over rows of ``row_size`` elements each, in parts of at least
     ``SPLIT_ELEMENTS`` elements (a loop over fewer is not worth a hand-off)."""
-    parallel_for(rows, body, -(-SPLIT_ELEMENTS // max(row_size, 1)))
+    parallel_for(rows, body, element_grain(row_size))
 
 
 def parallel_flat(loop: Callable[..., object], *arguments) -> None:
-    """loop(*arguments) for a loop over the elements of 1-D arrays: over ranges of every
-    argument that is an array of the first array's size (other arguments as they are),
-    on the pool's threads when they are large; a small one is one plain call."""
-    size = next(a.size for a in arguments if isinstance(a, np.ndarray))
+    """loop(*arguments) for a loop over the elements of 1-D arrays, the first argument one
+    of them: over ranges of every argument that is an array of the first one's size (other
+    arguments as they are), on the pool's threads when they are large; a small one is one
+    plain call."""
+    size = arguments[0].size
     if size < 2 * SPLIT_ELEMENTS:
         loop(*arguments)
         return

@@ -33,8 +33,8 @@ import math
 
 import numpy as np
 
+from ..threads import element_grain, ranges, run_all, single_threaded_blas
 from ._fastmath import fast_exp, like, row_peak
-from ..threads import SPLIT_ELEMENTS, ranges, run_all, single_threaded_blas
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
@@ -54,7 +54,7 @@ def _groups_per_pass(block: int, length: int, itemsize: int, parts: int) -> int:
 def _parts(groups: int, length: int, source: int) -> list[tuple[int, int]]:
     """The (batch, head) pairs as ranges, one per thread, each of at least SPLIT_ELEMENTS
     scores (less is not worth a hand-off); each range has its own scratch."""
-    return ranges(groups, -(-SPLIT_ELEMENTS // max(length * source, 1)))
+    return ranges(groups, element_grain(length * source))
 
 
 def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:

@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._fused_support import scratch, shaped
-from .linalg import product
 from ._jit import njit
+from .linalg import product
 from .nn import cross_entropy_backward_row, cross_entropy_row, int64_targets
 
 __all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]

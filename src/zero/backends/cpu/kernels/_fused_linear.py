@@ -18,23 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..threads import parallel_for, ranges, run_all, single_threaded_blas
+from ..threads import parallel_for, ranges, run_all, share, single_threaded_blas
 from ._fastmath import gelu, gelu_with_slope
 from ._fused_support import scratch, shaped
 from ._jit import njit
-from .linalg import MIN_ROWS, SPLIT_FLOPS
+from .linalg import row_grain
 
 __all__ = ["ffn_backward", "ffn_forward", "linear_backward", "linear_forward"]
-
-
-def _row_grain(flops_per_row: int) -> int:
-    """The fewest rows worth a thread of their own, for work of ``flops_per_row`` a row."""
-    return max(MIN_ROWS, int(SPLIT_FLOPS // max(flops_per_row, 1)))
-
-
-def _share(count: int, part: int, parts: int) -> slice:
-    """Part ``part`` of ``parts`` contiguous shares of range(count)."""
-    return slice(count * part // parts, count * (part + 1) // parts)
 
 
 def _ones(rows: int, dtype):
@@ -56,7 +46,7 @@ def linear_forward(x, weight, bias, out) -> None:
         if bias is not None:
             out[lo:hi] += bias
 
-    parallel_for(x.shape[0], rows, _row_grain(2 * weight.size))
+    parallel_for(x.shape[0], rows, row_grain(2 * weight.size))
 
 
 def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None:
@@ -71,7 +61,7 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
 
     def part(i: int, parts: int):
         def run():
-            mine, outputs = _share(rows, i, parts), _share(width, i, parts)
+            mine, outputs = share(rows, i, parts), share(width, i, parts)
             if grad_x is not None:
                 np.matmul(grad_out[mine], weight, out=grad_x[mine])
             if grad_weight is not None:
@@ -81,7 +71,7 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
         return run
 
     in_features = (weight if weight is not None else x).shape[1]    # either may be None: not needed
-    parts = min(len(ranges(rows, _row_grain(4 * width * in_features))), width)
+    parts = min(len(ranges(rows, row_grain(4 * width * in_features))), width)
     run_all([part(i, parts) for i in range(max(parts, 1))])
 
 
@@ -111,7 +101,7 @@ def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
         if b2 is not None:
             out[lo:hi] += b2
 
-    parallel_for(rows, chain, _row_grain(2 * (w1.size + w2.size)))
+    parallel_for(rows, chain, row_grain(2 * (w1.size + w2.size)))
 
 
 def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, grad_b1, grad_w2,
@@ -142,7 +132,7 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
 
     def weights(i: int, parts: int):
         def run():
-            mine, outputs = _share(hidden, i, parts), _share(w2.shape[0], i, parts)
+            mine, outputs = share(hidden, i, parts), share(w2.shape[0], i, parts)
             if grad_w2 is not None:
                 np.matmul(grad_out[:, outputs].T, activation, out=grad_w2[outputs])
             if grad_b2 is not None:
@@ -153,7 +143,7 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
                 np.matmul(ones, grad_hidden[:, mine], out=grad_b1[mine])
         return run
 
-    grain = _row_grain(2 * (w1.size + w2.size))
+    grain = row_grain(2 * (w1.size + w2.size))
     parallel_for(rows, chain, grain)
     parts = max(1, min(len(ranges(rows, grain)), w2.shape[0]))
     run_all([weights(i, parts) for i in range(parts)])

@@ -7,8 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...array_kernels import array_kernels
-from ._fastmath import fast_exp, gelu as gelu_value, gelu_with_slope, like
 from ..threads import parallel_flat
+from ._fastmath import fast_exp, gelu as gelu_value, gelu_with_slope, like
 from ._jit import njit, prange
 
 __all__ = ["copy", "gelu", "gelu_backward", "relu", "relu_backward", "sigmoid", "silu", "where"]

@@ -22,6 +22,12 @@ SPLIT_FLOPS = 32e6          # a product of fewer floating-point operations is no
 MIN_ROWS = 8                # nor cut into parts of fewer rows (or columns, or matrices)
 
 
+def row_grain(flops_per_row: float) -> int:
+    """The fewest rows worth a thread of their own, for products of ``flops_per_row`` a row
+    (for kernels that split a chain of products by rows themselves)."""
+    return max(MIN_ROWS, int(SPLIT_FLOPS // max(flops_per_row, 1)))
+
+
 def matmul(a, b, out) -> None:
     """(..., M, K) @ (..., K, N) -> (..., M, N) with broadcast batch dims. NumPy hands
     transposed views to BLAS as transpose flags, without a copy."""
@@ -41,7 +47,7 @@ def product(a, b, out) -> None:
     if 2.0 * out.size * depth < SPLIT_FLOPS or get_num_threads() == 1:
         np.matmul(a, b, out=out)
     elif out.ndim >= 3 and a.ndim == b.ndim == out.ndim and a.shape[0] == b.shape[0] == out.shape[0]:
-        parallel_for(out.shape[0], lambda lo, hi: _product(a, b, out, lo, hi), 1)
+        parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b[lo:hi], out=out[lo:hi]), 1)
     elif out.ndim == 2 and a.ndim == b.ndim == 2:
         if out.shape[0] >= out.shape[1]:
             parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b, out=out[lo:hi]), MIN_ROWS)
@@ -53,8 +59,3 @@ def product(a, b, out) -> None:
         parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b, out=out[lo:hi]), MIN_ROWS)
     else:
         np.matmul(a, b, out=out)
-
-
-def _product(a, b, out, lo: int, hi: int) -> None:
-    """Matrices lo..hi of a batched product (each a GEMM of its own)."""
-    np.matmul(a[lo:hi], b[lo:hi], out=out[lo:hi])

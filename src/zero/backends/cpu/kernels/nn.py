@@ -60,8 +60,8 @@ import math
 
 import numpy as np
 
-from ._fastmath import fast_exp, like, log_probability, row_peak
 from ..threads import parallel_rows
+from ._fastmath import fast_exp, like, log_probability, row_peak
 from ._jit import jit, njit, prange
 
 __all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
