@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, describe
+from ..tensors.meta import contiguous_strides, is_contiguous, numel
 from ..tensors.tensor import Tensor
 
 
@@ -51,12 +52,23 @@ def fill_value(op: str, value, dtype):
     return value
 
 
+def laid_out(x: Tensor, shape: tuple) -> Tensor:
+    """x's elements, in order, as a contiguous tensor of ``shape`` (as many elements) without
+    graph: for a contiguous x a second tensor on its storage, made without running an op
+    (ops call this on every input, and a detach + reshape pair of ops costs more than a
+    small kernel); otherwise a contiguous copy."""
+    meta = x._meta
+    if is_contiguous(meta.shape, meta.strides):
+        return x._view_as(shape, contiguous_strides(shape), meta.offset)
+    return x.detach().contiguous().reshape(shape)
+
+
 def rows_of(x: Tensor, width: int) -> Tensor:
     """x, whose trailing dimensions hold ``width`` elements, as a contiguous (N, width)
     tensor without graph (a view when possible): the layout of every kernel that works row
     by row. (An empty x with width 0 keeps its leading dimensions as the rows.)"""
-    rows = x.numel() // width if width else math.prod(x.shape[:-1])
-    return x.detach().contiguous().reshape(rows, width)
+    rows = numel(x._meta.shape) // width if width else math.prod(x.shape[:-1])
+    return laid_out(x, (rows, width))
 
 
 def array_or_none(t: Tensor | None):

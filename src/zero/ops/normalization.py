@@ -18,7 +18,7 @@ from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.meta import numel
 from ..tensors.tensor import Tensor
-from .arguments import array_or_none, rows_of
+from .arguments import array_or_none, laid_out, rows_of
 
 
 def normalized_shape_of(normalized_shape) -> tuple:
@@ -49,38 +49,41 @@ class LayerNormalization(Op):
                                  f"({describe(x)})")
         width = numel(shape)
         rows = rows_of(x, width)                                    # (R, D)
-        weight = None if weight is None else weight.detach().contiguous().reshape(width)
-        bias = None if bias is None else bias.detach().contiguous().reshape(width)
-        out = Tensor._empty(rows.shape, x.dtype, x.device)          # (R, D)
+        weight = None if weight is None else laid_out(weight, (width,))
+        bias = None if bias is None else laid_out(bias, (width,))
+        out = Tensor._empty(x.shape, x.dtype, x.device)             # x's shape, written as (R, D)
         mean = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
         rstd = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
         if rows.numel():
             x.device.kernels.layer_norm_forward(rows._array, array_or_none(weight),
                                                 array_or_none(bias), float(eps),
-                                                out._array, mean._array, rstd._array)
+                                                out._array.reshape(rows.shape), mean._array, rstd._array)
         self.save_for_backward(rows, weight, mean, rstd)
         self.in_shape, self.param_shape = x.shape, shape
-        return out.reshape(x.shape)
+        return out
 
     def backward(self, grad):
         rows, weight, mean, rstd = self.saved_tensors
         need_x, need_weight, need_bias = self.needs_input_grad[:3]
-        grad_rows = grad.contiguous().reshape(rows.shape)                       # (R, D)
-        grad_x = Tensor._empty(rows.shape, rows.dtype, rows.device)             # (R, D)
-        grad_weight = Tensor._empty((rows.shape[1],), rows.dtype, rows.device) if need_weight else None
-        grad_bias = Tensor._empty((rows.shape[1],), rows.dtype, rows.device) if need_bias else None
+        grad_rows = laid_out(grad, rows.shape)                                  # (R, D)
+        grad_x = Tensor._empty(self.in_shape, rows.dtype, rows.device)          # written as (R, D)
+        grad_weight = Tensor._empty(self.param_shape, rows.dtype, rows.device) if need_weight else None
+        grad_bias = Tensor._empty(self.param_shape, rows.dtype, rows.device) if need_bias else None
         if rows.numel():
             grad.device.kernels.layer_norm_backward(
                 grad_rows._array, rows._array, array_or_none(weight), mean._array,
-                rstd._array, grad_x._array, array_or_none(grad_weight),
-                array_or_none(grad_bias))
+                rstd._array, grad_x._array.reshape(rows.shape), _flat_or_none(grad_weight),
+                _flat_or_none(grad_bias))
         else:
             for t in (grad_weight, grad_bias):
                 if t is not None:
                     t.device.kernels.fill(t._array, 0)
-        return (grad_x.reshape(self.in_shape) if need_x else None,
-                None if grad_weight is None else grad_weight.reshape(self.param_shape),
-                None if grad_bias is None else grad_bias.reshape(self.param_shape), None, None)
+        return (grad_x if need_x else None, grad_weight, grad_bias, None, None)
+
+
+def _flat_or_none(t: Tensor | None):
+    """The (D,) array a kernel writes a parameter gradient of normalized_shape into."""
+    return None if t is None else t._array.reshape(-1)
 
 
 def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from ...autograd.op import Op
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
-from ..arguments import array_or_none, check_floats, check_shape, rows_of
+from ..arguments import array_or_none, check_floats, check_shape, laid_out, rows_of
 
 KEEP_HIDDEN_BYTES = 16 << 20  # keep x @ w1ᵀ for backward up to this size, recompute above
 
@@ -46,33 +46,35 @@ class FFN(Op):
         check_shape("ffn", "b1", b1, (hidden,), "hidden size of w1")
         check_shape("ffn", "b2", b2, (w2.shape[0],), "out size of w2")
         rows = rows_of(x, width)                                             # (N, C)
-        w1, w2 = w1.detach().contiguous(), w2.detach().contiguous()
-        b1, b2 = (None if b is None else b.detach().contiguous() for b in (b1, b2))
-        out = Tensor._empty((rows.shape[0], w2.shape[0]), x.dtype, x.device)  # (N, C2)
+        w1, w2 = laid_out(w1, w1.shape), laid_out(w2, w2.shape)
+        b1, b2 = (None if b is None else laid_out(b, b.shape) for b in (b1, b2))
+        out = Tensor._empty(x.shape[:-1] + (w2.shape[0],), x.dtype, x.device)  # (*, C2), written as (N, C2)
         keep = self.recording and rows.shape[0] * hidden * x.dtype.itemsize <= KEEP_HIDDEN_BYTES
         kept = Tensor._empty((rows.shape[0], hidden), x.dtype, x.device) if keep else None     # (N, H)
         x.device.kernels.ffn_forward(rows._array, w1._array, array_or_none(b1), w2._array, array_or_none(b2),
-                                     approximate, out._array, array_or_none(kept))
+                                     approximate, out._array.reshape(rows.shape[0], w2.shape[0]),
+                                     array_or_none(kept))
         self.save_for_backward(rows, w1, b1, w2, kept)
         self.in_shape, self.approximate = x.shape, approximate
-        return out.reshape(x.shape[:-1] + (w2.shape[0],))
+        return out
 
     def backward(self, grad):
         rows, w1, b1, w2, kept = self.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = self.needs_input_grad[:5]
-        grad_rows = grad.contiguous().reshape(-1, w2.shape[0])               # (N, C2)
+        grad_rows = rows_of(grad, w2.shape[0])                               # (N, C2)
         dtype, device = grad.dtype, grad.device
 
         def empty(shape, needed):
             return Tensor._empty(shape, dtype, device) if needed else None
 
-        grad_x, grad_w1, grad_b1 = empty(rows.shape, need_x), empty(w1.shape, need_w1), empty(
-            (w1.shape[0],), need_b1)
+        grad_x, grad_w1, grad_b1 = empty(self.in_shape, need_x), empty(w1.shape, need_w1), empty(
+            (w1.shape[0],), need_b1)                                         # grad_x written as (N, C)
         grad_w2, grad_b2 = empty(w2.shape, need_w2), empty((w2.shape[0],), need_b2)
         device.kernels.ffn_backward(grad_rows._array, rows._array, w1._array, array_or_none(b1), w2._array,
-                                    self.approximate, *(array_or_none(g) for g in (
-                                        grad_x, grad_w1, grad_b1, grad_w2, grad_b2)), array_or_none(kept))
-        return (grad_x.reshape(self.in_shape) if need_x else None, grad_w1, grad_b1, grad_w2, grad_b2)
+                                    self.approximate, grad_x._array.reshape(rows.shape) if need_x else None,
+                                    *(array_or_none(g) for g in (grad_w1, grad_b1, grad_w2, grad_b2)),
+                                    array_or_none(kept))
+        return (grad_x, grad_w1, grad_b1, grad_w2, grad_b2)
 
 
 def ffn(x: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none") -> Tensor:

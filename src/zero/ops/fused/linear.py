@@ -31,26 +31,27 @@ class LinearBias(Op):
         check_shape("linear", "bias", bias, (out_features,), "out_features")
         rows = rows_of(x, in_features)                                       # (N, IN)
         weight = weight.detach()
-        out = Tensor._empty((rows.shape[0], out_features), x.dtype, x.device)  # (N, OUT)
-        x.device.kernels.linear_forward(rows._array, weight._array, array_or_none(bias), out._array)
+        out = Tensor._empty(x.shape[:-1] + (out_features,), x.dtype, x.device)  # (*, OUT), written as (N, OUT)
+        x.device.kernels.linear_forward(rows._array, weight._array, array_or_none(bias),
+                                        out._array.reshape(rows.shape[0], out_features))
         need_x, need_weight = self.needs_input_grad[:2]
         self.save_for_backward(rows if need_weight else None, weight if need_x else None)
         self.in_shape, self.weight_shape = x.shape, weight.shape
-        return out.reshape(x.shape[:-1] + (out_features,))
+        return out
 
     def backward(self, grad):
         rows, weight = self.saved_tensors
         need_x, need_weight, need_bias = self.needs_input_grad
         out_features, in_features = self.weight_shape
-        grad_rows = grad.contiguous().reshape(-1, out_features)               # (N, OUT)
+        grad_rows = rows_of(grad, out_features)                               # (N, OUT)
         dtype, device = grad.dtype, grad.device
-        grad_x = Tensor._empty((grad_rows.shape[0], in_features), dtype, device) if need_x else None
+        grad_x = Tensor._empty(self.in_shape, dtype, device) if need_x else None   # (*, IN), written as (N, IN)
         grad_weight = Tensor._empty(self.weight_shape, dtype, device) if need_weight else None
         grad_bias = Tensor._empty((out_features,), dtype, device) if need_bias else None
         device.kernels.linear_backward(grad_rows._array, array_or_none(rows), array_or_none(weight),
-                                       array_or_none(grad_x), array_or_none(grad_weight),
-                                       array_or_none(grad_bias))
-        return (grad_x.reshape(self.in_shape) if need_x else None, grad_weight, grad_bias)
+                                       grad_x._array.reshape(-1, in_features) if need_x else None,
+                                       array_or_none(grad_weight), array_or_none(grad_bias))
+        return (grad_x, grad_weight, grad_bias)
 
 
 def linear(x: Tensor, weight: Tensor, bias=None) -> Tensor:
