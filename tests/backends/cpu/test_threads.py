@@ -16,6 +16,7 @@ import zero
 from zero.backends.cpu import kernels as K
 from zero.backends.cpu import threads
 from zero.backends.cpu.kernels import linalg
+from zero.backends.cpu.kernels import nn as nn_kernels
 
 
 @pytest.fixture
@@ -34,6 +35,7 @@ def split_everything(monkeypatch, two_threads):
     monkeypatch.setattr(threads, "SPLIT_ELEMENTS", 1)
     monkeypatch.setattr(linalg, "SPLIT_FLOPS", 1)
     monkeypatch.setattr(linalg, "MIN_ROWS", 1)
+    monkeypatch.setattr(nn_kernels, "LAYER_NORM_PART", 1)
     splits, run_all = [], threads._pool.run_all
 
     def recorded(functions):
@@ -234,6 +236,50 @@ def test_attention(split_everything, causal):
         return [out, lse, *grads]
 
     _same_bits(run, split_everything)
+
+
+@pytest.mark.parametrize("affine", [False, True])
+def test_layer_norm(split_everything, affine):
+    """Rows split in forward, the backward's fixed chunks of rows (and their partial weight
+    and bias sums) shared among threads: the same bits on one thread and two."""
+    x, g, w, b = _f32(70, 9, scale=2.0), _f32(70, 9), _f32(9), _f32(9)
+
+    def run():
+        out, mean, rstd = np.empty_like(x), np.empty(70, np.float32), np.empty(70, np.float32)
+        K.layer_norm_forward(x, w if affine else None, b if affine else None, 1e-5, out, mean, rstd)
+        grads = [np.empty_like(x), np.empty_like(w), np.empty_like(b)]
+        K.layer_norm_backward(g, x, w if affine else None, mean, rstd, *grads)
+        return [out, mean, rstd, *grads]
+
+    _same_bits(run, split_everything)
+    out = run()[0]
+    centred = x - x.mean(1, keepdims=True)
+    normalised = centred / np.sqrt((centred ** 2).mean(1, keepdims=True) + 1e-5)
+    expected = normalised * w + b if affine else normalised
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_linear_cross_entropy(split_everything):
+    """A chunk's rows split (logits, their gradient, grad_x), then the weight's rows."""
+    x, w = _f32(40, 8), _f32(11, 8)
+    target = rng.integers(0, 11, 40)
+
+    def run():
+        loss, lse = np.empty(40, np.float32), np.empty(40, np.float64)
+        K.linear_cross_entropy_forward(x, w, target, -100, 16, loss, lse)     # chunks of 16 rows: 3 chunks
+        grad_x, grad_w = np.empty_like(x), np.empty_like(w)
+        K.linear_cross_entropy_backward(np.full(40, 0.5, np.float32), x, w, target, lse, -100, 16, grad_x, grad_w)
+        return [loss, lse, grad_x, grad_w]
+
+    _close_and_repeatable(run, split_everything)
+    logits = (x @ w.T).astype(np.float64)
+    log_probs = logits - np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1, keepdims=True)) \
+        - logits.max(1, keepdims=True)
+    loss, _, grad_x, grad_w = run()
+    np.testing.assert_allclose(loss, -log_probs[np.arange(40), target], rtol=1e-5, atol=1e-5)
+    d_logits = 0.5 * (np.exp(log_probs) - np.eye(11)[target])
+    np.testing.assert_allclose(grad_x, d_logits @ w, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(grad_w, d_logits.T @ x, rtol=1e-4, atol=1e-5)
 
 
 def test_row_and_flat_loops(split_everything):

@@ -14,11 +14,11 @@ costs more than it gives, then run single-threaded on each core: attention forwa
 (32 x 4, 64, 32) took 3.9 ms with two BLAS threads, 2.7 ms with one, 1.8 ms with a range
 of (batch, head) pairs per thread.
 
-What is not split. Memory-bound loops (layer norm, relu, a copy) gained nothing from a
-second thread here: one core already moves data at about the machine's copy bandwidth
-(layer norm at (4096, 256): 0.57 ms on one thread, 0.53 on two; its backward got slower).
-Loops with transcendentals (GELU, softmax, cross-entropy, dropout's hash, AdamW's root)
-ran 1.6-1.9x faster on two.
+What is split. Loops with transcendentals (GELU, softmax, cross-entropy, dropout's hash,
+AdamW's root) ran 1.6-1.9x faster on two threads. Memory-bound loops (relu, a copy) gained
+nothing from a second thread here: one core already moves data at about the machine's copy
+bandwidth. Layer norm sits between: split from 2^18 elements a thread, where it gained
+(``kernels/nn.py`` has the figures).
 
 How a split runs. ``run_all(functions)`` calls the first function on the calling thread
 and the others on worker threads, and returns when all have returned (an exception in

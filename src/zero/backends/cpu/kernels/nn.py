@@ -60,7 +60,7 @@ import math
 
 import numpy as np
 
-from ..threads import parallel_rows
+from ..threads import parallel_for, parallel_rows
 from ._fastmath import fast_exp, like, log_probability, row_peak
 from ._jit import jit, njit, prange
 
@@ -306,10 +306,19 @@ def _nll_backward_rows(grad_loss, target, weight, ignore_index, grad_input):
 def layer_norm_forward(x, weight, bias, eps: float, out, mean, rstd) -> None:
     x = np.ascontiguousarray(x)
     empty = np.empty(0, x.dtype)
-    _layer_norm_rows(x, empty if weight is None else np.ascontiguousarray(weight),
-                     empty if bias is None else np.ascontiguousarray(bias), weight is not None,
-                     bias is not None, float(eps), _rows_out(out), _rows_out(mean), _rows_out(rstd))
+    weight_in = empty if weight is None else np.ascontiguousarray(weight)
+    bias_in = empty if bias is None else np.ascontiguousarray(bias)
+    out, mean, rstd = _rows_out(out), _rows_out(mean), _rows_out(rstd)
+    eps = float(eps)
+    parallel_for(x.shape[0], lambda lo, hi: _layer_norm_rows(
+        x[lo:hi], weight_in, bias_in, weight is not None, bias is not None, eps, out[lo:hi], mean[lo:hi],
+        rstd[lo:hi]), _layer_norm_grain(x.shape[1]))
 
+
+# Layer norm moves little data per row; a thread pays for its hand-off from 2^18 elements
+# (measured against one thread, forward / backward: 2048 x 128 (2^18) 0.99 / 1.00 of the time,
+# 4096 x 256 0.91 / 0.95, 16384 x 384 0.67 / 0.58).
+LAYER_NORM_PART = 1 << 18
 
 # Row chunks of the backward: each accumulates its own partial weight/bias gradient, and the
 # partials are summed at the end. A fixed count (not the thread count) keeps results
@@ -324,14 +333,22 @@ def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_b
     # the partial parameter gradients are summed even when not wanted: one loop, no flag in it
     partial_weight = np.zeros((chunks, width))
     partial_bias = np.zeros_like(partial_weight)
-    _layer_norm_backward_rows(np.ascontiguousarray(grad), x,
-                              np.ones(width, x.dtype) if weight is None else np.ascontiguousarray(weight),
-                              np.ascontiguousarray(mean), np.ascontiguousarray(rstd),
-                              _rows_out(grad_x), partial_weight, partial_bias)
+    grad, mean, rstd, grad_x = (np.ascontiguousarray(grad), np.ascontiguousarray(mean),
+                                np.ascontiguousarray(rstd), _rows_out(grad_x))
+    weight = np.ones(width, x.dtype) if weight is None else np.ascontiguousarray(weight)
+
+    parallel_for(chunks, lambda lo, hi: _layer_norm_backward_rows(
+        grad, x, weight, mean, rstd, grad_x, partial_weight, partial_bias, lo, hi),
+        max(1, chunks * _layer_norm_grain(width) // max(rows, 1)))
     if grad_weight is not None:
         np.copyto(grad_weight, partial_weight.sum(axis=0), casting="unsafe")
     if grad_bias is not None:
         np.copyto(grad_bias, partial_bias.sum(axis=0), casting="unsafe")
+
+
+def _layer_norm_grain(width: int) -> int:
+    """Rows worth a thread of their own in layer norm: LAYER_NORM_PART elements."""
+    return -(-LAYER_NORM_PART // max(width, 1))
 
 
 @njit
@@ -359,10 +376,12 @@ def _layer_norm_rows(x, weight, bias, has_weight, has_bias, eps, out, mean, rstd
 
 
 @njit
-def _layer_norm_backward_rows(grad, x, weight, mean, rstd, grad_x, partial_weight, partial_bias):
+def _layer_norm_backward_rows(grad, x, weight, mean, rstd, grad_x, partial_weight, partial_bias, first, stop):
+    """Chunks first..stop-1 of the rows (a thread's range): a chunk's rows, and so its
+    partial sums, do not depend on how the chunks are shared among threads."""
     rows = x.shape[0]
     chunks = partial_weight.shape[0]
-    for k in prange(chunks):
+    for k in prange(first, stop):
         for r in range(k * rows // chunks, (k + 1) * rows // chunks):
             _layer_norm_backward_row(grad[r], x[r], weight, np.float64(mean[r]), np.float64(rstd[r]),
                                      grad_x[r], partial_weight[k], partial_bias[k])
