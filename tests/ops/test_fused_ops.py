@@ -202,6 +202,17 @@ def test_ffn_keeps_a_small_hidden_layer_and_recomputes_a_large_one(monkeypatch):
         assert fused.ffn(x, w1, b1, w2, b2).grad_fn is None
 
 
+@pytest.mark.parametrize("recompute", [True, False])
+def test_ffn_recompute_overrides_the_budget(monkeypatch, recompute):
+    ffn_module = sys.modules["zero.ops.fused.ffn"]
+    monkeypatch.setattr(ffn_module, "KEEP_HIDDEN_BYTES", 1 << 30 if recompute else 0)  # by size: the opposite
+    x, w1, b1, w2, b2 = leaf((6, 8)), leaf((16, 8)), leaf((16,)), leaf((5, 16)), leaf((5,))
+    out = F.ffn(x, w1, b1, w2, b2, recompute=recompute)
+    assert (out.grad_fn._saved[-1] is None) == recompute            # nothing kept when told to recompute
+    with pytest.raises(ValueError, match="recompute must be None"):
+        F.ffn(x, w1, b1, w2, b2, recompute="yes")
+
+
 def test_ffn_graph_keeps_no_hidden_activation(monkeypatch):
     ffn_module = sys.modules["zero.ops.fused.ffn"]  # (zero.ops.fused.ffn is also the function)
     monkeypatch.setattr(ffn_module, "KEEP_HIDDEN_BYTES", 0)   # above the budget: recompute
@@ -578,11 +589,16 @@ def test_float32_gelu_loops_of_op_and_ffn_agree_with_float64(form):
     elementwise_kernels.gelu_backward(np.ones_like(x), x, grad, form)
     bias = np.linspace(-1, 1, 64).astype(np.float32)
     rows = (x.reshape(-1, 64) - bias).astype(np.float32)              # + bias gives back ~x
+    in_place = np.empty((rows.shape[0], 0), np.float32)                # no source: h itself; no gradient
     fused_value, fused_grad = rows.copy(), np.ones_like(rows)
-    _fused_linear._bias_gelu(fused_value, bias, fused_grad, form == "tanh", True)
+    _fused_linear._bias_gelu(in_place, bias, fused_value, fused_grad, form == "tanh", True)
     fused_forward = rows.copy()
-    _fused_linear._bias_gelu(fused_forward, bias, np.empty((rows.shape[0], 0), np.float32),
-                             form == "tanh", False)
+    _fused_linear._bias_gelu(in_place, bias, fused_forward, in_place, form == "tanh", False)
+    from_value, from_grad, from_forward = np.empty_like(rows), np.ones_like(rows), np.empty_like(rows)
+    _fused_linear._bias_gelu(rows, bias, from_value, from_grad, form == "tanh", True)   # from the kept rows
+    _fused_linear._bias_gelu(rows, bias, from_forward, in_place, form == "tanh", False)
+    for a, b in ((from_value, fused_value), (from_grad, fused_grad), (from_forward, fused_forward)):
+        np.testing.assert_array_equal(a, b)
     shifted = (rows.astype(np.float64) + bias).astype(np.float32).astype(np.float64).reshape(-1)
     if form == "tanh":
         fused_want, fused_slope = _tanh_gelu_and_slope(shifted)

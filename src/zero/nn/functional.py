@@ -82,10 +82,13 @@ def linear(input: Tensor, weight: Tensor, bias=None) -> Tensor:  # noqa: A002
     return fused.linear(input, weight, bias)                            # (*, out)
 
 
-def ffn(input: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none") -> Tensor:  # noqa: A002
+def ffn(input: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none",  # noqa: A002
+        recompute=None) -> Tensor:
     """gelu(input @ w1ᵀ + b1) @ w2ᵀ + b2 as one op: (*, C) -> (*, C2) with w1 (H, C),
-    w2 (C2, H). Backward recomputes the (*, H) hidden layer instead of keeping it."""
-    return fused.ffn(input, w1, b1, w2, b2, approximate=approximate)
+    w2 (C2, H). Backward starts from the (*, H) hidden layer input @ w1ᵀ, kept when it
+    is at most 256 MiB, recomputed when larger or when ``recompute`` is True (False:
+    always kept)."""
+    return fused.ffn(input, w1, b1, w2, b2, approximate=approximate, recompute=recompute)
 
 
 def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:

@@ -1,9 +1,10 @@
 """Fused linear (x Wᵀ + b) and feed-forward (linear -> GELU -> linear) kernels.
 
 Every product is a BLAS GEMM; a transposed weight is a transposed view, never a copy.
-The FFN's hidden activation (N, H) exists only inside a call: forward drops it, backward
-recomputes it from x (one GEMM) and turns it into the GELU output and the hidden
-gradient in a single Numba pass.
+The FFN's pre-activation x @ w1ᵀ (N, H) is either kept by the op (``kept``, written by
+forward) or recomputed by backward from x (one GEMM); backward turns it into the GELU
+output and the hidden gradient in a single Numba pass, which reads the kept array
+directly (no copy of it), and the GELU output itself exists only inside a call.
 
 Threads. Each kernel is one or two parallel regions of the CPU pool
 (``zero.backends.cpu.threads``), not a split per product: a hand-off costs 20-60 µs.
@@ -86,17 +87,15 @@ def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
     rows, hidden = x.shape[0], w1.shape[0]
     h = shaped(scratch(rows * hidden, x.dtype), rows, hidden)           # (N, H)
     bias1 = _bias_or_zeros(b1, h)
-    # the unused gradient is an empty array, not h: an alias would make the loop's runtime
-    # overlap check fail and run it unvectorised
-    no_grad = np.empty((rows, 0), h.dtype)
+    nothing = np.empty((rows, 0), h.dtype)       # no gradient; no source apart from h
 
     def chain(lo, hi):
         if kept is not None:
             np.matmul(x[lo:hi], w1.T, out=kept[lo:hi])
-            np.copyto(h[lo:hi], kept[lo:hi])
+            _bias_gelu(kept[lo:hi], bias1, h[lo:hi], nothing[lo:hi], tanh, False)   # h <- gelu(kept + b1)
         else:
             np.matmul(x[lo:hi], w1.T, out=h[lo:hi])
-        _bias_gelu(h[lo:hi], bias1, no_grad[lo:hi], tanh, False)       # h <- gelu(h + b1)
+            _bias_gelu(nothing[lo:hi], bias1, h[lo:hi], nothing[lo:hi], tanh, False)  # h <- gelu(h + b1)
         np.matmul(h[lo:hi], w2.T, out=out[lo:hi])
         if b2 is not None:
             out[lo:hi] += b2
@@ -119,14 +118,15 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
     bias1 = _bias_or_zeros(b1, activation)
     ones = _ones(rows, x.dtype) if grad_b1 is not None or grad_b2 is not None else None
 
+    in_place = np.empty((rows, 0), x.dtype)
+
     def chain(lo, hi):
-        if kept is not None:
-            np.copyto(activation[lo:hi], kept[lo:hi])
-        else:
+        if kept is None:
             np.matmul(x[lo:hi], w1.T, out=activation[lo:hi])
         np.matmul(grad_out[lo:hi], w2, out=grad_hidden[lo:hi])               # d loss / d gelu output
         # activation <- gelu(h + b1); grad_hidden <- grad_hidden * gelu'(h + b1), in one pass
-        _bias_gelu(activation[lo:hi], bias1, grad_hidden[lo:hi], tanh, True)
+        source = in_place if kept is None else kept
+        _bias_gelu(source[lo:hi], bias1, activation[lo:hi], grad_hidden[lo:hi], tanh, True)
         if grad_x is not None:
             np.matmul(grad_hidden[lo:hi], w1, out=grad_x[lo:hi])
 
@@ -153,16 +153,18 @@ def _bias_or_zeros(bias, like):
     return np.ascontiguousarray(bias) if bias is not None else np.zeros(like.shape[1], like.dtype)
 
 
-def _bias_gelu_row(tanh: bool, want_grad: bool):
+def _bias_gelu_row(tanh: bool, want_grad: bool, in_place: bool):
     """The pass over one row of the hidden layer, for one GELU form, with or without the
-    gradient (both constants inside the loop, so it holds no branch): v = h + bias;
-    h <- gelu(v); with ``want_grad``, grad <- grad * gelu'(v) as well. At h's precision,
-    through the vectorisable helpers of ``_fastmath`` (libm's erf and tanh are scalar
-    calls, 3-10x slower than this whole pass)."""
+    gradient, reading h itself or a separate source (all three constants inside the loop,
+    so it holds no branch): v = (h or source) + bias; h <- gelu(v); with ``want_grad``,
+    grad <- grad * gelu'(v) as well. At h's precision, through the vectorisable helpers of
+    ``_fastmath`` (libm's erf and tanh are scalar calls, 3-10x slower than this whole pass).
+    In place, ``source`` is not read: an empty array, since an array that overlaps h would
+    fail the loop's runtime overlap check and run it unvectorised (so would grad = h)."""
     @njit
-    def row_pass(h, bias, grad):      # h, bias (H,); grad (H,), or (0,) without want_grad
+    def row_pass(source, bias, h, grad):      # source (H,) or (0,); bias, h (H,); grad (H,) or (0,)
         for j in range(h.size):
-            v = h[j] + bias[j]
+            v = (h[j] if in_place else source[j]) + bias[j]
             if want_grad:
                 value, slope = gelu_with_slope(v, tanh)
                 h[j] = value
@@ -172,23 +174,38 @@ def _bias_gelu_row(tanh: bool, want_grad: bool):
     return row_pass
 
 
-_erf_row, _erf_grad_row = _bias_gelu_row(False, False), _bias_gelu_row(False, True)
-_tanh_row, _tanh_grad_row = _bias_gelu_row(True, False), _bias_gelu_row(True, True)
+_erf_row, _erf_grad_row = _bias_gelu_row(False, False, True), _bias_gelu_row(False, True, True)
+_tanh_row, _tanh_grad_row = _bias_gelu_row(True, False, True), _bias_gelu_row(True, True, True)
+_erf_row_from, _erf_grad_row_from = _bias_gelu_row(False, False, False), _bias_gelu_row(False, True, False)
+_tanh_row_from, _tanh_grad_row_from = _bias_gelu_row(True, False, False), _bias_gelu_row(True, True, False)
 
 
 @njit
-def _bias_gelu(h, bias, grad, tanh, want_grad):
-    """h (N, H); grad (N, H), or (N, 0) without want_grad: a call of the row pass of this
-    form per row (measured 25 % faster than one loop indexing h[r, j], 2048 x 512 float32).
-    The row passes are module globals, not closure variables: Numba's cache key includes
-    what a closure holds, and a compiled function there differs from process to process."""
+def _bias_gelu(source, bias, h, grad, tanh, want_grad):
+    """h (N, H) <- gelu(source + bias), source (N, H), or in place (h + bias) when source is
+    (N, 0); grad (N, H) <- grad * gelu'(...) with ``want_grad``, else (N, 0). A call of the
+    row pass of this form per row (measured 25 % faster than one loop indexing h[r, j],
+    2048 x 512 float32). The row passes are module globals, not closure variables: Numba's
+    cache key includes what a closure holds, and a compiled function there differs from
+    process to process."""
+    in_place = source.shape[1] == 0
     for r in range(h.shape[0]):
-        if tanh:
-            if want_grad:
-                _tanh_grad_row(h[r], bias, grad[r])
+        if in_place:
+            if tanh:
+                if want_grad:
+                    _tanh_grad_row(source[r], bias, h[r], grad[r])
+                else:
+                    _tanh_row(source[r], bias, h[r], grad[r])
+            elif want_grad:
+                _erf_grad_row(source[r], bias, h[r], grad[r])
             else:
-                _tanh_row(h[r], bias, grad[r])
+                _erf_row(source[r], bias, h[r], grad[r])
+        elif tanh:
+            if want_grad:
+                _tanh_grad_row_from(source[r], bias, h[r], grad[r])
+            else:
+                _tanh_row_from(source[r], bias, h[r], grad[r])
         elif want_grad:
-            _erf_grad_row(h[r], bias, grad[r])
+            _erf_grad_row_from(source[r], bias, h[r], grad[r])
         else:
-            _erf_row(h[r], bias, grad[r])
+            _erf_row_from(source[r], bias, h[r], grad[r])
