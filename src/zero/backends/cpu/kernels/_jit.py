@@ -75,6 +75,7 @@ class LazyJit:
 
 
 _registered: list[LazyJit] = []
+_PACKAGE = __name__.partition(".")[0] + "."   # "zero.", or a copy's own name (benchmarks/step_ab.py)
 
 
 def _cache_dir() -> Path:
@@ -101,7 +102,7 @@ def compile_all() -> None:
         lazy.dispatcher = numba.njit(**lazy.options)(lazy.py_func)
     by_id = {id(lazy): lazy.dispatcher for lazy in fresh}
     for name, module in list(sys.modules.items()):
-        if not name.startswith("zero.") or module is None:
+        if not name.startswith(_PACKAGE) or module is None:
             continue
         namespace = vars(module)
         for key, value in list(namespace.items()):
