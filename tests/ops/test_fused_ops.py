@@ -25,6 +25,7 @@ from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf,
 from zero.errors import DTypeError, ShapeError, ZeroIndexError
 from zero.ops import attention as composed_attention
 from zero.ops import fused
+from zero.ops.arguments import laid_out
 
 rng = np.random.default_rng(0)
 
@@ -200,6 +201,27 @@ def test_ffn_keeps_a_small_hidden_layer_and_recomputes_a_large_one(monkeypatch):
         np.testing.assert_allclose(kept_grad, recomputed_grad, rtol=1e-12, atol=1e-12)
     with zero.no_grad():                             # nothing recorded: nothing kept
         assert fused.ffn(x, w1, b1, w2, b2).grad_fn is None
+
+
+def test_fused_ops_alias_contiguous_inputs_and_copy_strided_ones():
+    """laid_out: a contiguous input (offset included) is read in place, without graph; a
+    strided one is copied. The fused ops give the same on a strided input and its copy."""
+    x = zero.randn(2, 3, 4, requires_grad=True)
+    rows = laid_out(x, (6, 4))
+    assert rows.untyped_storage() is x.untyped_storage() and rows.data_ptr() == x.data_ptr()
+    assert rows.grad_fn is None and not rows.requires_grad and rows.shape == (6, 4)
+    second = laid_out(x[1], (12,))                                   # contiguous at an offset
+    assert second.data_ptr() == x[1].data_ptr()
+    np.testing.assert_array_equal(second.numpy(), x.detach().numpy()[1].reshape(12))
+    strided = x[:, 1:]                                               # (2, 2, 4), rows 4 apart
+    copied = laid_out(strided, (4, 4))
+    assert copied.untyped_storage() is not x.untyped_storage()
+    np.testing.assert_array_equal(copied.numpy(), strided.detach().numpy().reshape(4, 4))
+    w, b = zero.randn(5, 4), zero.randn(5)
+    w1, b1, w2, b2 = zero.randn(8, 4), zero.randn(8), zero.randn(4, 8), zero.randn(4)
+    for fn in (lambda t: F.linear(t, w, b), lambda t: F.layer_norm(t, (4,)),
+               lambda t: F.ffn(t, w1, b1, w2, b2)):
+        np.testing.assert_array_equal(fn(strided).detach().numpy(), fn(strided.contiguous()).detach().numpy())
 
 
 @pytest.mark.parametrize("recompute", [True, False])
