@@ -80,12 +80,12 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
             continue
         if r0 > 0 and partial is None:
             partial = shaped(scratch(grad_weight.size, x.dtype), *grad_weight.shape)
-        target_rows = grad_weight if r0 == 0 else partial
+        this_chunk = grad_weight if r0 == 0 else partial                 # (V, C): this chunk's share
 
-        def by_classes(lo, hi, r0=r0, r1=r1, grad_logits=grad_logits, target_rows=target_rows):
-            np.matmul(grad_logits[:, lo:hi].T, x[r0:r1], out=target_rows[lo:hi])
-            if target_rows is not grad_weight:
-                grad_weight[lo:hi] += target_rows[lo:hi]
+        def by_classes(lo, hi, r0=r0, r1=r1, grad_logits=grad_logits, this_chunk=this_chunk):
+            np.matmul(grad_logits[:, lo:hi].T, x[r0:r1], out=this_chunk[lo:hi])
+            if this_chunk is not grad_weight:
+                grad_weight[lo:hi] += this_chunk[lo:hi]
 
         parallel_for(vocab, by_classes, row_grain(2 * (r1 - r0) * x.shape[1]))
 
