@@ -18,7 +18,6 @@ For a change's effect, not for comparisons with PyTorch (``train_step.py`` does 
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import subprocess
 import sys
@@ -28,11 +27,9 @@ import time
 from io import BytesIO
 from pathlib import Path
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from train_step import CONFIGS, gpt_batches, gpt_config, mlp_batches  # noqa: E402
+from train_step import CONFIGS, ZeroSide, gpt_batches, mlp_batches  # noqa: E402
 
 
 def extract_base(commit: str, folder: Path) -> None:
@@ -48,44 +45,18 @@ def extract_base(commit: str, folder: Path) -> None:
     jit.write_text(jit.read_text().replace('name.startswith("zero.")', 'name.startswith("zero_base.")'))
 
 
-def make_step(package: str, config: str, dropout: float, state: dict | None):
-    """(step(x, y) -> loss, the initial state) for ``package``'s model of ``config``."""
-    z = importlib.import_module(package)
-    models = importlib.import_module(package + ".models")
-    clip = importlib.import_module(package + ".nn.utils").clip_grad_norm_
-    z.manual_seed(0)
-    if config == "mlp":
-        model = models.MLP()
-        model.set_input_statistics(0.2860, 0.3530)
-    else:
-        model = models.GPT(models.GPTConfig(**gpt_config(CONFIGS[config], dropout)))
-    state = state or {name: np.array(t.numpy()) for name, t in model.state_dict().items()}
-    model.load_state_dict({name: z.tensor(value) for name, value in state.items()})
-    model.train()
-    if config == "mlp":
-        optimizer = z.optim.AdamW(model.parameters(), lr=1e-3)
-    else:
-        optimizer = z.optim.AdamW(model.parameters(), lr=1e-3, betas=(0.9, 0.99), weight_decay=0.1)
-    z.manual_seed(1)
-
-    def step(x, y):
-        if config == "mlp":
-            loss = z.nn.functional.cross_entropy(model(z.tensor(x)), z.tensor(y))
-        else:
-            loss = model(z.tensor(x), z.tensor(y))
-        optimizer.zero_grad()
-        loss.backward()
-        if config != "mlp":
-            clip(model.parameters(), 1.0)
-        optimizer.step()
-        return float(loss.item())
-
-    return step, state
+def make_step(package: str, config: str, dropout: float, initial: str):
+    """step(x, y) -> loss of ``package``'s model of ``config``, started from the weights in
+    ``initial`` (train_step.py's Zero side: the same model, optimizer and step)."""
+    side = ZeroSide(package)
+    model, optimizer = side.prepare(config, dropout, initial)
+    return lambda x, y: float(side.step(config, model, optimizer, x, y).item())
 
 
-def compare(config: str, dropout: float, pairs: int) -> str:
-    base, state = make_step("zero_base", config, dropout, None)
-    new, _ = make_step("zero", config, dropout, state)
+def compare(config: str, dropout: float, pairs: int, folder: Path) -> str:
+    initial = str(folder / f"{config}.npz")
+    ZeroSide("zero_base").save_initial(config, initial)
+    base, new = (make_step(package, config, dropout, initial) for package in ("zero_base", "zero"))
     batches = mlp_batches(8) if config == "mlp" else gpt_batches(CONFIGS[config], 8)
     losses: dict[str, list[float]] = {"base": [], "new": []}
     steps = {"base": base, "new": new}
@@ -125,7 +96,7 @@ def main() -> None:
         print("| configuration | pairs | base ms/step | new ms/step | new/base (range) | losses equal |")
         print("|---|---:|---:|---:|---:|---|")
         for config in args.configs.split(","):
-            print(compare(config, args.dropout, args.pairs), flush=True)
+            print(compare(config, args.dropout, args.pairs, Path(folder)), flush=True)
 
 
 if __name__ == "__main__":

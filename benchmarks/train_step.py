@@ -31,6 +31,7 @@ in every round. ``--profile`` adds Zero's per-op profile (``zero.profiler``) of 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import math
 import statistics
@@ -95,21 +96,20 @@ def gpt_config(shape: GPTShape, dropout: float) -> dict:
 
 
 class ZeroSide:
-    def __init__(self):
-        import zero
-        from zero.nn.utils import clip_grad_norm_
-
-        self.zero, self.clip = zero, clip_grad_norm_
+    def __init__(self, package: str = "zero"):
+        """``package``: Zero's package name (``step_ab.py`` imports another commit's copy as
+        ``zero_base``)."""
+        self.zero = importlib.import_module(package)
+        self.models = importlib.import_module(package + ".models")
+        self.clip = importlib.import_module(package + ".nn.utils").clip_grad_norm_
 
     def model(self, config: str, dropout: float):
-        from zero.models import GPT, MLP, GPTConfig
-
         self.zero.manual_seed(0)
         if config == "mlp":
-            model = MLP()
+            model = self.models.MLP()
             model.set_input_statistics(0.2860, 0.3530)  # Fashion-MNIST's pixel mean and std
             return model
-        return GPT(GPTConfig(**gpt_config(CONFIGS[config], dropout)))
+        return self.models.GPT(self.models.GPTConfig(**gpt_config(CONFIGS[config], dropout)))
 
     def save_initial(self, config: str, path: str) -> None:
         state = {name: np.array(t.numpy()) for name, t in self.model(config, 0.0).state_dict().items()}
