@@ -42,8 +42,8 @@ __all__ = ["flash_attention_backward", "flash_attention_forward"]
 
 # Query rows (forward) or key columns (backward) per block. Causal blocks compute the whole
 # rectangle up to the diagonal, so smaller blocks waste less on masked scores: 64 against
-# 128 took 0.97 / 0.93-0.95 of the time forward / backward at (G, T, D) = (128, 128, 64)
-# and (384, 256, 64) (96 gained less).
+# 128 took 0.91-0.97 / 0.85-0.95 of the time forward / backward at (G, T, D) = (128, 128, 64)
+# and (384, 256, 64), two runs (96 gained less).
 BLOCK = 64
 SCRATCH_BYTES = 2 << 20     # at most this much per scratch array, all threads' parts together
 
