@@ -160,29 +160,28 @@ def _bias_gelu_row(tanh: bool, want_grad: bool):
     gelu'(v) as well. At h's precision, through the vectorisable helpers of ``_fastmath``
     (libm's erf and tanh are scalar calls, 3-10x slower than this whole pass). In place is
     a loop of its own that reads only h: a source that overlaps h (or grad = h) would fail
-    the loop's runtime overlap check and run it unvectorised. The two loops are written out:
-    choosing the source per element, or sharing the body through an inlined helper, left
-    them unvectorised (measured 6-9x slower at 1024 x 512)."""
+    the loop's runtime overlap check and run it unvectorised. So each form has two loops, one
+    per source: choosing the source per element, or sharing the body through an inlined
+    helper, left them unvectorised (measured 6-9x slower at 1024 x 512)."""
     @njit
     def row_pass(source, bias, h, grad):      # source (H,) or (0,); bias, h (H,); grad (H,) or (0,)
-        if source.size == 0:
-            for j in range(h.size):
-                v = h[j] + bias[j]
-                if want_grad:
-                    value, slope = gelu_with_slope(v, tanh)
+        if want_grad:
+            if source.size == 0:
+                for j in range(h.size):
+                    value, slope = gelu_with_slope(h[j] + bias[j], tanh)
                     h[j] = value
                     grad[j] *= slope
-                else:
-                    h[j] = gelu(v, tanh)
+            else:
+                for j in range(h.size):
+                    value, slope = gelu_with_slope(source[j] + bias[j], tanh)
+                    h[j] = value
+                    grad[j] *= slope
+        elif source.size == 0:
+            for j in range(h.size):
+                h[j] = gelu(h[j] + bias[j], tanh)
         else:
             for j in range(h.size):
-                v = source[j] + bias[j]
-                if want_grad:
-                    value, slope = gelu_with_slope(v, tanh)
-                    h[j] = value
-                    grad[j] *= slope
-                else:
-                    h[j] = gelu(v, tanh)
+                h[j] = gelu(source[j] + bias[j], tanh)
     return row_pass
 
 
