@@ -16,10 +16,16 @@ The layers, each importing only from those below it:
     tensors                     Tensor, TensorMeta, Storage, creation
     backends                    Device; per device an allocator and kernels
     errors, dtypes, random, grad_mode, files, hooks
+
+``zero.data``, ``zero.distributed``, ``zero.profiler``, ``zero.utils`` and ``zero.save`` /
+``zero.load`` are imported at their first use (``zero.data.DataLoader`` works as it reads;
+so does ``import zero.data``): a program that never loads a dataset, joins a process group
+or saves a checkpoint does not pay for multiprocessing, sockets and file formats at
+``import zero``.
 """
 from __future__ import annotations
 
-from . import accelerator, amp, autograd, cpu, cuda, data, distributed, errors, nn, optim, profiler, utils
+from . import accelerator, amp, autograd, cpu, cuda, errors, nn, optim
 from . import linalg
 from .backends.cuda.matmul import get_float32_matmul_precision, set_float32_matmul_precision
 from .backends.device import Device
@@ -27,6 +33,7 @@ from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dty
                      result_type, set_default_dtype, uint8)
 from .dtypes import finfo, iinfo
 from .dtypes import bool_ as bool
+from .lazy_modules import on_first_use
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, argsort, bitwise_and,
                             bitwise_not, bitwise_or, bitwise_xor, broadcast_to, clamp, clip, clone, cos, cumsum, div,
@@ -56,7 +63,6 @@ from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, t
 from .ops.matmul import matmul
 from .backends.cpu.threads import get_num_threads, set_num_threads
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
-from .serialization import load, save
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                                ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros,
                                zeros_like)
@@ -73,3 +79,10 @@ half = float16
 dtype = DType
 device = Device
 
+
+
+# Imported at their first use (lazy_modules.py)
+__getattr__, __dir__ = on_first_use(__name__, {
+    "data": "data", "distributed": "distributed", "profiler": "profiler", "utils": "utils",
+    "save": "serialization:save", "load": "serialization:load",
+}, globals())

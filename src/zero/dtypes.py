@@ -6,11 +6,11 @@ and the two 16-bit floats: float16 and bfloat16 (NumPy's type for it comes from
 the ml_dtypes package). Each ``DType`` knows its NumPy twin, which is what CPU
 kernels see. (The 16-bit floats are for storing and moving values -- creation,
 casts, .to(), .numpy(), elementwise arithmetic; the fused and Numba kernels work
-in float32 and float64 only, and CuPy has no bfloat16.)
+in float32 and float64 only, and CuPy has no bfloat16.) ml_dtypes is imported when
+bfloat16's NumPy type is first needed, not with zero (it takes ~10 ms).
 """
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 
 from .errors import DTypeError
@@ -24,11 +24,24 @@ class DType:
 
     __slots__ = ("name", "numpy", "itemsize", "category")
 
-    def __init__(self, name: str, numpy_type, category: int):
+    def __init__(self, name: str, numpy_type, category: int, itemsize: int = 0):
+        """``numpy_type`` None: a type from ml_dtypes, of ``itemsize`` bytes, looked up at the
+        first read of ``numpy``."""
         self.name = name
-        self.numpy = np.dtype(numpy_type)
-        self.itemsize = self.numpy.itemsize
+        if numpy_type is not None:
+            self.numpy = np.dtype(numpy_type)
+        self.itemsize = itemsize or self.numpy.itemsize
         self.category = category
+
+    def __getattr__(self, attribute: str):
+        """Runs only for an unset slot: the NumPy type of an ml_dtypes type, at its first use."""
+        if attribute != "numpy":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
+        import ml_dtypes
+
+        self.numpy = np.dtype(getattr(ml_dtypes, self.name))
+        _BY_NUMPY[self.numpy] = self
+        return self.numpy
 
     @property
     def is_floating_point(self) -> bool:
@@ -44,7 +57,7 @@ class DType:
 float32 = DType("float32", np.float32, FLOATING)
 float64 = DType("float64", np.float64, FLOATING)
 float16 = DType("float16", np.float16, FLOATING)
-bfloat16 = DType("bfloat16", ml_dtypes.bfloat16, FLOATING)
+bfloat16 = DType("bfloat16", None, FLOATING, itemsize=2)
 int32 = DType("int32", np.int32, INTEGER)
 int64 = DType("int64", np.int64, INTEGER)
 uint8 = DType("uint8", np.uint8, INTEGER)
@@ -52,7 +65,7 @@ bool_ = DType("bool", np.bool_, BOOL)
 
 ALL_DTYPES = (float32, float64, float16, bfloat16, int32, int64, uint8, bool_)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES}
+_BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not bfloat16}  # bfloat16 joins at its first use
 # Aliases PyTorch users type.
 _BY_NAME.update({"float": float32, "double": float64, "half": float16, "int": int32, "long": int64})
 # The 16-bit floats are the only pair of one category and size: together they need float32.
@@ -89,7 +102,12 @@ def from_numpy_dtype(numpy_dtype) -> DType:
     """The Zero dtype of a NumPy dtype, or a DTypeError naming the unsupported type."""
     try:
         return _BY_NUMPY[np.dtype(numpy_dtype)]
-    except (KeyError, TypeError):
+    except KeyError:
+        if np.dtype(numpy_dtype).name == "bfloat16" and np.dtype(numpy_dtype) == bfloat16.numpy:
+            return bfloat16  # ml_dtypes' type, met before zero.bfloat16's first use
+        supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
+        raise DTypeError(f"NumPy dtype {numpy_dtype} is not supported by Zero (supported: {supported})") from None
+    except TypeError:
         supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
         raise DTypeError(f"NumPy dtype {numpy_dtype} is not supported by Zero (supported: {supported})") from None
 
@@ -183,6 +201,8 @@ class finfo:  # (PyTorch's lowercase name)
         dtype = get_default_dtype() if dtype is None else to_dtype(dtype)
         if not dtype.is_floating_point:
             raise TypeError(f"finfo: needs a floating-point dtype, got {dtype}; use zero.iinfo for integers")
+        import ml_dtypes
+
         limits = ml_dtypes.finfo(dtype.numpy)  # (NumPy's finfo does not know bfloat16)
         self.bits = dtype.itemsize * 8
         self.eps, self.max, self.min = float(limits.eps), float(limits.max), float(limits.min)

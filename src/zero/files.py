@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import tempfile
 
 try:
@@ -153,7 +152,7 @@ def atomic_link(source, target) -> None:
     source, target = os.fspath(source), os.fspath(target)
     directory = os.path.dirname(os.path.abspath(target))
     remove_orphaned_temporaries(target)
-    temporary = os.path.join(directory, f"{_temporary_prefix(target)}{secrets.token_hex(4)}.tmp")
+    temporary = os.path.join(directory, f"{_temporary_prefix(target)}{os.urandom(4).hex()}.tmp")
     try:
         os.link(source, temporary)
     except OSError:  # no hard links here (or too many): copy instead

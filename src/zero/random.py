@@ -6,28 +6,36 @@ initial weights on every device. Kernels that need randomness on the device
 (dropout) take a 63-bit seed drawn from it with ``next_seed()`` and derive
 their numbers from (seed, element index), so backward can regenerate the same
 mask instead of storing it.
+
+A Generator makes its PCG64 at the first draw, not when seeded: ``numpy.random`` takes
+~10 ms to import, which ``import zero`` (it seeds the default generator) need not pay.
 """
 from __future__ import annotations
 
-import secrets
+import os
 
 import numpy as np
+
+
+def _fresh_seed() -> int:
+    """63 bits of the operating system's entropy."""
+    return int.from_bytes(os.urandom(8), "little") >> 1
 
 
 class Generator:
     def __init__(self, device="cpu", seed: int | None = None):
         self.device = device
         self._seed = 0
-        self.manual_seed(secrets.randbits(63) if seed is None else seed)
+        self.manual_seed(_fresh_seed() if seed is None else seed)
 
     def manual_seed(self, seed: int) -> Generator:
         self._seed = int(seed)
-        self._numpy = np.random.Generator(np.random.PCG64(self._seed))
+        self._numpy: np.random.Generator | None = None   # made from the seed at the first draw
         return self
 
     def seed(self) -> int:
         """Re-seed from fresh entropy; returns the seed used."""
-        self.manual_seed(secrets.randbits(63))
+        self.manual_seed(_fresh_seed())
         return self._seed
 
     def initial_seed(self) -> int:
@@ -35,22 +43,25 @@ class Generator:
 
     def get_state(self) -> dict:
         """A JSON-friendly snapshot (saved in checkpoints so a resumed run draws the same)."""
-        return {"seed": self._seed, "bit_generator": self._numpy.bit_generator.state}
+        return {"seed": self._seed, "bit_generator": self.numpy.bit_generator.state}
 
     def set_state(self, state: dict) -> None:
         self._seed = int(state["seed"])
-        self._numpy.bit_generator.state = state["bit_generator"]
+        self.numpy.bit_generator.state = state["bit_generator"]
 
     # -- drawing -----------------------------------------------------------------------------
     @property
     def numpy(self) -> np.random.Generator:
+        """The NumPy generator the draws come from."""
+        if self._numpy is None:
+            self._numpy = np.random.Generator(np.random.PCG64(self._seed))
         return self._numpy
 
     def next_seed(self) -> int:
-        return int(self._numpy.integers(0, 1 << 63))
+        return int(self.numpy.integers(0, 1 << 63))
 
     def fill_normal(self, tensor, mean: float = 0.0, std: float = 1.0) -> None:
-        values = self._numpy.standard_normal(tensor.shape, dtype=_float_type(tensor))
+        values = self.numpy.standard_normal(tensor.shape, dtype=_float_type(tensor))
         if std != 1.0:
             values *= std
         if mean != 0.0:
@@ -58,17 +69,17 @@ class Generator:
         _write(tensor, values)
 
     def fill_uniform(self, tensor, low: float = 0.0, high: float = 1.0) -> None:
-        values = self._numpy.random(tensor.shape, dtype=_float_type(tensor))
+        values = self.numpy.random(tensor.shape, dtype=_float_type(tensor))
         if (low, high) != (0.0, 1.0):
             values *= high - low
             values += low
         _write(tensor, values)
 
     def fill_integers(self, tensor, low: int, high: int) -> None:
-        _write(tensor, self._numpy.integers(low, high, size=tensor.shape, dtype=np.int64))
+        _write(tensor, self.numpy.integers(low, high, size=tensor.shape, dtype=np.int64))
 
     def permutation(self, n: int) -> np.ndarray:
-        return self._numpy.permutation(n)
+        return self.numpy.permutation(n)
 
 
 def _float_type(tensor):

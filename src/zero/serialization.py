@@ -65,7 +65,6 @@ import os
 import struct
 import warnings
 import zlib
-from pathlib import Path
 
 import numpy as np
 
@@ -361,7 +360,8 @@ def _read_source(f) -> tuple[str, bytes]:
         return label, bytes(data)
     path = os.fspath(f)
     try:
-        return path, Path(path).read_bytes()
+        with open(path, "rb") as file:
+            return path, file.read()
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "checkpoint not found", path) from None
     except IsADirectoryError:

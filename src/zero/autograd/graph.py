@@ -20,12 +20,22 @@ saved, and the drawing then shows only the ops and the leaves.
 """
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import AutogradError, describe
 from ..tensors.tensor import Tensor
 from .op import AccumulateGrad, Op
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def _graphviz_dot() -> str | None:
+    """Where Graphviz's ``dot`` program is, if installed (shutil and pathlib are imported
+    here, at the first drawing, not with zero)."""
+    import shutil
+
+    return shutil.which("dot")
 
 
 class Graph:
@@ -36,15 +46,19 @@ class Graph:
 
     def save(self, path) -> Path:
         """Write the DOT text (a .dot file any Graphviz tool reads)."""
+        from pathlib import Path
+
         path = Path(path)
         path.write_text(self.source, encoding="utf-8")
         return path
 
     def render(self, path, format: str | None = None) -> Path:  # noqa: A002  (graphviz's name)
         """Render to an image with Graphviz's ``dot`` (format from the suffix: svg, png, pdf)."""
+        from pathlib import Path
+
         path = Path(path)
         kind = format or path.suffix.lstrip(".") or "svg"
-        dot = shutil.which("dot")
+        dot = _graphviz_dot()
         if dot is None:
             raise AutogradError(f"draw: rendering {path} needs Graphviz's `dot` program, which is not installed "
                                 "(Debian: apt-get install graphviz); .save() writes the DOT text without it")
@@ -54,7 +68,7 @@ class Graph:
         return path
 
     def _repr_svg_(self):  # notebooks show it as a picture when Graphviz is there
-        dot = shutil.which("dot")
+        dot = _graphviz_dot()
         if dot is None:
             return None
         import subprocess

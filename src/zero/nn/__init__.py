@@ -1,5 +1,8 @@
-"""Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops."""
-from . import functional, init, parallel, utils
+"""Neural-network building blocks: Module, Parameter, layers, initialisers, functional ops.
+``zero.nn.parallel`` (DistributedDataParallel, and with it zero.distributed) is imported at
+its first use."""
+from ..lazy_modules import on_first_use
+from . import functional, init, utils
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
@@ -15,3 +18,5 @@ __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "Modu
            "Tanh", "Sigmoid", "Softmax", "Flatten", "CrossEntropyLoss", "MSELoss", "MultiheadAttention",
            "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "functional", "init", "parallel", "utils"]
+
+__getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel"}, globals())

@@ -44,11 +44,9 @@ nothing extra. (A ``LazyJit`` held elsewhere keeps working: it forwards the call
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import sys
 import warnings
-from pathlib import Path
 from typing import Any
 
 FASTMATH = {"reassoc", "contract", "arcp", "nsz"}
@@ -78,13 +76,16 @@ _registered: list[LazyJit] = []
 _PACKAGE = __name__.partition(".")[0] + "."   # "zero.", or a copy's own name (benchmarks/step_ab.py)
 
 
-def _cache_dir() -> Path:
+def _cache_dir() -> str:
     """Where this version of the kernel sources keeps its machine code (module docstring)."""
-    here = Path(__file__).parent
+    import hashlib
+
+    here = os.path.dirname(os.path.abspath(__file__))
     digest = hashlib.sha1()
-    for source in sorted(here.glob("*.py")):
-        digest.update(source.name.encode() + b"\0" + source.read_bytes())
-    return here / "__pycache__" / f"numba-{digest.hexdigest()[:16]}"
+    for name in sorted(entry for entry in os.listdir(here) if entry.endswith(".py")):
+        with open(os.path.join(here, name), "rb") as source:
+            digest.update(name.encode() + b"\0" + source.read())
+    return os.path.join(here, "__pycache__", f"numba-{digest.hexdigest()[:16]}")
 
 
 def compile_all() -> None:
@@ -93,7 +94,7 @@ def compile_all() -> None:
     import numba
 
     if not os.environ.get("NUMBA_CACHE_DIR"):
-        numba.config.CACHE_DIR = str(_cache_dir())  # type: ignore[attr-defined]
+        numba.config.CACHE_DIR = _cache_dir()  # type: ignore[attr-defined]
     # Inlining _fastmath's precision switch (an isinstance branch Numba resolves) trips a
     # "pedantic internal check" of Numba's SSA pass; the code it makes is right (tested).
     warnings.filterwarnings("ignore", category=numba.core.errors.NumbaIRAssumptionWarning)
