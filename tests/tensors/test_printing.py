@@ -43,3 +43,12 @@ def test_bad_options_name_the_problem():
         zero.set_printoptions(profile="long")
     with pytest.raises(ValueError, match="set_printoptions: precision must be a non-negative number, got -1"):
         zero.set_printoptions(precision=-1)
+
+
+def test_16_bit_floats_print_as_floats_with_their_dtype():
+    # PyTorch 2.13's output, character for character
+    assert repr(zero.ones(2, dtype=zero.bfloat16) + 1) == "tensor([2., 2.], dtype=zero.bfloat16)"
+    assert (repr(zero.tensor([1.5, -2.25, 3e10]).to(zero.bfloat16))
+            == "tensor([ 1.5000e+00, -2.2500e+00,  3.0065e+10], dtype=zero.bfloat16)")
+    assert repr(zero.tensor([[0.1]], dtype=zero.bfloat16)) == "tensor([[0.1001]], dtype=zero.bfloat16)"
+    assert repr(zero.ones(2, dtype=zero.float16) + 1) == "tensor([2., 2.], dtype=zero.float16)"

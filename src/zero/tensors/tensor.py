@@ -305,7 +305,10 @@ class Tensor(TensorMethods):
     __hash__ = object.__hash__
 
     def __repr__(self) -> str:
-        values = np.array2string(self._host_array(), separator=", ", prefix="tensor(",
+        host = self._host_array()
+        if self._meta.dtype is dtypes.bfloat16:  # NumPy formats ml_dtypes' type as an integer ("2,"), not "2.,"
+            host = host.astype(np.float32)       # (exact)
+        values = np.array2string(host, separator=", ", prefix="tensor(",
                                  **printing.array2string_options())
         extras = []
         if self._meta.device.type != "cpu":
