@@ -114,6 +114,8 @@ def _softmax_on_threads(x, out, log: bool) -> None:
 
 
 def _softmax_backward_on_threads(grad, out, grad_in, log: bool) -> None:
+    if grad.shape[1] == 0:
+        return
     grad, out, grad_in = np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in)
     parallel_rows(grad.shape[0], grad.shape[1],
                   lambda lo, hi: _softmax_backward_rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi], log))
@@ -166,7 +168,7 @@ def _softmax_backward_rows(grad, out, grad_in, log):
 
 @njit
 def _softmax_backward_row(grad, out, grad_in, log):
-    total = 0.0
+    total = like(grad[0], 0.0)     # in the row's precision (as the forward's)
     if log:  # d log_softmax: grad - softmax * sum(grad)
         for c in range(grad.size):
             total += grad[c]
