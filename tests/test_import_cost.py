@@ -3,6 +3,7 @@ for the first CPU loop, the CUDA stack for the first CUDA tensor, the network an
 checkpoint format for the first download or save (see backends/cpu/kernels/_jit.py),
 datasets, process groups and the profiler for their first use (zero/lazy_modules.py),
 NumPy's random generators for the first draw, ml_dtypes for the first bfloat16."""
+import os
 import subprocess
 import sys
 
@@ -61,3 +62,32 @@ def test_a_bfloat16_array_from_ml_dtypes_before_zero_bfloat16_is_used():
             "t = zero.from_numpy(np.array([1.5, 2.0], dtype=ml_dtypes.bfloat16))\n"
             "assert t.dtype is zero.bfloat16 and t.tolist() == [1.5, 2.0], (t.dtype, t.tolist())\n")
     modules_after(code)
+
+
+RACE = """
+import threading, time, numpy as np, numba, zero
+from zero.backends.cpu.kernels import _jit, nn
+real_njit = numba.njit
+real_njit(lambda: 1)()            # Numba warmed up, as after an earlier compile: typing starts at once
+def slow_njit(*function, **options):
+    time.sleep(0.001)             # the compiling thread takes a while to make the dispatchers
+    return real_njit(*function, **options)
+numba.njit = slow_njit
+rows = nn._softmax_rows           # a LazyJit, before anything is compiled
+x = np.random.rand(4, 5).astype(np.float32)
+out = np.empty_like(x)
+compiling = threading.Thread(target=_jit.compile_all)
+compiling.start()
+while rows.dispatcher is None:    # a pool thread calls it as soon as it shows a dispatcher
+    time.sleep(0.0001)
+rows(x, out, False)
+compiling.join()
+assert np.allclose(out, np.exp(x) / np.exp(x).sum(1, keepdims=True))
+"""
+
+
+def test_a_loop_called_while_another_thread_compiles_finds_its_callees_compiled(tmp_path):
+    # (the first loops of a process may run on the pool's threads at once: flash attention's)
+    environment = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))   # compiled here, not loaded
+    done = subprocess.run([sys.executable, "-c", RACE], capture_output=True, text=True, env=environment)
+    assert done.returncode == 0, done.stderr[-2000:]

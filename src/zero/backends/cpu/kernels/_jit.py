@@ -46,6 +46,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 import warnings
 from typing import Any
 
@@ -73,6 +74,7 @@ class LazyJit:
 
 
 _registered: list[LazyJit] = []
+_compiling = threading.Lock()
 _PACKAGE = __name__.partition(".")[0] + "."   # "zero.", or a copy's own name (benchmarks/step_ab.py)
 
 
@@ -90,25 +92,31 @@ def _cache_dir() -> str:
 
 def compile_all() -> None:
     """Import Numba, give every registered function its dispatcher, and replace each
-    LazyJit in the globals of Zero's modules by its dispatcher."""
-    import numba
+    LazyJit in the globals of Zero's modules by its dispatcher. Thread-safe: the first
+    calls may come from the pool's threads at once, and a LazyJit shows its dispatcher only
+    when every global has been replaced (Numba compiling a loop that a thread could already
+    call would otherwise meet a LazyJit among its callees: "Untyped global name")."""
+    with _compiling:
+        fresh = [lazy for lazy in _registered if lazy.dispatcher is None]
+        if not fresh:
+            return
+        import numba
 
-    if not os.environ.get("NUMBA_CACHE_DIR"):
-        numba.config.CACHE_DIR = _cache_dir()  # type: ignore[attr-defined]
-    # Inlining _fastmath's precision switch (an isinstance branch Numba resolves) trips a
-    # "pedantic internal check" of Numba's SSA pass; the code it makes is right (tested).
-    warnings.filterwarnings("ignore", category=numba.core.errors.NumbaIRAssumptionWarning)
-    fresh = [lazy for lazy in _registered if lazy.dispatcher is None]
-    for lazy in fresh:
-        lazy.dispatcher = numba.njit(**lazy.options)(lazy.py_func)
-    by_id = {id(lazy): lazy.dispatcher for lazy in fresh}
-    for name, module in list(sys.modules.items()):
-        if not name.startswith(_PACKAGE) or module is None:
-            continue
-        namespace = vars(module)
-        for key, value in list(namespace.items()):
-            if type(value) is LazyJit and id(value) in by_id:
-                namespace[key] = by_id[id(value)]
+        if not os.environ.get("NUMBA_CACHE_DIR"):
+            numba.config.CACHE_DIR = _cache_dir()  # type: ignore[attr-defined]
+        # Inlining _fastmath's precision switch (an isinstance branch Numba resolves) trips a
+        # "pedantic internal check" of Numba's SSA pass; the code it makes is right (tested).
+        warnings.filterwarnings("ignore", category=numba.core.errors.NumbaIRAssumptionWarning)
+        by_id = {id(lazy): numba.njit(**lazy.options)(lazy.py_func) for lazy in fresh}
+        for name, module in list(sys.modules.items()):
+            if not name.startswith(_PACKAGE) or module is None:
+                continue
+            namespace = vars(module)
+            for key, value in list(namespace.items()):
+                if type(value) is LazyJit and id(value) in by_id:
+                    namespace[key] = by_id[id(value)]
+        for lazy in fresh:
+            lazy.dispatcher = by_id[id(lazy)]
 
 
 def jit(**options) -> Any:
