@@ -184,7 +184,7 @@ def _probabilities_row(row, scale, limit):
     for j in range(limit):
         row[j] = scale * row[j]
     peak = row_peak(row[:limit])     # in the scores' dtype, and so the whole row (limit >= 1)
-    total = 0.0
+    total = like(peak, 0.0)
     for j in range(limit):
         p = fast_exp(row[j] - peak)
         row[j] = p
