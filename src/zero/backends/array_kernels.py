@@ -307,7 +307,8 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
         xp.add.at(out, tuple(position), values)
 
     def index_select(x, axis: int, index, out) -> None:
-        """out = x taken along ``axis`` at ``index`` (any shape: an embedding lookup for axis 0)."""
+        """out = x taken along ``axis`` at ``index`` (any shape: an embedding lookup for axis 0).
+        The CPU has its own (cpu/kernels/indexing.py): NumPy's take buffers ``out``."""
         if out.flags.c_contiguous:
             xp.take(x, index, axis=axis, out=out)
         else:

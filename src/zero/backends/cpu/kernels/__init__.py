@@ -15,7 +15,8 @@ NumPy would run as several passes over memory are compiled with Numba
     conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
     elementwise     copy; where, relu and its backward on contiguous floats; sigmoid,
                     SiLU, both GELUs (Numba loops)
-    indexing        index_add_along (a Numba loop for embeddings)
+    indexing        index_select (NumPy's take, unbuffered), index_add_along (a Numba
+                    loop for embeddings)
     linalg          matmul through BLAS
     nn              softmax, cross-entropy, NLL, layer norm, dropout (Numba loops)
     fused           linear, FFN, linear + cross-entropy, flash attention
@@ -26,7 +27,7 @@ import numpy as np
 
 from ...array_kernels import array_kernels
 
-globals().update(array_kernels(np))  # first: a module below may give a faster kernel of the same name (where, relu)
+globals().update(array_kernels(np))  # first: a module below may replace one by a faster one (where, relu, index_select)
 del np, array_kernels
 
 from .conv import *  # noqa: E402

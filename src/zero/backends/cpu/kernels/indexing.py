@@ -1,13 +1,25 @@
-"""index_add_along (index_select's backward) with a Numba loop for the embedding case. The
-other indexing kernels -- advanced indexing, gather/scatter, index_select, triangles --
-are NumPy calls (``zero.backends.array_kernels``)."""
+"""index_select without NumPy's buffered output, and index_add_along (its backward) with a
+Numba loop for the embedding case. The other indexing kernels -- advanced indexing,
+gather/scatter, triangles -- are NumPy calls (``zero.backends.array_kernels``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ._jit import njit
 
-__all__ = ["index_add_along"]
+__all__ = ["index_add_along", "index_select"]
+
+
+def index_select(x, axis: int, index, out) -> None:
+    """out = x taken along ``axis`` at ``index``, every index in [-size, size) (the op has
+    checked). np.take's default mode="raise" writes to a buffer and copies it to ``out``;
+    mode="wrap" writes ``out`` directly, and for indices in that range it takes the same
+    elements: 0.31-0.36 of the time at the GPT configurations' embedding lookups, from
+    (2048, 128) to (16384, 384)."""
+    if out.flags.c_contiguous:
+        np.take(x, index, axis=axis, out=out, mode="wrap")
+    else:
+        np.copyto(out, np.take(x, index, axis=axis, mode="wrap"))
 
 
 def index_add_along(out, axis: int, index, values) -> None:
