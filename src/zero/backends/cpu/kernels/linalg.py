@@ -12,11 +12,17 @@ agree to rounding across thread counts.
 """
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
 
+from ...array_kernels import array_kernels
 from ..threads import get_num_threads, parallel_for, single_threaded_blas
 
-__all__ = ["matmul"]  # product: for the fused kernels, not a kernel of the device contract
+__all__ = ["matmul", "sum"]  # product: for the fused kernels, not a kernel of the device contract
+
+_numpy_sum = array_kernels(np)["sum"]
 
 SPLIT_FLOPS = 32e6          # a product of fewer floating-point operations is not split
 MIN_ROWS = 8                # nor cut into parts of fewer rows (or columns, or matrices)
@@ -59,3 +65,24 @@ def product(a, b, out) -> None:
         parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b, out=out[lo:hi]), MIN_ROWS)
     else:
         np.matmul(a, b, out=out)
+
+
+def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name)
+    """Sums over the leading axes of a C-contiguous float array (bias gradients, x.sum(0))
+    as a product with a vector of ones: BLAS's GEMV took 0.36-0.67 of np.sum's time at
+    (2048, 512) to (16384, 1536), one thread. Each column is still summed in one order,
+    whatever the split of the columns over threads. Anything else: NumPy."""
+    lead = len(axes)
+    if (0 < lead < x.ndim and axes == tuple(range(lead)) and x.dtype == out.dtype
+            and x.dtype.type in (np.float32, np.float64) and x.flags.c_contiguous and out.flags.c_contiguous):
+        rows = math.prod(x.shape[:lead])
+        product(_ones(rows, x.dtype), x.reshape(rows, out.size), out.reshape(-1))
+    else:
+        _numpy_sum(x, axes, out)
+
+
+@functools.lru_cache(maxsize=16)
+def _ones(count: int, dtype: np.dtype) -> np.ndarray:
+    ones = np.ones(count, dtype)
+    ones.flags.writeable = False
+    return ones
