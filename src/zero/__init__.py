@@ -79,8 +79,6 @@ half = float16
 dtype = DType
 device = Device
 
-
-
 # Imported at their first use (lazy_modules.py)
 __getattr__, __dir__ = on_first_use(__name__, {
     "data": "data", "distributed": "distributed", "profiler": "profiler", "utils": "utils",

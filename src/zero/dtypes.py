@@ -101,15 +101,16 @@ def dtype_from_name(name: str) -> DType:
 def from_numpy_dtype(numpy_dtype) -> DType:
     """The Zero dtype of a NumPy dtype, or a DTypeError naming the unsupported type."""
     try:
-        return _BY_NUMPY[np.dtype(numpy_dtype)]
-    except KeyError:
-        if np.dtype(numpy_dtype).name == "bfloat16" and np.dtype(numpy_dtype) == bfloat16.numpy:
-            return bfloat16  # ml_dtypes' type, met before zero.bfloat16's first use
-        supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
-        raise DTypeError(f"NumPy dtype {numpy_dtype} is not supported by Zero (supported: {supported})") from None
+        key = np.dtype(numpy_dtype)
     except TypeError:
+        key = None
+    found = _BY_NUMPY.get(key)
+    if found is None and key is not None and key.name == "bfloat16" and key == bfloat16.numpy:
+        found = bfloat16  # ml_dtypes' type, met before zero.bfloat16's first use
+    if found is None:
         supported = ", ".join(str(d.numpy) for d in ALL_DTYPES)
-        raise DTypeError(f"NumPy dtype {numpy_dtype} is not supported by Zero (supported: {supported})") from None
+        raise DTypeError(f"NumPy dtype {numpy_dtype} is not supported by Zero (supported: {supported})")
+    return found
 
 
 def to_dtype(value) -> DType:
