@@ -16,7 +16,8 @@ PACKAGE = Path(zero.__file__).parent
 
 # Lowest first. A module belongs to the first layer one of whose prefixes it starts with.
 LAYERS = [
-    ("foundation", ("zero.errors", "zero.dtypes", "zero.random", "zero.grad_mode", "zero.files", "zero.hooks")),
+    ("foundation", ("zero.errors", "zero.dtypes", "zero.random", "zero.grad_mode", "zero.files", "zero.hooks",
+                    "zero.lazy_modules")),
     ("backends", ("zero.backends",)),
     ("tensors", ("zero.tensors",)),
     ("autograd", ("zero.autograd",)),

@@ -15,7 +15,7 @@ The layers, each importing only from those below it:
     autograd                    Op, the backward engine, gradcheck
     tensors                     Tensor, TensorMeta, Storage, creation
     backends                    Device; per device an allocator and kernels
-    errors, dtypes, random, grad_mode, files, hooks
+    errors, dtypes, random, grad_mode, files, hooks, lazy_modules
 
 ``zero.data``, ``zero.distributed``, ``zero.profiler``, ``zero.utils`` and ``zero.save`` /
 ``zero.load`` are imported at their first use (``zero.data.DataLoader`` works as it reads;
