@@ -70,8 +70,10 @@ def product(a, b, out) -> None:
 def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name)
     """Sums over the leading axes of a C-contiguous float array (bias gradients, x.sum(0))
     as a product with a vector of ones: BLAS's GEMV took 0.36-0.67 of np.sum's time at
-    (2048, 512) to (16384, 1536), one thread. Each column is still summed in one order,
-    whatever the split of the columns over threads. Anything else: NumPy."""
+    (2048, 512) to (16384, 1536), one thread, and came 2.6-4x closer to the float64 sum. A
+    large one is split by columns (``product``): like the split products, it repeats bit for
+    bit for a given number of threads and agrees to rounding across thread counts (at
+    3000 x 6001 the column split changed the last bits). Anything else: NumPy."""
     lead = len(axes)
     if (0 < lead < x.ndim and axes == tuple(range(lead)) and x.dtype == out.dtype
             and x.dtype.type in (np.float32, np.float64) and x.flags.c_contiguous and out.flags.c_contiguous):

@@ -3,9 +3,10 @@
 The contract (every device's kernels module offers these names and signatures).
 Arrays are C-contiguous; "rows" is the product of all leading dimensions, the op
 having moved the reduced dimension last. Outputs are written, never returned.
-Float arrays share the input's dtype (float32 or float64). The sums of softmax's and
-cross-entropy's forward and of layer norm's backward run in the input's precision (each
-measured faster so, within the tests' tolerances); the others in float64.
+Float arrays share the input's dtype (float32 or float64). The sums of softmax and
+log-softmax (both directions), of cross-entropy's forward and of layer norm's backward run
+in the input's precision (each measured faster so, within the tests' tolerances); layer
+norm's forward statistics and label smoothing's sums over the class weights in float64.
 ``weight``/``bias`` (and the matching gradients) may be ``None``.
 
     softmax_forward(x, out)                         x, out: (rows, C)
@@ -395,9 +396,9 @@ def _layer_norm_backward_rows(grad, x, weight, mean, rstd, grad_x, partial_weigh
 def _layer_norm_backward_row(grad, x, weight, mu, inverse, grad_x, partial_weight, partial_bias):
     """One row, 1-D (a call per row: 2.4x faster than indexing [r, j] with flags in the loop,
     measured at 2048 x 128 float32), in the row's precision (float32 sums and partials took
-    0.57 / 0.72 of the float64 version's time at 2048 x 128 / 4096 x 256, with the same
-    largest error in grad_x against float64, and 2e-7 instead of 3e-8 relative in the weight
-    gradient); adds its parameter gradients to the chunk's partial sums."""
+    0.57-0.72 / 0.72-0.80 of the float64 version's time at 2048 x 128 / 4096 x 256, two
+    runs, with the same largest error in grad_x against float64, and 2e-7 instead of 3e-8
+    relative in the weight gradient); adds its parameter gradients to the chunk's partial sums."""
     width = x.size
     per_element = like(mu, 1.0 / width)
     mean_g = like(mu, 0.0)    # mean over the row of g = grad * weight
