@@ -68,29 +68,32 @@ class CachingAllocator:
     # -- the two operations ---------------------------------------------------------------
     def allocate(self, nbytes: int) -> Block:
         granularity = self.granularity
-        size = max(granularity, -(-nbytes // granularity) * granularity)  # round_size, inline: the hot path
+        size = -(-nbytes // granularity) * granularity or granularity   # round_size, inline: the hot path
         blocks = self._free.get(size)
-        block: Block | None
         if blocks:  # an exact fit is the best, and the hot path: no search, no sorted list
             block = blocks.pop()
             self.cached_bytes -= size
-        else:
-            block = self._take_best_fit(size)
-        if block is None:
-            self.misses += 1
-            block = Block(self.raw.malloc(size), size)
-            self.reserved_bytes += size
-        else:
             self.hits += 1
-        self.live_bytes += block.size
-        self.peak_bytes = max(self.peak_bytes, self.live_bytes)
+        else:
+            found = self._take_best_fit(size)
+            if found is None:
+                self.misses += 1
+                found = Block(self.raw.malloc(size), size)
+                self.reserved_bytes += size
+            else:
+                self.hits += 1
+            block = found
+        live = self.live_bytes = self.live_bytes + block.size
+        if live > self.peak_bytes:
+            self.peak_bytes = live
         return block
 
     def release(self, block: Block) -> None:
         """Take back a block nobody reads any more (its lease has ended)."""
         size = block.size
         self.live_bytes -= size
-        if self.cached_bytes + size > self.max_cached_bytes:
+        cached = self.cached_bytes + size
+        if cached > self.max_cached_bytes:
             self._return_to_raw(block)  # the pool is full: give this one back
             return
         blocks = self._free.get(size)
@@ -99,7 +102,7 @@ class CachingAllocator:
             bisect.insort(self._free_sizes, size)
         else:
             blocks.append(block)
-        self.cached_bytes += size
+        self.cached_bytes = cached
 
     # -- pool management --------------------------------------------------------------------
     def empty_cache(self) -> int:
@@ -117,7 +120,7 @@ class CachingAllocator:
 
     def round_size(self, nbytes: int) -> int:
         g = self.granularity
-        return max(g, (nbytes + g - 1) // g * g)
+        return -(-nbytes // g) * g or g
 
     def memory_stats(self) -> dict[str, int]:
         return {
