@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, describe
-from ..tensors.meta import contiguous_strides, is_contiguous, numel
+from ..tensors.meta import contiguous_strides, numel
 from ..tensors.tensor import Tensor
 
 
@@ -58,8 +58,8 @@ def laid_out(x: Tensor, shape: tuple) -> Tensor:
     (ops call this on every input, and a detach + reshape pair of ops costs more than a
     small kernel); otherwise a contiguous copy."""
     meta = x._meta
-    if is_contiguous(meta.shape, meta.strides):
-        return x._view_as(shape, contiguous_strides(shape), meta.offset)
+    if meta.contiguous:
+        return x._view_as(shape, contiguous_strides(shape), meta.offset, contiguous=True)
     return x.detach().contiguous().reshape(shape)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from ..autograd.op import Op
 from ..errors import ShapeError, ViewError, ZeroIndexError, describe
-from ..tensors.meta import infer_shape, normalize_dim, numel, view_strides
+from ..tensors.meta import contiguous_strides, infer_shape, normalize_dim, numel, view_strides
 from ..tensors.tensor import Tensor
 from .broadcast import sum_to_shape
 from .conversion import Copy
@@ -38,13 +38,17 @@ class View(Op):
     def forward(self, x: Tensor, shape: tuple):
         meta = x._meta
         shape = infer_shape(shape, numel(meta.shape), "view")
-        strides = view_strides(meta.shape, meta.strides, shape)
-        if strides is None:
-            raise ViewError(f"view: cannot view {describe(x)} with strides {list(meta.strides)} as "
-                            f"{list(shape)} without copying; use .reshape(...) (which copies when it "
-                            "must) or .contiguous().view(...)")
+        if meta.contiguous:     # the common case, and the cheap one: row-major strides of the new shape
+            out = x._view_as(shape, contiguous_strides(shape), meta.offset, contiguous=True)
+        else:
+            strides = view_strides(meta.shape, meta.strides, shape)
+            if strides is None:
+                raise ViewError(f"view: cannot view {describe(x)} with strides {list(meta.strides)} as "
+                                f"{list(shape)} without copying; use .reshape(...) (which copies when it "
+                                "must) or .contiguous().view(...)")
+            out = x._view_as(shape, strides, meta.offset)
         self.in_shape = meta.shape
-        return mark_view(x._view_as(shape, strides, meta.offset), x, (View, (shape,)))
+        return mark_view(out, x, (View, (shape,)))
 
     def backward(self, grad):
         return (reshape(grad, self.in_shape), None)
@@ -56,7 +60,7 @@ def reshape(x: Tensor, shape) -> Tensor:
     shape = infer_shape(shape, numel(meta.shape), "reshape")
     if shape == meta.shape:
         return x
-    if view_strides(meta.shape, meta.strides, shape) is None:
+    if not meta.contiguous and view_strides(meta.shape, meta.strides, shape) is None:
         x = Copy.apply(x)
     return View.apply(x, shape)
 

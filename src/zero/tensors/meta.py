@@ -16,14 +16,26 @@ from ..errors import ShapeError, ZeroIndexError
 class TensorMeta:
     """How to read a storage as an n-dimensional array. Never changed after creation."""
 
-    __slots__ = ("shape", "strides", "offset", "dtype", "device")
+    __slots__ = ("shape", "strides", "offset", "dtype", "device", "_contiguous")
 
-    def __init__(self, shape: tuple, strides: tuple, offset: int, dtype, device):
+    def __init__(self, shape: tuple, strides: tuple, offset: int, dtype, device, contiguous: bool | None = None):
+        """``contiguous``: whether the layout is row-major without gaps, when the maker knows;
+        None works it out at the first ask."""
         self.shape = shape
         self.strides = strides
         self.offset = offset
         self.dtype = dtype
         self.device = device
+        self._contiguous = contiguous
+
+    @property
+    def contiguous(self) -> bool:
+        """Row-major with no gaps (``is_contiguous``), worked out once per metadata: ops and
+        optimizers ask it of the same tensors again and again."""
+        known = self._contiguous
+        if known is None:
+            known = self._contiguous = is_contiguous(self.shape, self.strides)
+        return known
 
     def __repr__(self) -> str:
         return (f"TensorMeta(shape={self.shape}, strides={self.strides}, offset={self.offset}, "
@@ -43,6 +55,26 @@ def contiguous_strides(shape: tuple) -> tuple:
 
 def numel(shape: tuple) -> int:
     return math.prod(shape)
+
+
+_contiguous_metas: dict = {}   # (shape, dtype, device) -> (TensorMeta, nbytes)
+MAX_CACHED_METAS = 4096
+
+
+def contiguous_meta(shape: tuple, dtype, device) -> tuple[TensorMeta, int]:
+    """The metadata of a new contiguous tensor of ``shape`` read from the start of its
+    storage, and the storage's size in bytes. Metadata never changes, so every such tensor
+    of one shape, dtype and device shares one object: most ops' outputs take it from here,
+    a dictionary lookup instead of strides computed and an object built."""
+    key = (shape, dtype, device)
+    found = _contiguous_metas.get(key)
+    if found is None:
+        if len(_contiguous_metas) >= MAX_CACHED_METAS:
+            _contiguous_metas.clear()
+        shape = tuple(int(size) for size in shape)   # NumPy integers stop here
+        found = _contiguous_metas[key] = (TensorMeta(shape, contiguous_strides(shape), 0, dtype, device, True),
+                                          numel(shape) * dtype.itemsize)
+    return found
 
 
 def is_contiguous(shape: tuple, strides: tuple) -> bool:
@@ -119,20 +151,24 @@ def normalize_dims(dims, ndim: int, op: str) -> tuple:
 def infer_shape(shape, count: int, op: str) -> tuple:
     """Resolve one -1 in a requested shape against ``count`` elements."""
     shape = tuple(shape)
-    for s in shape:
-        if not isinstance(s, int):
+    unknown = None
+    known = 1
+    for i, size in enumerate(shape):
+        if not isinstance(size, int):
             raise TypeError(f"{op}: sizes must be ints, got {shape}")
-    unknown = [i for i, s in enumerate(shape) if s == -1]
-    if len(unknown) > 1:
-        raise ShapeError(f"{op}: only one dimension can be -1, got {shape}")
-    if any(s < -1 for s in shape):
-        raise ShapeError(f"{op}: invalid size in {shape}")
-    known = numel(tuple(s for s in shape if s != -1))
-    if unknown:
+        if size >= 0:
+            known *= size
+        elif size != -1:
+            raise ShapeError(f"{op}: invalid size in {shape}")
+        elif unknown is not None:
+            raise ShapeError(f"{op}: only one dimension can be -1, got {shape}")
+        else:
+            unknown = i
+    if unknown is not None:
         if known == 0 or count % known:
             raise ShapeError(f"{op}: shape {shape} is invalid for a tensor of {count} elements")
-        shape = shape[:unknown[0]] + (count // known,) + shape[unknown[0] + 1:]
-    elif known != count:
+        return shape[:unknown] + (count // known,) + shape[unknown + 1:]
+    if known != count:
         raise ShapeError(f"{op}: shape {shape} is invalid for a tensor of {count} elements")
     return shape
 

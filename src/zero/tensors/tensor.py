@@ -32,7 +32,7 @@ from .. import dtypes
 from ..backends.device import Device
 from ..errors import AutogradError, DeviceError, DTypeError
 from . import printing
-from .meta import TensorMeta, contiguous_strides, is_contiguous, normalize_dim, numel
+from .meta import TensorMeta, contiguous_meta, normalize_dim, numel
 from .storage import Storage
 
 if TYPE_CHECKING:
@@ -101,9 +101,9 @@ class Tensor(TensorMethods):
     @classmethod
     def _empty(cls, shape: tuple, dtype, device: Device) -> Tensor:
         """A new contiguous tensor with uninitialised memory from ``device``'s allocator."""
-        storage = Storage(numel(shape) * dtype.itemsize, device)
-        array = device.backend.new_array(storage.handle, shape, dtype.numpy)
-        return cls._made(array, storage, TensorMeta(shape, contiguous_strides(shape), 0, dtype, device), False)
+        meta, nbytes = contiguous_meta(shape, dtype, device)
+        storage = Storage(nbytes, device)
+        return cls._made(device.backend.new_array(storage.handle, meta.shape, dtype.numpy), storage, meta, False)
 
     @classmethod
     def _from_host(cls, array: np.ndarray, dtype, device: Device) -> Tensor:
@@ -112,10 +112,12 @@ class Tensor(TensorMethods):
         device.kernels.copy(device.backend.from_numpy(array), out._array)
         return out
 
-    def _view_as(self, shape: tuple, strides: tuple, offset: int) -> Tensor:
-        """Another tensor on the same storage (no graph; view ops add that)."""
+    def _view_as(self, shape: tuple, strides: tuple, offset: int, contiguous: bool | None = None) -> Tensor:
+        """Another tensor on the same storage (no graph; view ops add that); ``contiguous``
+        as ``TensorMeta`` takes it."""
         meta = self._meta
-        return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device))
+        return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device,
+                                                              contiguous))
 
     def _alias(self, cls: type[Tensor] | None = None) -> Tensor:
         """Same storage and metadata, no graph, no grad: what ops save for backward (and,
@@ -170,7 +172,7 @@ class Tensor(TensorMethods):
         return self.numel() * self._meta.dtype.itemsize
 
     def is_contiguous(self) -> bool:
-        return is_contiguous(self._meta.shape, self._meta.strides)
+        return self._meta.contiguous
 
     def is_floating_point(self) -> bool:
         return self._meta.dtype.is_floating_point
