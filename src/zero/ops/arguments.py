@@ -59,6 +59,8 @@ def laid_out(x: Tensor, shape: tuple) -> Tensor:
     small kernel); otherwise a contiguous copy."""
     meta = x._meta
     if meta.contiguous:
+        if meta.shape == shape:   # already laid out so (a weight, rows of rows): its metadata serves
+            return x._alias()
         return x._view_as(shape, contiguous_strides(shape), meta.offset, contiguous=True)
     return x.detach().contiguous().reshape(shape)
 

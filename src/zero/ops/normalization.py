@@ -52,18 +52,19 @@ class LayerNormalization(Op):
         weight = None if weight is None else laid_out(weight, (width,))
         bias = None if bias is None else laid_out(bias, (width,))
         out = Tensor._empty(x.shape, x.dtype, x.device)             # x's shape, written as (R, D)
-        mean = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
-        rstd = Tensor._empty((rows.shape[0],), x.dtype, x.device)   # (R,)
+        statistics = Tensor._empty((2, rows.shape[0]), x.dtype, x.device)   # (2, R): each row's mean, rstd
         if rows.numel():
+            mean, rstd = statistics._array[0], statistics._array[1]
             x.device.kernels.layer_norm_forward(rows._array, array_or_none(weight),
                                                 array_or_none(bias), float(eps),
-                                                out._array.reshape(rows.shape), mean._array, rstd._array)
-        self.save_for_backward(rows, weight, mean, rstd)
+                                                out._array.reshape(rows.shape), mean, rstd)
+        self.save_for_backward(rows, weight, statistics)
         self.in_shape, self.param_shape = x.shape, shape
         return out
 
     def backward(self, grad):
-        rows, weight, mean, rstd = self.saved_tensors
+        rows, weight, statistics = self.saved_tensors
+        mean, rstd = statistics._array[0], statistics._array[1]
         need_x, need_weight, need_bias = self.needs_input_grad[:3]
         grad_rows = laid_out(grad, rows.shape)                                  # (R, D)
         grad_x = Tensor._empty(self.in_shape, rows.dtype, rows.device)          # written as (R, D)
@@ -71,8 +72,8 @@ class LayerNormalization(Op):
         grad_bias = Tensor._empty(self.param_shape, rows.dtype, rows.device) if need_bias else None
         if rows.numel():
             grad.device.kernels.layer_norm_backward(
-                grad_rows._array, rows._array, array_or_none(weight), mean._array,
-                rstd._array, grad_x._array.reshape(rows.shape), _flat_or_none(grad_weight),
+                grad_rows._array, rows._array, array_or_none(weight), mean,
+                rstd, grad_x._array.reshape(rows.shape), _flat_or_none(grad_weight),
                 _flat_or_none(grad_bias))
         else:
             for t in (grad_weight, grad_bias):
