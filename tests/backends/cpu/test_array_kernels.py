@@ -78,6 +78,38 @@ def test_cpu_where_select_loop_equals_numpy_where(dtype, other):
     np.testing.assert_array_equal(out, np.where(condition[:1], a, b).astype(dtype))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+@pytest.mark.parametrize("row_shape", [(33,), (7, 33)])
+def test_cpu_add_of_a_row_equals_numpy_bit_for_bit(dtype, row_shape):
+    """The CPU's add loop by rows (an array plus an array of its trailing shape) gives NumPy's
+    sums exactly, either way round and in place; whatever it does not take (another dtype, a
+    strided operand, a row that overlaps the output) goes to NumPy."""
+    import zero.backends.cpu.kernels as cpu
+    from zero.backends.cpu.kernels import elementwise
+
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((64, 7, 33)) * 10).astype(dtype)
+    row = (rng.standard_normal(row_shape) * 10).astype(dtype)
+    want = x + row
+    for a, b in ((x, row), (row, x)):
+        out = np.zeros_like(x)
+        cpu.add(a, b, out)
+        np.testing.assert_array_equal(out, want)
+    in_place = x.copy()
+    cpu.add(in_place, row, in_place)
+    np.testing.assert_array_equal(in_place, want)
+    strided = np.zeros_like(x)
+    cpu.add(x, np.repeat(row, 2, axis=-1)[..., ::2], strided)
+    np.testing.assert_array_equal(strided, want)
+    overlapping = x.copy()
+    cpu.add(overlapping, overlapping[0, 0], overlapping)      # the row is the output's first row
+    np.testing.assert_array_equal(overlapping, x + x[0, 0])
+    if dtype != np.int64:
+        bias_added = x.reshape(-1, 33).copy()
+        elementwise.add_row_in_place(bias_added, row.reshape(-1)[:33])
+        np.testing.assert_array_equal(bias_added, x.reshape(-1, 33) + row.reshape(-1)[:33])
+
+
 def test_squared_norms_and_scale_in_place():
     rng = np.random.default_rng(1)
     arrays_ = [rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal(11),

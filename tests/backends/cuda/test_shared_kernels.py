@@ -14,8 +14,9 @@ from zero.backends.cuda.kernels import elementwise as cuda_elementwise
 # Shared kernels the CPU replaces by a faster one of its own (falling back to the shared one):
 # where, relu and its backward, as Numba select loops (NumPy's masked copy branches on every
 # element; its maximum is 3x a copy), NLL as a loop over rows, sums over leading axes as a
-# product with ones (BLAS's GEMV), index_select with NumPy's unbuffered take.
-CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select"}
+# product with ones (BLAS's GEMV), index_select with NumPy's unbuffered take, add of an array and a
+# row of its trailing shape as a loop by rows (NumPy's broadcasting add runs at half the speed).
+CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select", "add"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():

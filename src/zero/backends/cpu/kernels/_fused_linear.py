@@ -22,6 +22,7 @@ import numpy as np
 from ..threads import parallel_for, ranges, run_all, share, single_threaded_blas
 from ._fastmath import gelu, gelu_with_slope
 from ._fused_support import scratch, shaped
+from .elementwise import add_row_in_place
 from ._jit import njit
 from .linalg import row_grain
 
@@ -45,7 +46,7 @@ def linear_forward(x, weight, bias, out) -> None:
     def rows(lo, hi):
         np.matmul(x[lo:hi], weight.T, out=out[lo:hi])
         if bias is not None:
-            out[lo:hi] += bias
+            add_row_in_place(out[lo:hi], bias)
 
     parallel_for(x.shape[0], rows, row_grain(2 * weight.size))
 
@@ -98,7 +99,7 @@ def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
             _bias_gelu(nothing[lo:hi], bias1, h[lo:hi], nothing[lo:hi], tanh, False)  # h <- gelu(h + b1)
         np.matmul(h[lo:hi], w2.T, out=out[lo:hi])
         if b2 is not None:
-            out[lo:hi] += b2
+            add_row_in_place(out[lo:hi], b2)
 
     parallel_for(rows, chain, row_grain(2 * (w1.size + w2.size)))
 
