@@ -25,6 +25,7 @@ preset. ``--attention``: ``sdpa`` (the program's ``--flash 1``) or ``masked`` (`
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import statistics
 import sys
@@ -42,18 +43,28 @@ BATCHES = 16
 
 
 def load_program(framework: str):
-    """The program as a module, its ``torch`` being PyTorch or Zero."""
-    if framework == "zero":
-        import zero
-        import zero.nn.functional
-        import zero.utils.data
-
-        sys.modules.update({"torch": zero, "torch.nn": zero.nn, "torch.nn.functional": zero.nn.functional,
-                            "torch.utils": zero.utils, "torch.utils.data": zero.utils.data})
-    else:
+    """The program as a module, its ``torch`` being PyTorch (``"torch"``) or the Zero package
+    named (``"zero"``; ``step_ab.py`` loads it on another commit's ``"zero_base"`` too)."""
+    if framework == "torch":
         import torch
 
         torch.set_num_threads(2)
+        return _exec_program()
+    names = ("", ".nn", ".nn.functional", ".utils", ".utils.data")
+    modules = {"torch" + name: importlib.import_module(framework + name) for name in names}
+    saved = {name: sys.modules.get(name) for name in modules}
+    sys.modules.update(modules)         # while the program's import lines run
+    try:
+        return _exec_program()
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                del sys.modules[name]
+            else:
+                sys.modules[name] = module
+
+
+def _exec_program():
     spec = importlib.util.spec_from_file_location("pytorch_gpt", PROGRAM)
     assert spec is not None and spec.loader is not None
     program = importlib.util.module_from_spec(spec)
@@ -81,12 +92,7 @@ def worker(framework: str) -> None:
         for i in range(args.steps):
             x, y = batches[i % len(batches)]
             start = time.perf_counter()
-            _, loss = model(x, y)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
+            loss = program.train_step(model, optimizer, scheduler, x, y)   # the program's own step
             losses.append(loss.item())
             times.append(time.perf_counter() - start)
         return {"step": statistics.median(times[request["warmup"]:]), "losses": losses}

@@ -13,11 +13,19 @@ median and range over pairs. Both copies have a thread pool, but only one works 
 each keeps its own Numba cache. The losses of the two are compared too: equal bit for bit
 unless the change moves a rounding (a product split differently).
 
+Besides ``train_step.py``'s configurations (tiny, small, medium, book, mlp), three workloads
+bound by what each op costs before its kernel: ``program``, a step of
+``examples/pytorch_gpt.py`` at its own size (``pytorch_program.py``'s ``example``, SDPA);
+``generate``, 100 tokens from ``zero.models.GPT`` at the cpu preset's size, batch 1 (the
+KV cache); ``ops``, 1000 calls of a 4x4 ``a + b`` (a pair's times are per call).
+
 For a change's effect, not for comparisons with PyTorch (``train_step.py`` does those).
 """
 from __future__ import annotations
 
 import argparse
+import importlib
+import itertools
 import statistics
 import subprocess
 import sys
@@ -29,6 +37,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
+from pytorch_program import CONFIGS as PROGRAM_CONFIGS, load_program  # noqa: E402
 from train_step import CONFIGS, ZeroSide, gpt_batches, mlp_batches  # noqa: E402
 
 
@@ -46,38 +55,80 @@ def extract_base(commit: str, folder: Path) -> None:
 
 
 def make_step(package: str, config: str, dropout: float, initial: str):
-    """step(x, y) -> loss of ``package``'s model of ``config``, started from the weights in
-    ``initial`` (train_step.py's Zero side: the same model, optimizer and step)."""
+    """step() -> result of ``package``'s workload ``config``: a training step's loss (models
+    started from the weights in ``initial``, train_step.py's Zero side: the same model,
+    optimizer and step, cycling through the same batches), the tokens generated, or None."""
+    if config == "program":
+        return program_step(package)
+    if config == "generate":
+        return generate_step(package)
+    if config == "ops":
+        z = importlib.import_module(package)
+        a, b = z.ones(4, 4), z.ones(4, 4)
+
+        def ops():
+            for _ in range(OP_CALLS):
+                a + b
+        return ops
     side = ZeroSide(package)
     model, optimizer = side.prepare(config, dropout, initial)
-    return lambda x, y: float(side.step(config, model, optimizer, x, y).item())
+    batches = iter(itertools.cycle(mlp_batches(8) if config == "mlp" else gpt_batches(CONFIGS[config], 8)))
+    return lambda: float(side.step(config, model, optimizer, *next(batches)).item())
+
+
+OP_CALLS = 1000
+
+
+def program_step(package: str):
+    """A step of examples/pytorch_gpt.py at its own size, its torch being ``package``."""
+    program = load_program(package)
+    batch, block, layers, heads, width = PROGRAM_CONFIGS["example"]
+    args = argparse.Namespace(batch_size=batch, block_size=block, n_layer=layers, n_head=heads, n_embd=width,
+                              lr=3e-3, seed=1337, flash=1, steps=10_000)
+    dataset = program.CharDataset(program.TEXT, block)
+    model, optimizer, scheduler = program.build(args, dataset)
+    loader = program.DataLoader(dataset, batch_size=batch, sampler=program.ShuffledSampler(dataset, 0),
+                                drop_last=True)
+    batches = itertools.cycle([pair for _, pair in zip(range(16), loader)])
+    return lambda: program.train_step(model, optimizer, scheduler, *next(batches)).item()
+
+
+def generate_step(package: str):
+    z, models = importlib.import_module(package), importlib.import_module(package + ".models")
+    z.manual_seed(0)
+    model = models.GPT(models.GPTConfig(vocab_size=103, block_size=64, n_layer=4, n_head=4, n_embd=128, dropout=0.0))
+    start = z.zeros(1, 1, dtype=z.int64)
+    return lambda: model.generate(start, 100).tolist()
 
 
 def compare(config: str, dropout: float, pairs: int, folder: Path) -> str:
     initial = str(folder / f"{config}.npz")
-    ZeroSide("zero_base").save_initial(config, initial)
-    base, new = (make_step(package, config, dropout, initial) for package in ("zero_base", "zero"))
-    batches = mlp_batches(8) if config == "mlp" else gpt_batches(CONFIGS[config], 8)
-    losses: dict[str, list[float]] = {"base": [], "new": []}
-    steps = {"base": base, "new": new}
-    warmup = 10 if config == "mlp" else 2
+    if config in CONFIGS or config == "mlp":
+        ZeroSide("zero_base").save_initial(config, initial)
+    steps = {package: make_step(package, config, dropout, initial) for package in ("zero_base", "zero")}
+    results: dict[str, list] = {"zero_base": [], "zero": []}
+    warmup = 10 if config in ("mlp", "program", "ops") else 2
     for name, step in steps.items():
-        for i in range(warmup):
-            losses[name].append(step(*batches[i % len(batches)]))
-    ratios, times = [], {"base": [], "new": []}
+        for _ in range(warmup):
+            results[name].append(step())
+    ratios, times = [], {"zero_base": [], "zero": []}
     for i in range(pairs):
-        x, y = batches[i % len(batches)]
         took = {}
-        for name in (("base", "new") if i % 2 == 0 else ("new", "base")):
+        for name in (("zero_base", "zero") if i % 2 == 0 else ("zero", "zero_base")):
             start = time.perf_counter()
-            losses[name].append(steps[name](x, y))
+            results[name].append(steps[name]())
             took[name] = time.perf_counter() - start
             times[name].append(took[name])
-        ratios.append(took["new"] / took["base"])
-    same = "yes" if losses["new"] == losses["base"] else f"no (last {losses['new'][-1]:.6f} / {losses['base'][-1]:.6f})"
-    label = "MLP 784-512-10, batch 64" if config == "mlp" else f"{CONFIGS[config].label}, dropout {dropout}"
-    return (f"| {label} | {pairs} | {statistics.median(times['base']) * 1e3:,.1f} | "
-            f"{statistics.median(times['new']) * 1e3:,.1f} | {statistics.median(ratios):.3f} "
+        ratios.append(took["zero"] / took["zero_base"])
+    new, base = results["zero"], results["zero_base"]
+    same = "yes" if new == base else (f"no (last {new[-1]:.6f} / {base[-1]:.6f})" if isinstance(new[-1], float)
+                                      else "no")
+    label, unit = {"mlp": ("MLP 784-512-10, batch 64", 1e3), "program": ("examples/pytorch_gpt.py, 2x2x32 B8 T16", 1e3),
+                   "generate": ("generate 100 tokens, 4x4x128, batch 1 (ms per token)", 1e3 / 100),
+                   "ops": ("4x4 a + b (µs per call)", 1e6 / OP_CALLS)}.get(
+        config, (f"{CONFIGS[config].label}, dropout {dropout}" if config in CONFIGS else config, 1e3))
+    return (f"| {label} | {pairs} | {statistics.median(times['zero_base']) * unit:,.2f} | "
+            f"{statistics.median(times['zero']) * unit:,.2f} | {statistics.median(ratios):.3f} "
             f"({min(ratios):.2f}-{max(ratios):.2f}) | {same} |")
 
 
@@ -93,7 +144,7 @@ def main() -> None:
         sys.path.insert(0, folder)
         print(f"`python benchmarks/step_ab.py --base {args.base} --configs {args.configs} --pairs {args.pairs}`"
               f" (base = {args.base}, new = this checkout; one process, alternating steps)\n")
-        print("| configuration | pairs | base ms/step | new ms/step | new/base (range) | losses equal |")
+        print("| configuration | pairs | base ms/step | new ms/step | new/base (range) | results equal |")
         print("|---|---:|---:|---:|---:|---|")
         for config in args.configs.split(","):
             print(compare(config, args.dropout, args.pairs, Path(folder)), flush=True)

@@ -192,18 +192,23 @@ def estimate_loss(model, loader, batches):
     return losses.mean().item()
 
 
+def train_step(model, optimizer, scheduler, x, y):
+    _, loss = model(x, y)
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    optimizer.step()
+    scheduler.step()
+    return loss
+
+
 def train(args, model, optimizer, scheduler, loader, first_step, losses):
     step = first_step
     while step < args.steps:
         for x, y in loader:
             if step >= args.steps:
                 break
-            _, loss = model(x, y)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
+            loss = train_step(model, optimizer, scheduler, x, y)
             losses.append(loss.item())
             if step % 10 == 0:
                 print(f"step {step}: loss {loss:.4f}, lr {scheduler.get_last_lr()[0]:.2e}")
