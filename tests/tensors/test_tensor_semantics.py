@@ -111,6 +111,29 @@ def test_is_contiguous():
     assert not is_contiguous((2, 3), (0, 1))  # expanded
 
 
+def test_new_tensors_share_their_metadata_and_each_knows_its_contiguity():
+    """New contiguous tensors of one shape, dtype and device share one TensorMeta (it never
+    changes), and a meta's contiguity, worked out once, matches is_contiguous for views."""
+    a, b = zero.empty(3, 4), zero.ones(3, 4)
+    assert a._meta is b._meta and a._meta.contiguous
+    assert zero.empty(3, 4, dtype=zero.float64)._meta is not a._meta
+    assert zero.empty(np.int64(3), 4).shape == (3, 4) and type(zero.empty(np.int64(3), 4).shape[0]) is int
+    t = zero.arange(24.0).reshape(2, 3, 4)
+    for view in (t, t.transpose(0, 2), t[:, 1:], t[..., ::2], t[:1], t.view(6, 4), t.transpose(1, 2).reshape(6, 4),
+                 zero.ones(3, 1).expand(3, 5)):
+        meta = view._meta
+        assert meta.contiguous == is_contiguous(meta.shape, meta.strides) == view.is_contiguous()
+
+
+def test_infer_shape_checks_every_size():
+    assert infer_shape([2, 3, 4], 24, "view") == (2, 3, 4)
+    assert infer_shape((-1,), 0, "view") == (0,)
+    for shape, message in (((-1, -1), "only one dimension can be -1"), ((2, -3), "invalid size"),
+                           ((2, 2.0), "sizes must be ints"), ((0, -1), "invalid for a tensor of 0 elements")):
+        with pytest.raises((zero.errors.ShapeError, TypeError), match=message):
+            infer_shape(shape, 0 if 0 in shape else 4, "view")
+
+
 def test_view_strides():
     assert view_strides((2, 3, 4), (12, 4, 1), (6, 4)) == (4, 1)
     assert view_strides((2, 3, 4), (12, 4, 1), (24,)) == (1,)
