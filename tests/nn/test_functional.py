@@ -246,6 +246,15 @@ def test_layer_norm_forward(dtype, affine, normalized):
     close(F.layer_norm(x.mT.contiguous().mT, normalized, w, b), np_layer_norm(x, len(normalized), w, b), dtype)
 
 
+def test_layer_norm_float32_rows_far_from_zero():
+    """float32 rows of 1e4 + N(0, 1): the statistics keep the digits of the spread (a float32
+    mean near 1e4 alone would put every output off by ~1e-3; PyTorch's float32 is off by 2e-3)."""
+    x = np.random.default_rng(3).standard_normal((37, 128)).astype(np.float32) + np.float32(1e4)
+    out = F.layer_norm(zero.tensor(x), (128,))
+    expected = np_layer_norm(x.astype(np.float64), 1)
+    assert np.abs(out.numpy() - expected).max() < 1e-5
+
+
 def test_layer_norm_gradcheck():
     x, w, b = leaf((3, 2, 5)), leaf((5,)), leaf((5,))
     assert gradcheck(lambda v, ww, bb: F.layer_norm(v, (5,), ww, bb), (x, w, b))

@@ -129,11 +129,12 @@ def _peak_of_keys_64(bits):
 
 
 @njit_in_order  # not inline="always": Numba would inline it with the caller's reassociation
-def log_probability(x, peak, log_total):
-    """log softmax of x in a row with maximum ``peak`` and log(sum(exp(row - peak))) =
-    ``log_total``: (x - peak) - log_total, in this order (x - (peak + log_total) loses every
-    digit when x and peak are large and equal)."""
-    return (x - peak) - log_total
+def minus_in_order(x, first, second):
+    """(x - first) - second, in this order, inside loops compiled with reassociation: there
+    x - (first + second) would lose every digit that first + second rounds away. Log-softmax
+    takes (x - peak) - log(sum(exp(row - peak))) (x and peak large and equal: 1e20), layer
+    norm (x - shift) - (mean - shift) (a row far from zero: 1e4 + N(0, 1))."""
+    return (x - first) - second
 
 
 @jit()  # not inlined by Numba (LLVM inlines it): see below
