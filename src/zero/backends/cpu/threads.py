@@ -28,9 +28,14 @@ of ``ranges(count, grain)``: at most ``get_num_threads()`` contiguous ranges of 
 (``np.matmul`` releases it) or Numba loops (``nogil``, as ``kernels._jit`` compiles them).
 A hand-off is not free: measured here, 20-30 µs to a worker that has just finished a
 task, ~60 µs after 1 ms idle and ~200 µs after 10 ms (an idle virtual core sleeps
-deeply). Polling for work instead of sleeping did not help, because the worker must take
-the GIL, itself a sleeping wait. So a kernel is one split, not one per product, and only
-work of more than ~0.5 ms is split.
+deeply). Spinning instead of sleeping was measured twice. Polling for work (an earlier
+pass) did not help: the worker then waits for the GIL, itself a sleeping wait. Both sides
+spinning in GIL-free Numba loops on a flag (an atomic load and the CPU's pause, the GIL
+taken only once work is there) cut a back-to-back hand-off of 20 µs of work from 79 to
+22 µs, but after an idle gap of 1-10 ms (longer than the spin) it took 260-1,080 µs
+instead of 64-96 (on this 2-core virtual machine; why was not found), and a training step
+has such gaps (``benchmarks/handoff.py``). So the workers sleep, a kernel is one split,
+not one per product, and only work of more than ~0.5 ms is split.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
 memory from the caching allocator -- the caller leases any scratch before the split and
