@@ -31,10 +31,10 @@ task, ~60 µs after 1 ms idle and ~200 µs after 10 ms (an idle virtual core sle
 deeply). Spinning instead of sleeping was measured twice. Polling for work (an earlier
 pass) did not help: the worker then waits for the GIL, itself a sleeping wait. Both sides
 spinning in GIL-free Numba loops on a flag (an atomic load and the CPU's pause, the GIL
-taken only once work is there) cut a back-to-back hand-off of 20 µs of work from 79 to
-22 µs, but after an idle gap of 1-10 ms (longer than the spin) it took 260-1,080 µs
-instead of 64-96 (on this 2-core virtual machine; why was not found), and a training step
-has such gaps (``benchmarks/handoff.py``). So the workers sleep, a kernel is one split,
+taken only once work is there) cut a back-to-back call with 20 µs of work on each side
+from 59-79 to 22-41 µs, but after an idle gap of 1-10 ms it took 110-1,080 µs instead of
+64-115 (two runs of ``benchmarks/handoff.py`` on this 2-core virtual machine; why was not
+found), and a training step has such gaps. So the workers sleep, a kernel is one split,
 not one per product, and only work of more than ~0.5 ms is split.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
