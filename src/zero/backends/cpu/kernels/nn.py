@@ -124,9 +124,9 @@ def _softmax_backward_on_threads(grad, out, grad_in, log: bool) -> None:
 
 
 # Each direction of each function is its own 2-D loop over (rows, C), with no flag inside it
-# and sums in the row's precision: measured on one thread, float32 softmax forward at
-# (8192, 64) 434 -> 261 us and at (16384, 128) 1382 -> 988 us against a loop calling a
-# function per 1-D row with a softmax / log-softmax flag.
+# and sums in the row's precision: measured on 2 threads, float32, against a loop calling a
+# function per 1-D row with a softmax / log-softmax flag, softmax forward (8192, 64) 288 ->
+# 242 us, (16384, 128) 910 -> 545 us; log-softmax forward 301 -> 221 us, 843 -> 539 us.
 
 
 @njit
