@@ -370,11 +370,12 @@ def _layer_norm_grain(width: int) -> int:
 # Both directions are 2-D loops in the rows' precision, with no flag inside a loop (a missing
 # weight is ones, a missing bias zeros): so LLVM vectorises every inner loop. Measured against
 # the earlier forms (float64 statistics with has_weight / has_bias tested per element in the
-# forward; a call per row in the backward), kernel alone, float32: forward 1024 x 128
-# 95 -> 35 us, 2048 x 128 157 -> 53 us; backward 101 -> 51-62 us, 187 -> 86 us. The largest
-# error of the forward against float64 went from 4.5e-7 to 1.1e-6 (x ~ 1 + 3 N(0, 1), D = 128),
-# and stays below 1e-6 on rows far from zero (1e4 + N(0, 1)), where PyTorch's float32 is off by
-# 2e-3: the sums run relative to the row's first element, the variance in a second pass.
+# forward; a call per row in the backward), kernel alone, float32, medians over several runs:
+# forward 1024 x 128 70-95 -> 30-44 us, 2048 x 128 136-157 -> 54-80 us; backward 101-104 ->
+# 54-74 us, 179-192 -> 87-125 us. The largest error of the forward against float64 went from
+# 3.6-4.7e-7 to 0.9-1.7e-6 (1024 x 128 rows of 1 + 3 N(0, 1) or 1e4 + 3 N(0, 1), random weight
+# and bias); on rows of 1e4 + N(0, 1) PyTorch's float32 is off by 1.8e-3. What keeps rows far
+# from zero right: the sums run relative to the row's first element, the variance in a second pass.
 
 
 @njit
