@@ -259,16 +259,19 @@ def test_layer_norm(split_everything, affine):
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-5)
 
 
-def test_linear_cross_entropy(split_everything):
-    """A chunk's rows split (logits, their gradient, grad_x), then the weight's rows."""
+@pytest.mark.parametrize("chunk", [16, 40])
+def test_linear_cross_entropy(split_everything, chunk):
+    """Chunks of 16 rows (3 chunks): a chunk's rows split (logits, their gradient, grad_x),
+    then the weight's rows. One chunk of 40: one region by rows, each range summing its own
+    rows' share of grad_w."""
     x, w = _f32(40, 8), _f32(11, 8)
     target = rng.integers(0, 11, 40)
 
     def run():
         loss, lse = np.empty(40, np.float32), np.empty(40, np.float64)
-        K.linear_cross_entropy_forward(x, w, target, -100, 16, loss, lse)     # chunks of 16 rows: 3 chunks
+        K.linear_cross_entropy_forward(x, w, target, -100, chunk, loss, lse)
         grad_x, grad_w = np.empty_like(x), np.empty_like(w)
-        K.linear_cross_entropy_backward(np.full(40, 0.5, np.float32), x, w, target, lse, -100, 16, grad_x, grad_w)
+        K.linear_cross_entropy_backward(np.full(40, 0.5, np.float32), x, w, target, lse, -100, chunk, grad_x, grad_w)
         return [loss, lse, grad_x, grad_w]
 
     _close_and_repeatable(run, split_everything)

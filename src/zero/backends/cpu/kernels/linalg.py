@@ -78,13 +78,14 @@ def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name
     if (0 < lead < x.ndim and axes == tuple(range(lead)) and x.dtype == out.dtype
             and x.dtype.type in (np.float32, np.float64) and x.flags.c_contiguous and out.flags.c_contiguous):
         rows = math.prod(x.shape[:lead])
-        product(_ones(rows, x.dtype), x.reshape(rows, out.size), out.reshape(-1))
+        product(ones_vector(rows, x.dtype), x.reshape(rows, out.size), out.reshape(-1))
     else:
         _numpy_sum(x, axes, out)
 
 
 @functools.lru_cache(maxsize=16)
-def _ones(count: int, dtype: np.dtype) -> np.ndarray:
+def ones_vector(count: int, dtype: np.dtype) -> np.ndarray:
+    """A read-only vector of ``count`` ones: column sums as BLAS products (kept for reuse)."""
     ones = np.ones(count, dtype)
     ones.flags.writeable = False
     return ones
