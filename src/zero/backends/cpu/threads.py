@@ -33,9 +33,12 @@ pass) did not help: the worker then waits for the GIL, itself a sleeping wait. B
 spinning in GIL-free Numba loops on a flag (an atomic load and the CPU's pause, the GIL
 taken only once work is there) cut a back-to-back call with 20 µs of work on each side
 from 59-79 to 22-41 µs, but after an idle gap of 1-10 ms it took 110-1,080 µs instead of
-64-115 (two runs of ``benchmarks/handoff.py`` on this 2-core virtual machine; why was not
-found), and a training step has such gaps. So the workers sleep, a kernel is one split,
-not one per product, and only work of more than ~0.5 ms is split.
+64-115 (two runs of ``benchmarks/handoff.py`` on this 2-core virtual machine; without the
+pause instruction the same, so not the hypervisor's pause-loop exits), and a training step
+has such gaps. The worker alone spinning up to 1 ms after each task, in this pool, made a
+GPT step slower: its start after a hand-off went from a median 60-85 µs to 0.5-1 ms. So
+the workers sleep, a kernel is one split, not one per product, and only work of more than
+~0.5 ms is split.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
 memory from the caching allocator -- the caller leases any scratch before the split and
