@@ -239,6 +239,32 @@ def test_attention(split_everything, causal):
     _same_bits(run, split_everything)
 
 
+def test_self_attention(split_everything):
+    """The heads read from the packed qkv and written into y in place: split over batches,
+    the same bits as one thread, and as flash attention on contiguous copies of the heads."""
+    qkv, g = _f32(4, 20, 3 * 3 * 8), _f32(4, 20, 3 * 8)
+
+    def run():
+        out, lse = np.empty((4, 20, 24), np.float32), np.empty((12, 20), np.float32)
+        K.self_attention_forward(qkv, 3, 0.35, True, out, lse)
+        grad_qkv = np.empty_like(qkv)
+        K.self_attention_backward(g, qkv, out, lse, 3, 0.35, True, grad_qkv)
+        return [out, lse, grad_qkv]
+
+    _same_bits(run, split_everything)
+    out, lse, grad_qkv = run()
+    heads = [np.ascontiguousarray(h).reshape(12, 20, 8) for h in qkv.reshape(4, 20, 3, 3, 8).transpose(2, 0, 3, 1, 4)]
+    flat_out, flat_lse = np.empty((12, 20, 8), np.float32), np.empty((12, 20), np.float32)
+    K.flash_attention_forward(*heads, 0.35, True, flat_out, flat_lse)
+    assert np.array_equal(out, flat_out.reshape(4, 3, 20, 8).transpose(0, 2, 1, 3).reshape(4, 20, 24))
+    assert np.array_equal(lse, flat_lse)
+    flat_grads = [np.empty((12, 20, 8), np.float32) for _ in range(3)]
+    flat_g = np.ascontiguousarray(g.reshape(4, 20, 3, 8).transpose(0, 2, 1, 3)).reshape(12, 20, 8)
+    K.flash_attention_backward(flat_g, *heads, flat_out, flat_lse, 0.35, True, *flat_grads)
+    expected = np.stack([f.reshape(4, 3, 20, 8) for f in flat_grads]).transpose(1, 3, 0, 2, 4).reshape(qkv.shape)
+    assert np.array_equal(grad_qkv, expected)
+
+
 @pytest.mark.parametrize("affine", [False, True])
 def test_layer_norm(split_everything, affine):
     """Rows split in forward, the backward's fixed chunks of rows (and their partial weight

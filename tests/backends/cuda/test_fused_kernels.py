@@ -135,6 +135,20 @@ def test_flash_attention_forward_and_backward(arrays, dtype, causal, length, sou
             {"grad_q": None, "grad_k": None, "grad_v": v.shape})
 
 
+@pytest.mark.parametrize("causal", [True, False])
+def test_self_attention_forward_and_backward(arrays, dtype, causal):
+    """The heads packed in qkv (B, T, 3C): 70 rows for 64-row tiles, heads of 12."""
+    rng = np.random.default_rng(8)
+    batch, length, heads, size = 2, 70, 3, 12
+    qkv = random(rng, (batch, length, 3 * heads * size), dtype)
+    scale = size ** -0.5
+    host = compare(arrays, dtype, "self_attention_forward", [qkv, heads, scale, causal],
+                   {"out": (batch, length, heads * size), "lse": (batch * heads, length)})
+    grad = random(rng, (batch, length, heads * size), dtype)
+    compare(arrays, dtype, "self_attention_backward", [grad, qkv, host["out"], host["lse"], heads, scale, causal],
+            {"grad_qkv": qkv.shape})
+
+
 def test_flash_attention_matches_the_plain_formula(arrays):
     """Independent of the CPU kernel: softmax(scale q kᵀ, causal) v in float64 NumPy."""
     rng = np.random.default_rng(7)

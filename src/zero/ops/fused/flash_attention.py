@@ -88,10 +88,12 @@ class SelfAttention(Op):
 
     What GPT's attention otherwise writes as split, view, transpose (and the copies
     ``flash_attention`` makes to lay the heads out contiguously), then transpose and
-    reshape back. Here the heads are one copy of qkv into (3, B, H, T, D), and backward
-    writes the three head gradients into one (B, T, 3C) gradient: the composition's
-    backward fills three (B, T, 3C) gradients with zeros around their slice and adds them.
-    Same kernels, same values, bit for bit."""
+    reshape back. Here the device's kernels take the packed qkv and write y themselves
+    (``self_attention_forward``): the CPU reads each head where it lies in qkv and writes
+    its output where it goes in y, without copies; backward writes the three head
+    gradients into one (B, T, 3C) gradient (the composition's backward fills three
+    (B, T, 3C) gradients with zeros around their slice and adds them). The op keeps qkv,
+    y and one log-sum-exp per query row."""
 
     def forward(self, qkv: Tensor, n_head: int, causal: bool = True):
         op = "self_attention"
@@ -101,37 +103,20 @@ class SelfAttention(Op):
                              f"n_head={n_head}, got {describe(qkv)}")
         batch, length, width = qkv.shape[0], qkv.shape[1], qkv.shape[2] // 3
         size = width // n_head
-        kernels, dtype, device = qkv.device.kernels, qkv.dtype, qkv.device
-        heads = Tensor._empty((3, batch, n_head, length, size), dtype, device)            # (3, B, H, T, D)
-        kernels.copy(qkv._array.reshape(batch, length, 3, n_head, size).transpose(2, 0, 3, 1, 4), heads._array)
-        groups = batch * n_head
-        q, k, v = (heads._array[i].reshape(groups, length, size) for i in range(3))      # (G, T, D) each
-        out = Tensor._empty((groups, length, size), dtype, device)                        # (G, T, D)
-        lse = Tensor._empty((groups, length), dtype, device)                              # (G, T)
-        self.scale = 1.0 / math.sqrt(size) if size else 1.0
-        self.causal = bool(causal)
-        kernels.flash_attention_forward(q, k, v, self.scale, self.causal, out._array, lse._array)
+        dtype, device = qkv.dtype, qkv.device
         y = Tensor._empty((batch, length, width), dtype, device)                          # (B, T, C)
-        kernels.copy(out._array.reshape(batch, n_head, length, size).transpose(0, 2, 1, 3),
-                     y._array.reshape(batch, length, n_head, size))
-        self.save_for_backward(heads, out, lse)
+        lse = Tensor._empty((batch * n_head, length), dtype, device)                      # (B·H, T)
+        self.scale = 1.0 / math.sqrt(size) if size else 1.0
+        self.causal, self.n_head = bool(causal), n_head
+        device.kernels.self_attention_forward(qkv._array, n_head, self.scale, self.causal, y._array, lse._array)
+        self.save_for_backward(qkv, y, lse)
         return y
 
     def backward(self, grad):
-        heads, out, lse = self.saved_tensors
-        _, batch, n_head, length, size = heads.shape
-        groups, kernels = batch * n_head, grad.device.kernels
-        grad_out = Tensor._empty(out.shape, out.dtype, out.device)                        # (G, T, D)
-        kernels.copy(grad._array.reshape(batch, length, n_head, size).transpose(0, 2, 1, 3),
-                     grad_out._array.reshape(batch, n_head, length, size))
-        grad_heads = Tensor._empty(heads.shape, heads.dtype, heads.device)                # (3, B, H, T, D)
-        q, k, v = (heads._array[i].reshape(groups, length, size) for i in range(3))
-        kernels.flash_attention_backward(grad_out._array, q, k, v, out._array, lse._array, self.scale,
-                                         self.causal, *(grad_heads._array[i].reshape(groups, length, size)
-                                                        for i in range(3)))
-        grad_qkv = Tensor._empty((batch, length, 3 * n_head * size), heads.dtype, heads.device)  # (B, T, 3C)
-        kernels.copy(grad_heads._array.transpose(1, 3, 0, 2, 4),
-                     grad_qkv._array.reshape(batch, length, 3, n_head, size))
+        qkv, y, lse = self.saved_tensors
+        grad_qkv = Tensor._empty(qkv.shape, qkv.dtype, qkv.device)                        # (B, T, 3C)
+        grad.device.kernels.self_attention_backward(grad._array, qkv._array, y._array, lse._array, self.n_head,
+                                                    self.scale, self.causal, grad_qkv._array)
         return grad_qkv, None, None
 
 

@@ -15,11 +15,15 @@ Backward walks blocks of BLOCK key columns, with every query row that sees them
     dVⱼ = Pᵀ dO,  dKⱼ = dSᵀ Q                        written directly (the block owns them)
     dQ += dS Kⱼ                                     the first block writes, later ones add
 
-Both take the G = B*H (batch, head) pairs g at a time, so that a block of scores stays
-within SCRATCH_BYTES (in cache) whatever B and H: scratch is three such arrays at most,
-and delta (G, L). Nothing (G, L, S) is ever allocated.
+Both work on (B, H, L, E) arrays, any of them strided views: flash attention's (G, L, E)
+as (G, 1, L, E), and self-attention's heads as views into GPT's packed qkv (B, T, 3C)
+and its output (B, T, C) (``zero.backends.attention_heads``), never copied into a head
+layout (BLAS takes a head's (T, D) matrix with a row stride of 3C as it is: the products
+ran as fast as on contiguous copies). They take b batches (b·H pairs) at a time, so that
+a block of scores stays within SCRATCH_BYTES (in cache) whatever B and H: scratch is
+three such arrays at most, and delta (B, H, L). Nothing (G, L, S) is ever allocated.
 
-Threads. The (batch, head) pairs are independent, so each thread of the CPU pool
+Threads. The batches are independent, so each thread of the CPU pool
 (``zero.backends.cpu.threads``) takes a range of them, with its own scratch (a share of
 SCRATCH_BYTES) leased before the split; inside a range the products are single-threaded
 BLAS calls, which for these small matrices beat BLAS's own threading (measured at
@@ -33,12 +37,14 @@ import math
 
 import numpy as np
 
+from ...attention_heads import merged_heads, packed_heads
 from ..threads import element_grain, ranges, run_all, single_threaded_blas
 from ._fastmath import fast_exp, like, row_peak
 from ._fused_support import scratch, shaped
 from ._jit import njit
 
-__all__ = ["flash_attention_backward", "flash_attention_forward"]
+__all__ = ["flash_attention_backward", "flash_attention_forward", "self_attention_backward",
+           "self_attention_forward"]
 
 # Query rows (forward) or key columns (backward) per block. Causal blocks compute the whole
 # rectangle up to the diagonal, so smaller blocks waste less on masked scores: 64 against
@@ -55,126 +61,168 @@ def _groups_per_pass(block: int, length: int, itemsize: int, parts: int) -> int:
     return max(1, SCRATCH_BYTES // (parts * block * length * itemsize))
 
 
-def _parts(groups: int, length: int, source: int) -> list[tuple[int, int]]:
-    """The (batch, head) pairs as ranges, one per thread, each of at least SPLIT_ELEMENTS
-    scores (less is not worth a hand-off); each range has its own scratch."""
-    return ranges(groups, element_grain(length * source))
+def _parts(batch: int, heads: int, length: int, source: int) -> list[tuple[int, int]]:
+    """The batches (each of ``heads`` (batch, head) pairs) as ranges, one per thread, each
+    of at least SPLIT_ELEMENTS scores (less is not worth a hand-off); each range has its
+    own scratch."""
+    return ranges(batch, element_grain(heads * length * source))
 
 
 def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
     """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
+    _forward(q[:, None], k[:, None], v[:, None], scale, causal, out[:, None], lse[:, None])
+
+
+def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
+    """out (B, T, C), lse (B·H, T) of the H heads packed in qkv (B, T, 3C): q, k and v are
+    read in place and each head's output is written in place (``attention_heads``), with
+    no copy of either into a (G, T, D) layout (four copies a layer: 0.4-0.8 ms of a tiny
+    GPT step)."""
+    q, k, v = packed_heads(qkv, n_head)                                  # (B, H, T, D) views
+    _forward(q, k, v, scale, causal, merged_heads(out, n_head), lse.reshape(q.shape[:3]))
+
+
+def _forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+    """out (B, H, L, Ev), lse (B, H, L) of q (B, H, L, E), k (B, H, S, E), v (B, H, S, Ev),
+    any of them strided views (lse: one that reshapes to (b·H, L) without a copy)."""
     single_threaded_blas()
     scale, causal = float(scale), bool(causal)
-    groups, length, source = q.shape[0], q.shape[1], k.shape[1]
+    batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     if source == 0 or length == 0:
         out.fill(0)
         lse.fill(-np.inf)
         return
     block = min(BLOCK, length)
-    parts = _parts(groups, length, source)
-    step = min(groups, _groups_per_pass(block, source, q.dtype.itemsize, len(parts)))
-    run_all([functools.partial(_forward_part, q[g0:g1], k[g0:g1], v[g0:g1], scale, causal, out[g0:g1],
-                               lse[g0:g1], block, min(step, g1 - g0), scratch(min(step, g1 - g0) * block * source,
-                                                                             q.dtype))
-             for g0, g1 in parts])
+    parts = _parts(batch, heads, length, source)
+    step = min(batch, max(1, _groups_per_pass(block, source, q.dtype.itemsize, len(parts)) // max(heads, 1)))
+    run_all([functools.partial(_forward_part, q[b0:b1], k[b0:b1], v[b0:b1], scale, causal, out[b0:b1],
+                               lse[b0:b1], block, min(step, b1 - b0),
+                               scratch(min(step, b1 - b0) * heads * block * source, q.dtype))
+             for b0, b1 in parts])
 
 
 def _forward_part(q, k, v, scale: float, causal: bool, out, lse, block: int, step: int, scores_flat) -> None:
-    """Forward over these groups, ``step`` at a time, in this part's own scratch."""
-    groups, length, source = q.shape[0], q.shape[1], k.shape[1]
-    keys_t = k.transpose(0, 2, 1)                                        # (G, E, S) view
-    for g0 in range(0, groups, step):
-        g1 = min(g0 + step, groups)
+    """Forward over these batches, ``step`` at a time, in this part's own scratch."""
+    batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
+    keys_t = k.transpose(0, 1, 3, 2)                                     # (B, H, E, S) view
+    for b0 in range(0, batch, step):
+        b1 = min(b0 + step, batch)
+        rows_lse = lse[b0:b1].reshape(-1, length)                        # (b·H, L), a view
         for i0 in range(0, length, block):
             i1 = min(i0 + block, length)
             seen = min(i1, source) if causal else source     # row i sees keys j <= i (top-left)
-            scores = shaped(scores_flat, g1 - g0, i1 - i0, seen)             # (g, R, n)
-            np.matmul(q[g0:g1, i0:i1], keys_t[g0:g1, :, :seen], out=scores)
-            _probabilities(scores, scores.dtype.type(scale), i0, causal, lse[g0:g1])
-            np.matmul(scores, v[g0:g1, :seen], out=out[g0:g1, i0:i1])
+            scores = shaped(scores_flat, b1 - b0, heads, i1 - i0, seen)      # (b, H, R, n)
+            np.matmul(q[b0:b1, :, i0:i1], keys_t[b0:b1, :, :, :seen], out=scores)
+            _probabilities(scores.reshape(-1, i1 - i0, seen), scores.dtype.type(scale), i0, causal, rows_lse)
+            np.matmul(scores, v[b0:b1, :, :seen], out=out[b0:b1, :, i0:i1])
 
 
 def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
                              grad_v) -> None:
     """grad_q, grad_k, grad_v (any may be None) from grad_out (G, L, Ev) and forward's out, lse."""
+    def one_head(a):                              # (G, ...) -> (G, 1, ...) view
+        return None if a is None else a[:, None]
+
+    _backward(one_head(grad_out), one_head(q), one_head(k), one_head(v), one_head(out), one_head(lse), scale,
+              causal, one_head(grad_q), one_head(grad_k), one_head(grad_v))
+
+
+def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
+    """grad_qkv (B, T, 3C, C-contiguous) from grad_out (B, T, C) and forward's out (B, T, C)
+    and lse (B·H, T): the three head gradients written in place into grad_qkv."""
+    q, k, v = packed_heads(qkv, n_head)
+    _backward(merged_heads(grad_out, n_head), q, k, v, merged_heads(out, n_head), lse.reshape(q.shape[:3]),
+              scale, causal, *packed_heads(grad_qkv, n_head))
+
+
+def _backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k, grad_v) -> None:
+    """``_forward``'s backward, on (B, H, ...) arrays of the same kinds."""
     single_threaded_blas()
     scale, causal = float(scale), bool(causal)
-    groups, length, source = q.shape[0], q.shape[1], k.shape[1]
+    batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     if source == 0 or length == 0:
         for grad in (grad_q, grad_k, grad_v):
             if grad is not None:
                 grad.fill(0)
         return
     block = min(BLOCK, source)
-    parts = _parts(groups, length, source)
-    step = min(groups, _groups_per_pass(block, length, q.dtype.itemsize, len(parts)))
+    parts = _parts(batch, heads, length, source)
+    step = min(batch, max(1, _groups_per_pass(block, length, q.dtype.itemsize, len(parts)) // max(heads, 1)))
     # the probabilities recomputed in the inputs' dtype, as forward made them (float32: twice
     # the vector lanes, float32's exp); forward's float64 lse rounded once to that dtype
     row_lse, typed_scale = lse.astype(q.dtype, copy=False), q.dtype.type(scale)
 
-    def part(g0: int, g1: int):
+    def part(b0: int, b1: int):
         def run():
-            _backward_part(*(None if a is None else a[g0:g1] for a in (
+            _backward_part(*(None if a is None else a[b0:b1] for a in (
                 grad_out, q, k, v, out, row_lse, grad_q, grad_k, grad_v)), typed_scale, causal, block, passes,
                 *leased)
-        passes = min(step, g1 - g0)
-        leased = (shaped(scratch((g1 - g0) * length, q.dtype), g1 - g0, length),           # delta (g, L)
-                  scratch(passes * length * block, q.dtype), scratch(passes * length * block, q.dtype),
-                  scratch(passes * length * q.shape[2], q.dtype) if grad_q is not None and source > block else None)
+        passes = min(step, b1 - b0)
+        leased = (shaped(scratch((b1 - b0) * heads * length, q.dtype), b1 - b0, heads, length),   # delta (b, H, L)
+                  scratch(passes * heads * length * block, q.dtype),
+                  scratch(passes * heads * length * block, q.dtype),
+                  scratch(passes * heads * length * q.shape[3], q.dtype) if grad_q is not None and source > block
+                  else None)
         return run
 
-    run_all([part(g0, g1) for g0, g1 in parts])
+    run_all([part(b0, b1) for b0, b1 in parts])
 
 
 def _backward_part(grad_out, q, k, v, out, row_lse, grad_q, grad_k, grad_v, typed_scale, causal: bool,
                    block: int, step: int, delta, probs_flat, grad_scores_flat, partial_flat) -> None:
-    """Backward over these groups, ``step`` at a time, in this part's own scratch."""
-    groups, length, source = q.shape[0], q.shape[1], k.shape[1]
+    """Backward over these batches, ``step`` at a time, in this part's own scratch."""
+    batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     _row_dots(grad_out, out, delta)
-    for g0 in range(0, groups, step):
-        g1 = min(g0 + step, groups)
+    for b0 in range(0, batch, step):
+        b1 = min(b0 + step, batch)
+        rows_lse, rows_delta = row_lse[b0:b1].reshape(-1, length), delta[b0:b1].reshape(-1, length)  # (b·H, L)
         for j0 in range(0, source, block):
             j1 = min(j0 + block, source)
             first_row = j0 if causal else 0         # query rows that see any of keys j0..j1-1
             if first_row >= length:                 # (causal, S > L): keys no query sees
                 for grad in (grad_k, grad_v):
                     if grad is not None:
-                        grad[g0:g1, j0:j1] = 0
+                        grad[b0:b1, :, j0:j1] = 0
                 continue
             rows = length - first_row
-            q_rows, grad_out_rows = q[g0:g1, first_row:], grad_out[g0:g1, first_row:]  # (g, R, E|Ev)
-            probs = shaped(probs_flat, g1 - g0, rows, j1 - j0)                        # (g, R, n)
-            grad_scores = shaped(grad_scores_flat, g1 - g0, rows, j1 - j0)            # (g, R, n)
-            np.matmul(q_rows, k[g0:g1, j0:j1].transpose(0, 2, 1), out=probs)
-            np.matmul(grad_out_rows, v[g0:g1, j0:j1].transpose(0, 2, 1), out=grad_scores)
-            _probabilities_backward(probs, grad_scores, row_lse[g0:g1], delta[g0:g1], typed_scale, first_row, j0,
-                                    causal)
+            q_rows, grad_out_rows = q[b0:b1, :, first_row:], grad_out[b0:b1, :, first_row:]  # (b, H, R, E|Ev)
+            probs = shaped(probs_flat, b1 - b0, heads, rows, j1 - j0)                 # (b, H, R, n)
+            grad_scores = shaped(grad_scores_flat, b1 - b0, heads, rows, j1 - j0)     # (b, H, R, n)
+            np.matmul(q_rows, k[b0:b1, :, j0:j1].transpose(0, 1, 3, 2), out=probs)
+            np.matmul(grad_out_rows, v[b0:b1, :, j0:j1].transpose(0, 1, 3, 2), out=grad_scores)
+            _probabilities_backward(probs.reshape(-1, rows, j1 - j0), grad_scores.reshape(-1, rows, j1 - j0),
+                                    rows_lse, rows_delta, typed_scale, first_row, j0, causal)
             if grad_v is not None:
-                np.matmul(probs.transpose(0, 2, 1), grad_out_rows, out=grad_v[g0:g1, j0:j1])
+                np.matmul(probs.transpose(0, 1, 3, 2), grad_out_rows, out=grad_v[b0:b1, :, j0:j1])
             if grad_k is not None:
-                np.matmul(grad_scores.transpose(0, 2, 1), q_rows, out=grad_k[g0:g1, j0:j1])
+                np.matmul(grad_scores.transpose(0, 1, 3, 2), q_rows, out=grad_k[b0:b1, :, j0:j1])
             if grad_q is not None:
                 if j0 == 0:                          # the first block covers every query row
-                    np.matmul(grad_scores, k[g0:g1, j0:j1], out=grad_q[g0:g1])
+                    np.matmul(grad_scores, k[b0:b1, :, j0:j1], out=grad_q[b0:b1])
                 else:
                     assert partial_flat is not None       # made when there is more than one block
-                    partial = shaped(partial_flat, g1 - g0, rows, grad_q.shape[2])    # (g, R, E)
-                    np.matmul(grad_scores, k[g0:g1, j0:j1], out=partial)
-                    grad_q[g0:g1, first_row:] += partial
+                    partial = shaped(partial_flat, b1 - b0, heads, rows, grad_q.shape[3])  # (b, H, R, E)
+                    np.matmul(grad_scores, k[b0:b1, :, j0:j1], out=partial)
+                    grad_q[b0:b1, :, first_row:] += partial
 
 
 @njit
 def _row_dots(grad_out, out, delta):
-    """delta[g, l] = <grad_out[g, l], out[g, l]> in their precision (a Numba loop, not
-    np.einsum: in a training step the einsum took 83-190 us at (32, 64, 32), 26 us alone,
-    waiting for the GIL that this loop never takes back until it is done)."""
-    groups, length, size = grad_out.shape
-    for g in range(groups):
-        for i in range(length):
-            total = like(grad_out[g, i, 0], 0.0)
-            for d in range(size):
-                total += grad_out[g, i, d] * out[g, i, d]
-            delta[g, i] = total
+    """delta[b, h, l] = <grad_out[b, h, l], out[b, h, l]> (a Numba loop, not np.einsum: in
+    a training step the einsum took 83-190 us at (32, 64, 32), 26 us alone, waiting for the
+    GIL that this loop never takes back until it is done). Summed in float64: a float32
+    product is exact there and the sum's rounding far below float32's, so the float32
+    result does not depend on the order LLVM picks, which differs between contiguous heads
+    (flash attention) and heads read in place from qkv (self-attention) -- unless a sum
+    lies within ~1e-16 of a float32 rounding boundary."""
+    batch, heads, length, size = grad_out.shape
+    for b in range(batch):
+        for h in range(heads):
+            for i in range(length):
+                total = 0.0
+                for d in range(size):
+                    total += np.float64(grad_out[b, h, i, d]) * np.float64(out[b, h, i, d])
+                delta[b, h, i] = total
 
 
 @njit

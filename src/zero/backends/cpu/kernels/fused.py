@@ -44,20 +44,23 @@ a gradient output passed as ``None`` is not wanted and not computed.
     flash_attention_backward(grad_out, q, k, v, out, lse, scale, causal, grad_q, grad_k, grad_v)
         grad_out, out (G, L, Ev); lse (G, L) from forward; grad_q, grad_k, grad_v shaped as
         q, k, v. Recomputes the probabilities block by block.
+    self_attention_forward(qkv, n_head, scale, causal, out, lse)
+        qkv (B, T, 3C), any strides: q, k, v side by side, each n_head heads of D = C / H
+        features (``zero.backends.attention_heads``); out (B, T, C), the heads' outputs
+        side by side; lse (B·H, T). Flash attention of each head, with no (G, T, D) copies
+        required (the CPU reads and writes the heads in place).
+    self_attention_backward(grad_out, qkv, out, lse, n_head, scale, causal, grad_qkv)
+        grad_out (B, T, C), any strides; out, lse from forward; grad_qkv (B, T, 3C).
 
-Softmax statistics are accumulated in float64. On the CPU: every product is one BLAS call
-(batched over G for attention) on transposed views, the row-wise work is Numba, and the
-temporaries come from the caching allocator (``_fused_support``).
-
-The Numba passes here are serial on purpose. Each sits between two multi-threaded GEMMs,
-and OpenBLAS's threads keep spinning for a while after a call: a parallel Numba region
-started then fights them for the cores. Measured on 2 cores (attention block, 48 heads):
-the softmax pass took 66 ms in parallel against 6 ms serially, and the GEMM after it
-28 ms against 2.6 ms, as Numba's OpenMP threads spun in turn.
+On the CPU every product is a BLAS call on transposed views (batched over heads for
+attention), the row-wise work is Numba, the temporaries come from the caching allocator
+(``_fused_support``), and each kernel splits its work over the CPU pool's threads itself
+(``zero.backends.cpu.threads``; BLAS runs single-threaded).
 """
 from __future__ import annotations
 
-from ._fused_attention import flash_attention_backward, flash_attention_forward
+from ._fused_attention import (flash_attention_backward, flash_attention_forward, self_attention_backward,
+                               self_attention_forward)
 from ._fused_cross_entropy import linear_cross_entropy_backward, linear_cross_entropy_forward
 from ._fused_linear import ffn_backward, ffn_forward, linear_backward, linear_forward
 
@@ -70,4 +73,6 @@ __all__ = [
            "linear_cross_entropy_backward",
            "linear_cross_entropy_forward",
            "linear_forward",
+           "self_attention_backward",
+           "self_attention_forward",
 ]

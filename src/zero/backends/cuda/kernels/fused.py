@@ -11,7 +11,9 @@ transposed weights as transpose flags); what lies between them is Triton:
                      cross-entropy row kernel; backward turns the recomputed logits into
                      d logits in place and accumulates grad_weight with GEMMs (beta = 1,
                      ``linalg.matmul_accumulate``)
-    attention        Triton flash-attention kernels (``triton_kernels.attention``)
+    attention        Triton flash-attention kernels (``triton_kernels.attention``); self-
+                     attention copies the heads out of the packed qkv into (G, T, D) for
+                     them and the outputs and gradients back
 
 Scratch is a lease from the caching allocator (CuPy allocates through it) and goes back to
 its bucket when its last array goes, normally when the call returns. Under
@@ -29,6 +31,7 @@ from ..triton_kernels.attention import (
     attention_forward_kernel,
 )
 from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
+from ...attention_heads import merged_heads, packed_heads
 from ._arrays import array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 from .linalg import fast_matmul, matmul, matmul_accumulate
@@ -36,7 +39,7 @@ from .nn import cross_entropy_backward, cross_entropy_forward
 
 __all__ = ["ffn_backward", "ffn_forward", "flash_attention_backward", "flash_attention_forward",
            "linear_backward", "linear_cross_entropy_backward", "linear_cross_entropy_forward",
-           "linear_forward"]
+           "linear_forward", "self_attention_backward", "self_attention_forward"]
 
 
 # -- linear ---------------------------------------------------------------------------------
@@ -232,3 +235,26 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
             launch(attention_backward_q_kernel, (cdiv(length, config["BLOCK_M"]), part.stop - part.start),
                    q[part], k[part], v[part], grad_out[part], lse[part], delta[part], output(grad_q)[part],
                    *common, CAUSAL=bool(causal), **config)
+
+
+def _heads_laid_out(heads):
+    """(3 or 1, B, H, T, D) or (B, H, T, D) head views -> contiguous (G, T, D) arrays, G = B·H."""
+    xp = array_module(heads)
+    laid = xp.ascontiguousarray(heads)
+    return laid.reshape(-1, laid.shape[-2], laid.shape[-1]) if laid.ndim == 4 else \
+        [part.reshape(-1, laid.shape[-2], laid.shape[-1]) for part in laid]
+
+
+def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
+    q, k, v = _heads_laid_out(packed_heads(qkv, n_head))                 # (G, T, D) each
+    heads_out = array_module(q).empty(q.shape, q.dtype)
+    flash_attention_forward(q, k, v, scale, causal, heads_out, output(lse))
+    merged_heads(output(out), n_head)[...] = heads_out.reshape(merged_heads(out, n_head).shape)
+
+
+def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
+    q, k, v = _heads_laid_out(packed_heads(qkv, n_head))
+    grad_heads = array_module(q).empty((3,) + q.shape, q.dtype)         # (3, G, T, D)
+    flash_attention_backward(_heads_laid_out(merged_heads(grad_out, n_head)), q, k, v,
+                             _heads_laid_out(merged_heads(out, n_head)), lse, scale, causal, *grad_heads)
+    packed_heads(output(grad_qkv), n_head)[...] = grad_heads.reshape(packed_heads(grad_qkv, n_head).shape)
