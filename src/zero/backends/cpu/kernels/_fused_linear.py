@@ -6,7 +6,7 @@ forward) or recomputed by backward from x (one GEMM); backward turns it into the
 output and the hidden gradient in a single Numba pass, which reads the kept array
 directly (no copy of it), and the GELU output itself exists only inside a call.
 
-Threads. Each kernel is one or two parallel regions of the CPU pool
+Threads. Each kernel is one parallel region of the CPU pool
 (``zero.backends.cpu.threads``), not a split per product: a hand-off costs 20-60 µs.
 The FFN runs as ranges of the N rows, a range per thread, each through the whole chain
 while its rows are in that core's cache: the forward; in backward the hidden gradient,

@@ -237,24 +237,23 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
                    *common, CAUSAL=bool(causal), **config)
 
 
-def _heads_laid_out(heads):
-    """(3 or 1, B, H, T, D) or (B, H, T, D) head views -> contiguous (G, T, D) arrays, G = B·H."""
-    xp = array_module(heads)
-    laid = xp.ascontiguousarray(heads)
-    return laid.reshape(-1, laid.shape[-2], laid.shape[-1]) if laid.ndim == 4 else \
-        [part.reshape(-1, laid.shape[-2], laid.shape[-1]) for part in laid]
+def _laid_out(heads):
+    """A (B, H, T, D) view of heads -> a contiguous (G, T, D) copy, G = B·H."""
+    return array_module(heads).ascontiguousarray(heads).reshape(-1, heads.shape[-2], heads.shape[-1])
 
 
 def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
-    q, k, v = _heads_laid_out(packed_heads(qkv, n_head))                 # (G, T, D) each
+    q, k, v = (_laid_out(h) for h in packed_heads(qkv, n_head))         # (G, T, D) each
     heads_out = array_module(q).empty(q.shape, q.dtype)
     flash_attention_forward(q, k, v, scale, causal, heads_out, output(lse))
-    merged_heads(output(out), n_head)[...] = heads_out.reshape(merged_heads(out, n_head).shape)
+    target = merged_heads(output(out), n_head)                           # (B, H, T, D) view of out
+    target[...] = heads_out.reshape(target.shape)
 
 
 def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
-    q, k, v = _heads_laid_out(packed_heads(qkv, n_head))
+    q, k, v = (_laid_out(h) for h in packed_heads(qkv, n_head))
     grad_heads = array_module(q).empty((3,) + q.shape, q.dtype)         # (3, G, T, D)
-    flash_attention_backward(_heads_laid_out(merged_heads(grad_out, n_head)), q, k, v,
-                             _heads_laid_out(merged_heads(out, n_head)), lse, scale, causal, *grad_heads)
-    packed_heads(output(grad_qkv), n_head)[...] = grad_heads.reshape(packed_heads(grad_qkv, n_head).shape)
+    flash_attention_backward(_laid_out(merged_heads(grad_out, n_head)), q, k, v, _laid_out(merged_heads(out, n_head)),
+                             lse, scale, causal, *grad_heads)
+    target = packed_heads(output(grad_qkv), n_head)                      # (3, B, H, T, D) view of grad_qkv
+    target[...] = grad_heads.reshape(target.shape)
