@@ -580,6 +580,7 @@ def test_row_peak_compares_floats_as_ordered_integers(dtype):
             row = row.astype(dtype)
             peak = row_peak(row)
             assert peak == row.max() and np.asarray(peak, dtype).dtype == dtype
+            assert row_peak(row[::-2]) == row[::-2].max()        # a strided row
     mixed = np.array([-np.inf, -0.0, -1.0, -np.inf, 3.5, np.inf, 2.0], dtype)
     assert row_peak(mixed) == np.inf and row_peak(mixed[:5]) == 3.5 and row_peak(mixed[:3]) == 0.0
     with_nan = np.array([1.0, np.nan, 5.0], dtype)

@@ -97,6 +97,10 @@ def fast_exp(x):
     return _exp_float64(x)
 
 
+SIGN_REST_32, SIGN_REST_64 = np.int32(0x7FFFFFFF), np.int64(0x7FFFFFFFFFFFFFFF)
+INT32_LOWEST, INT64_LOWEST = np.int32(-2147483648), np.int64(-9223372036854775808)
+
+
 @jit()  # not inlined by Numba: a precision switch (see ``like``)
 def row_peak(row):
     """The largest element of a 1-D float row with at least one element, in the row's dtype.
@@ -107,33 +111,24 @@ def row_peak(row):
     element, against 0.34 for a float max, whose NaN rules keep it one scalar chain). A row
     holding a NaN may come out with a NaN peak or with its largest other element; either
     way the row's exp(x - peak) sum turns NaN (a caller that special-cases a peak of -inf
-    must look for the NaN itself)."""
+    must look for the NaN itself).
+
+    Each element's bits are a scalar view, in one function: an integer view of the row
+    (an array made per row) and a second call cost ~20 ns a row, a quarter of a softmax
+    row of 64 float32 (4096 x 64 on one thread: 151 against 210-218 us)."""
     if isinstance(row[0], np.float32):
-        return _peak_of_keys_32(row.view(np.int32))
-    return _peak_of_keys_64(row.view(np.int64))
-
-
-SIGN_REST_32, SIGN_REST_64 = np.int32(0x7FFFFFFF), np.int64(0x7FFFFFFFFFFFFFFF)
-
-
-@jit()
-def _peak_of_keys_32(bits):
-    best = np.int32(-2147483648)
-    for c in range(bits.size):
-        b = bits[c]
-        key = np.int32(b ^ ((b >> 31) & SIGN_REST_32))
-        best = key if key > best else best
-    return np.int32(best ^ ((best >> 31) & SIGN_REST_32)).view(np.float32)   # the map is its own inverse
-
-
-@jit()
-def _peak_of_keys_64(bits):
-    best = np.int64(-9223372036854775808)
-    for c in range(bits.size):
-        b = bits[c]
-        key = b ^ ((b >> 63) & SIGN_REST_64)
-        best = key if key > best else best
-    return np.int64(best ^ ((best >> 63) & SIGN_REST_64)).view(np.float64)
+        best = INT32_LOWEST
+        for c in range(row.size):
+            b = np.float32(row[c]).view(np.int32)
+            key = np.int32(b ^ ((b >> 31) & SIGN_REST_32))
+            best = key if key > best else best
+        return np.int32(best ^ ((best >> 31) & SIGN_REST_32)).view(np.float32)   # the map is its own inverse
+    best_64 = INT64_LOWEST
+    for c in range(row.size):
+        b_64 = np.float64(row[c]).view(np.int64)
+        key_64 = b_64 ^ ((b_64 >> 63) & SIGN_REST_64)
+        best_64 = key_64 if key_64 > best_64 else best_64
+    return np.int64(best_64 ^ ((best_64 >> 63) & SIGN_REST_64)).view(np.float64)
 
 
 @njit_in_order  # not inline="always": Numba would inline it with the caller's reassociation
