@@ -32,7 +32,7 @@ def split_everything(monkeypatch, two_threads):
     """Two threads, and every size worth splitting: the parallel paths on small arrays. Gives
     the list of the splits that ran (their number of parts), so a test can check that its
     kernel really split."""
-    monkeypatch.setattr(threads, "SPLIT_ELEMENTS", 1)
+    monkeypatch.setattr(threads, "SPLIT_NS", 1e-3)
     monkeypatch.setattr(linalg, "SPLIT_FLOPS", 1)
     monkeypatch.setattr(linalg, "MIN_ROWS", 1)
     monkeypatch.setattr(nn_kernels, "LAYER_NORM_PART", 1)

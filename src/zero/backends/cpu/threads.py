@@ -15,10 +15,20 @@ costs more than it gives, then run single-threaded on each core: attention forwa
 of (batch, head) pairs per thread.
 
 What is split. Loops with transcendentals (GELU, softmax, cross-entropy, dropout's hash,
-AdamW's root) ran 1.6-1.9x faster on two threads. Memory-bound loops (relu, a copy) gained
-nothing from a second thread here: one core already moves data at about the machine's copy
-bandwidth. Layer norm sits between: split from 2^18 elements a thread, where it gained
-(``kernels/nn.py`` has the figures).
+AdamW's root) ran 1.6-1.9x faster on two threads when large. Memory-bound loops (relu, a
+copy) gained nothing from a second thread here: one core already moves data at about the
+machine's copy bandwidth. A loop is split only when each part gets ``SPLIT_NS`` of one
+core's work: the kernel states what an element costs it (measured, float32, one thread),
+and ``element_grain`` turns that into the fewest items a part may take. Measured on two
+threads against one, back to back: at 2^18 float32 elements every such loop was slower
+split (softmax 1.63x the time, cross-entropy 1.8-2x, GELU 1.1-1.7x); at 2^19 the loops of
+more than ~0.36 ms on one core gained (cross-entropy 0.61-0.68, GELU backward 0.56,
+dropout 0.62) and those of less lost (softmax 0.31 ms: 1.36, GELU forward 0.38 ms: 1.07),
+so a loop is split from ~0.2 ms of work (SPLIT_NS = 0.1 ms a part; at 0.12 and 0.18 ms
+the op-level A/B lost at 2^19 elements). Ops, forward and backward, against the fixed
+2^17-element parts this replaced (one process, alternating): softmax at 4096 x 64 0.69 of
+the time, log-softmax 0.82, dropout at 2048 x 128 0.84, the rest unchanged within the
+noise. Layer norm has its own measured grain (``kernels/nn.py``).
 
 How a split runs. ``run_all(functions)`` calls the first function on the calling thread
 and the others on worker threads, and returns when all have returned (an exception in
@@ -56,6 +66,7 @@ from __future__ import annotations
 
 import _thread
 import functools
+import math
 import os
 import queue
 import threading
@@ -66,7 +77,7 @@ import numpy as np
 __all__ = ["element_grain", "get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all",
            "set_num_threads", "share", "single_threaded_blas"]
 
-SPLIT_ELEMENTS = 1 << 17   # a pass over fewer elements (0.1-0.3 ms on one core) stays on one thread
+SPLIT_NS = 100_000   # one core's work in each part of a split loop, at least (module docstring)
 
 
 def _default_threads() -> int:
@@ -189,10 +200,10 @@ def share(count: int, part: int, parts: int) -> slice:
     return slice(count * part // parts, count * (part + 1) // parts)
 
 
-def element_grain(elements_per_item: int) -> int:
-    """How many items of ``elements_per_item`` elements make SPLIT_ELEMENTS: the fewest
-    worth a thread of their own in a loop over elements."""
-    return -(-SPLIT_ELEMENTS // max(elements_per_item, 1))
+def element_grain(elements_per_item: int, ns_per_element: float) -> int:
+    """The fewest items worth a thread of their own: items of ``elements_per_item``
+    elements, each element ``ns_per_element`` of one core's time, making SPLIT_NS."""
+    return max(1, math.ceil(SPLIT_NS / (max(elements_per_item, 1) * ns_per_element)))
 
 
 def ranges(count: int, grain: int = 1) -> list[tuple[int, int]]:
@@ -216,23 +227,23 @@ def parallel_for(count: int, body: Callable[[int, int], object], grain: int = 1)
         _pool.run_all([functools.partial(body, start, stop) for start, stop in parts])
 
 
-def parallel_rows(rows: int, row_size: int, body: Callable[[int, int], object]) -> None:
-    """``parallel_for`` over rows of ``row_size`` elements each, in parts of at least
-    ``SPLIT_ELEMENTS`` elements (a loop over fewer is not worth a hand-off)."""
-    parallel_for(rows, body, element_grain(row_size))
+def parallel_rows(rows: int, row_size: int, body: Callable[[int, int], object], ns_per_element: float) -> None:
+    """``parallel_for`` over rows of ``row_size`` elements each, an element costing
+    ``ns_per_element``: parts of at least SPLIT_NS of work (less is not worth a hand-off)."""
+    parallel_for(rows, body, element_grain(row_size, ns_per_element))
 
 
-def parallel_flat(loop: Callable[..., object], *arguments) -> None:
+def parallel_flat(loop: Callable[..., object], *arguments, ns_per_element: float) -> None:
     """loop(*arguments) for a loop over the elements of 1-D arrays, the first argument one
-    of them: over ranges of every argument that is an array of the first one's size (other
-    arguments as they are), on the pool's threads when they are large; a small one is one
-    plain call."""
-    size = arguments[0].size
-    if size < 2 * SPLIT_ELEMENTS:
+    of them, an element costing ``ns_per_element``: over ranges of every argument that is
+    an array of the first one's size (other arguments as they are), on the pool's threads
+    when there is work for two parts of SPLIT_NS; a smaller one is one plain call."""
+    size, grain = arguments[0].size, element_grain(1, ns_per_element)
+    if size < 2 * grain:
         loop(*arguments)
         return
     parallel_for(size, lambda lo, hi: loop(*(
-        a[lo:hi] if isinstance(a, np.ndarray) and a.size == size else a for a in arguments)), SPLIT_ELEMENTS)
+        a[lo:hi] if isinstance(a, np.ndarray) and a.size == size else a for a in arguments)), grain)
 
 
 def get_num_threads() -> int:

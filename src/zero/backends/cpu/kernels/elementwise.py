@@ -99,16 +99,23 @@ def relu_backward(grad, out, grad_in) -> None:
         _where_relu_backward(grad, out, grad_in)
 
 
+# One core's time per float32 element of each loop (1 M elements): how large a loop must be
+# to be split over the pool's threads (threads.SPLIT_NS).
+SIGMOID_NS, SILU_NS = 0.3, 0.36
+GELU_NS, GELU_BACKWARD_NS = 0.72, 0.8
+GELU_TANH_NS, GELU_TANH_BACKWARD_NS = 0.52, 0.95
+
+
 def sigmoid(x, out) -> None:
     if _can_flatten(x, out):
-        parallel_flat(_sigmoid_loop, _flat_in(x), _flat_out(out))
+        parallel_flat(_sigmoid_loop, _flat_in(x), _flat_out(out), ns_per_element=SIGMOID_NS)
     else:
         _sigmoid_numpy(x, out)
 
 
 def silu(x, out) -> None:
     if _can_flatten(x, out):
-        parallel_flat(_silu_loop, _flat_in(x), _flat_out(out))
+        parallel_flat(_silu_loop, _flat_in(x), _flat_out(out), ns_per_element=SILU_NS)
     else:
         _sigmoid_numpy(x, out)
         np.multiply(out, x, out=out)
@@ -117,14 +124,15 @@ def silu(x, out) -> None:
 def gelu(x, out, approximate: str = "none") -> None:
     """Exact GELU x·Φ(x), or ``approximate="tanh"``: ½x(1 + tanh(√(2/π)(x + 0.044715x³)));
     one Numba loop per form, in the input's precision."""
-    loop = _gelu_tanh_loop if approximate == "tanh" else _gelu_loop
-    parallel_flat(loop, _flat_in(x), _flat_out(out))
+    loop, cost = (_gelu_tanh_loop, GELU_TANH_NS) if approximate == "tanh" else (_gelu_loop, GELU_NS)
+    parallel_flat(loop, _flat_in(x), _flat_out(out), ns_per_element=cost)
 
 
 def gelu_backward(grad, x, out, approximate: str = "none") -> None:
     """out = grad * d gelu(x) / dx."""
-    loop = _gelu_tanh_backward_loop if approximate == "tanh" else _gelu_backward_loop
-    parallel_flat(loop, _flat_in(grad), _flat_in(x), _flat_out(out))
+    loop, cost = ((_gelu_tanh_backward_loop, GELU_TANH_BACKWARD_NS) if approximate == "tanh"
+                  else (_gelu_backward_loop, GELU_BACKWARD_NS))
+    parallel_flat(loop, _flat_in(grad), _flat_in(x), _flat_out(out), ns_per_element=cost)
 
 
 def _sigmoid_numpy(x, out) -> None:

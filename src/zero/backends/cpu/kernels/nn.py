@@ -106,21 +106,30 @@ def log_softmax_backward(grad, out, grad_in) -> None:
     _softmax_backward_on_threads(grad, out, grad_in, True)
 
 
+# One core's time per float32 element of each row loop (rows of 64, 1 M elements; less per
+# element in longer rows): how large a loop must be to be split (threads.SPLIT_NS).
+SOFTMAX_NS, SOFTMAX_BACKWARD_NS = 0.55, 0.2
+LOG_SOFTMAX_NS, LOG_SOFTMAX_BACKWARD_NS = 0.65, 0.35
+CROSS_ENTROPY_NS = 0.75           # forward, and backward the same
+DROPOUT_NS = 0.65
+
+
 def _softmax_on_threads(x, out, log: bool) -> None:
     """(log-)softmax of each row of x (N, C), ranges of rows on the pool's threads."""
     if x.shape[1] == 0:
         return
     x, out = np.ascontiguousarray(x), _rows_out(out)
-    rows = _log_softmax_rows if log else _softmax_rows
-    parallel_rows(x.shape[0], x.shape[1], lambda lo, hi: rows(x[lo:hi], out[lo:hi]))
+    rows, cost = (_log_softmax_rows, LOG_SOFTMAX_NS) if log else (_softmax_rows, SOFTMAX_NS)
+    parallel_rows(x.shape[0], x.shape[1], lambda lo, hi: rows(x[lo:hi], out[lo:hi]), cost)
 
 
 def _softmax_backward_on_threads(grad, out, grad_in, log: bool) -> None:
     if grad.shape[1] == 0:
         return
     grad, out, grad_in = np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in)
-    rows = _log_softmax_backward_rows if log else _softmax_backward_rows
-    parallel_rows(grad.shape[0], grad.shape[1], lambda lo, hi: rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi]))
+    rows, cost = ((_log_softmax_backward_rows, LOG_SOFTMAX_BACKWARD_NS) if log
+                  else (_softmax_backward_rows, SOFTMAX_BACKWARD_NS))
+    parallel_rows(grad.shape[0], grad.shape[1], lambda lo, hi: rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi]), cost)
 
 
 # Each direction of each function is its own 2-D loop over (rows, C), with no flag inside it
@@ -208,7 +217,8 @@ def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoot
     loss, logsumexp, ignore_index, label_smoothing = _rows_out(loss), _rows_out(logsumexp), int(ignore_index), float(
         label_smoothing)
     parallel_rows(logits.shape[0], logits.shape[1], lambda lo, hi: _cross_entropy_rows(
-        logits[lo:hi], target[lo:hi], weight, ignore_index, label_smoothing, loss[lo:hi], logsumexp[lo:hi]))
+        logits[lo:hi], target[lo:hi], weight, ignore_index, label_smoothing, loss[lo:hi], logsumexp[lo:hi]),
+        CROSS_ENTROPY_NS)
 
 
 def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index: int,
@@ -219,7 +229,7 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
     ignore_index, label_smoothing, grad_logits = int(ignore_index), float(label_smoothing), _rows_out(grad_logits)
     parallel_rows(logits.shape[0], logits.shape[1], lambda lo, hi: _cross_entropy_backward_rows(
         grad_loss[lo:hi], logits[lo:hi], target[lo:hi], weight, logsumexp[lo:hi], ignore_index, label_smoothing,
-        grad_logits[lo:hi]))
+        grad_logits[lo:hi]), CROSS_ENTROPY_NS)
 
 
 @njit
@@ -435,7 +445,8 @@ def _layer_norm_backward_rows(grad, x, weight, mean, rstd, grad_x, partial_weigh
 def dropout_forward(x, p: float, seed: int, out) -> None:
     out_flat, x_flat = _rows_out(out).reshape(-1), np.ascontiguousarray(x).reshape(-1)
     p, seed = float(p), np.uint64(seed)
-    parallel_rows(x_flat.size, 1, lambda lo, hi: _dropout_loop(x_flat[lo:hi], p, seed, out_flat[lo:hi], lo))
+    parallel_rows(x_flat.size, 1, lambda lo, hi: _dropout_loop(x_flat[lo:hi], p, seed, out_flat[lo:hi], lo),
+                  DROPOUT_NS)
 
 
 def dropout_backward(grad, p: float, seed: int, grad_in) -> None:

@@ -27,11 +27,16 @@ from ._jit import njit, prange
 __all__ = ["adamw_step", "sgd_step"]
 
 
+# One core's time per float32 parameter of each step (1 M parameters): how many parameters
+# are worth splitting over the pool's threads (threads.SPLIT_NS).
+ADAMW_NS, SGD_NS = 0.92, 0.38
+
+
 def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
                step_size) -> None:
     """AdamW, bias correction folded into step_size = lr * √(1 - β2^t) / (1 - β1^t); see above."""
     parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside,
-                  weight_decay, step_size)
+                  weight_decay, step_size, ns_per_element=ADAMW_NS)
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
@@ -40,7 +45,7 @@ def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay
     if momentum_buffer is None:
         momentum_buffer = np.empty(0, dtype=param.dtype)
     parallel_flat(_sgd_loop, param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov,
-                  first_step)
+                  first_step, ns_per_element=SGD_NS)
 
 
 @njit
