@@ -3,12 +3,15 @@
 BLAS runs single-threaded under Zero (``zero.backends.cpu.threads`` says why), so a large
 product is cut here into independent products, one per thread, each one BLAS call on
 views: a batch into ranges of its matrices, a matrix product into ranges of the output's
-rows, or of its columns when it has more columns than rows. Below ``SPLIT_FLOPS`` a
-product is one call on the calling thread: a hand-off costs 20-200 µs (more the longer
-the worker has slept), and one core does ~70 GFLOP/s, so splitting pays from ~0.5 ms of
-work. A product split into row ranges is not bit for bit the unsplit product (BLAS blocks
-a shorter matrix differently): results repeat exactly for a given number of threads, and
-agree to rounding across thread counts.
+rows, or of its columns when it has more columns than rows. A product is split only when
+each part gets at least ``SPLIT_FLOPS`` (12 MFLOP, ~0.14 ms of one core at 85 GFLOP/s): a
+hand-off costs 45-200 µs (more the longer the worker has slept). Measured against parts of
+at least 32 MFLOP (``benchmarks/step_ab.py``, one process, 16-24 pairs): the MNIST MLP's
+step 0.89 of the time (its first layer, 64 x 784 -> 512, now split by columns), the small
+GPT's 0.95, the tiny one's 0.97-1.02 (its attention projection and linear + cross-entropy
+forward now split: the latter 277 against 321-336 µs). A product split into row ranges is
+not bit for bit the unsplit product (BLAS blocks a shorter matrix differently): results
+repeat exactly for a given number of threads, and agree to rounding across thread counts.
 """
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ __all__ = ["matmul", "sum"]  # product: for the fused kernels, not a kernel of t
 
 _numpy_sum = array_kernels(np)["sum"]
 
-SPLIT_FLOPS = 32e6          # a product of fewer floating-point operations is not split
+SPLIT_FLOPS = 12e6          # the fewest floating-point operations of a part of a split product
 MIN_ROWS = 8                # nor cut into parts of fewer rows (or columns, or matrices)
 
 
@@ -50,7 +53,7 @@ def product(a, b, out) -> None:
     module docstring); broadcast batch dimensions are left to one call."""
     single_threaded_blas()
     depth = a.shape[-1] if a.ndim else 1
-    if 2.0 * out.size * depth < SPLIT_FLOPS or get_num_threads() == 1:
+    if 2.0 * out.size * depth < 2 * SPLIT_FLOPS or get_num_threads() == 1:
         np.matmul(a, b, out=out)
     elif out.ndim >= 3 and a.ndim == b.ndim == out.ndim and a.shape[0] == b.shape[0] == out.shape[0]:
         parallel_for(out.shape[0], lambda lo, hi: np.matmul(a[lo:hi], b[lo:hi], out=out[lo:hi]), 1)
