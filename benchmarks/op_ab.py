@@ -1,0 +1,115 @@
+"""Single ops, forward + backward, of this checkout against another commit, in one process.
+
+    PYTHONPATH=src python benchmarks/op_ab.py [--base HEAD] [--rounds 8] [--calls 30]
+
+``step_ab.py``'s method for a training step (read its docstring: the base commit's
+``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
+to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
+GELU, dropout and a linear layer. Each round times ``--calls`` calls of an op on one side
+and then on the other (the order alternating between rounds) and keeps the ratio of the
+medians; the table has the median and range of the ratios over rounds.
+
+For a change's effect on the ops it touches, not for comparisons with PyTorch
+(``kernels.py`` does those).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from step_ab import extract_base
+
+
+def workloads(zero) -> dict:
+    """name -> a call running one op forward and backward on ``zero`` (the same operands on
+    both sides: each side draws them from its own generator with the same seed)."""
+    functional = zero.nn.functional
+    rng = np.random.default_rng(0)
+    calls = {}
+
+    def leaf(*shape):
+        return zero.tensor(rng.standard_normal(shape, dtype=np.float32) * 2, requires_grad=True)
+
+    def with_gradient(name, op, shape):
+        x, grad = leaf(*shape), zero.tensor(rng.standard_normal(shape, dtype=np.float32))
+
+        def call():
+            x.grad = None
+            op(x).backward(grad)
+        calls[name] = call
+
+    def with_targets(name, op, shape):
+        x, target = leaf(*shape), zero.tensor(rng.integers(0, shape[1], shape[0]))
+
+        def call():
+            x.grad = None
+            op(x, target).backward()
+        calls[name] = call
+
+    for shape in [(4096, 64), (8192, 64), (16384, 64)]:
+        with_gradient(f"softmax {shape}", lambda x: functional.softmax(x, -1), shape)
+        with_gradient(f"log_softmax {shape}", lambda x: functional.log_softmax(x, -1), shape)
+    for shape in [(1024, 65), (2048, 65), (4096, 65), (8192, 65)]:
+        with_targets(f"cross_entropy {shape}", functional.cross_entropy, shape)
+    for shape in [(512, 512), (1024, 512), (2048, 512)]:
+        with_gradient(f"gelu {shape}", functional.gelu, shape)
+    for shape in [(2048, 128), (4096, 128)]:
+        with_gradient(f"dropout {shape}", lambda x: functional.dropout(x, 0.2, True), shape)
+    for rows, width, out in [(64, 784, 512), (1024, 128, 128), (1024, 128, 384), (2048, 128, 512)]:
+        weight, bias = leaf(out, width), leaf(out)
+        with_gradient(f"linear ({rows}, {width}) -> {out}",
+                      lambda x, weight=weight, bias=bias: functional.linear(x, weight, bias), (rows, width))
+    return calls
+
+
+def median_seconds(call, calls: int) -> float:
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--base", default="HEAD")
+    parser.add_argument("--rounds", type=int, default=8)
+    parser.add_argument("--calls", type=int, default=30)
+    args = parser.parse_args()
+    folder = Path(tempfile.mkdtemp())
+    extract_base(args.base, folder)
+    sys.path.insert(0, str(folder))
+    sides = {name: workloads(importlib.import_module(name)) for name in ("zero", "zero_base")}
+    for calls in sides.values():          # compile and warm up
+        for call in calls.values():
+            for _ in range(5):
+                call()
+    times: dict = {name: {"zero": [], "zero_base": [], "ratio": []} for name in sides["zero"]}
+    for round_ in range(args.rounds):
+        order = ("zero", "zero_base") if round_ % 2 == 0 else ("zero_base", "zero")
+        for name, record in times.items():
+            measured = {side: median_seconds(sides[side][name], args.calls) for side in order}
+            for side, seconds in measured.items():
+                record[side].append(seconds)
+            record["ratio"].append(measured["zero"] / measured["zero_base"])
+    print(f"`python benchmarks/op_ab.py --base {args.base} --rounds {args.rounds} --calls {args.calls}` "
+          "(one process, alternating; forward + backward)\n")
+    print("| op (shape) | base µs | new µs | new/base (range) |\n|---|---:|---:|---:|")
+    for name, record in times.items():
+        ratios = record["ratio"]
+        print(f"| {name} | {statistics.median(record['zero_base']) * 1e6:.0f} | "
+              f"{statistics.median(record['zero']) * 1e6:.0f} | "
+              f"{statistics.median(ratios):.3f} ({min(ratios):.2f}-{max(ratios):.2f}) |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""What deciding to split a CPU loop over two threads rests on, measured on this machine.
+
+    PYTHONPATH=src python benchmarks/split_costs.py [--sections costs,gain,start] [--repeats 60]
+
+Three tables, Zero's own kernels and pool (``zero.backends.cpu.threads``):
+
+``costs``: one core's time per float32 element of each loop that states one (1 M
+elements, the median of ``--repeats`` calls): the ``*_NS`` constants in the kernels,
+from which ``element_grain`` sizes a part to ``threads.SPLIT_NS``.
+
+``gain``: each loop split in two parts on two threads (whatever its size) against one
+thread, back to back, at 2^18 to 2^21 elements (rows of 64): the time on one thread and
+the ratio, below 1 where the split pays; "split" marks the sizes the kernel splits now.
+
+``start``: when the worker starts after ``run_all`` hands it a part, while the caller
+keeps the GIL for 0, 10, 30 or 100 µs before its own part releases it (50 µs of Python
+between calls). The worker, woken from the queue, needs the GIL too: once the caller
+holds it past the worker's wake-up, the worker sleeps again until it is free.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+from zero.backends.cpu import threads
+from zero.backends.cpu.kernels import elementwise, nn, optim
+
+rng = np.random.default_rng(0)
+
+
+def median_seconds(call, repeats: int) -> float:
+    for _ in range(5):
+        call()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        call()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def row_loops(rows: int, width: int) -> dict:
+    """The row and element loops of the CPU kernels on float32 operands of rows x width."""
+    x = rng.standard_normal((rows, width), dtype=np.float32)
+    grad = rng.standard_normal((rows, width), dtype=np.float32)
+    out, grad_in = np.empty_like(x), np.empty_like(x)
+    nn.softmax_forward(x, out)
+    target, loss = rng.integers(0, width, rows), np.empty(rows, np.float32)
+    lse, ones = np.empty(rows), np.ones(rows, np.float32)
+    return {
+        "softmax": lambda: nn.softmax_forward(x, grad_in),
+        "softmax backward": lambda: nn.softmax_backward(grad, out, grad_in),
+        "log_softmax": lambda: nn.log_softmax_forward(x, grad_in),
+        "log_softmax backward": lambda: nn.log_softmax_backward(grad, out, grad_in),
+        "cross_entropy": lambda: nn.cross_entropy_forward(x, target, None, -100, 0.0, loss, lse),
+        "cross_entropy backward": lambda: nn.cross_entropy_backward(ones, x, target, None, lse, -100, 0.0, grad_in),
+        "gelu": lambda: elementwise.gelu(x, grad_in),
+        "gelu backward": lambda: elementwise.gelu_backward(grad, x, grad_in),
+        "gelu tanh": lambda: elementwise.gelu(x, grad_in, "tanh"),
+        "gelu tanh backward": lambda: elementwise.gelu_backward(grad, x, grad_in, "tanh"),
+        "sigmoid": lambda: elementwise.sigmoid(x, grad_in),
+        "silu": lambda: elementwise.silu(x, grad_in),
+        "dropout": lambda: nn.dropout_forward(x, 0.2, 12345, grad_in),
+    }
+
+
+def optimizer_loops(size: int) -> dict:
+    param, grad = rng.standard_normal(size, dtype=np.float32), rng.standard_normal(size, dtype=np.float32)
+    exp_avg, exp_avg_sq = np.zeros(size, np.float32), np.ones(size, np.float32)
+    return {"adamw": lambda: optim.adamw_step(param, grad, exp_avg, exp_avg_sq, 1e-3, 0.9, 0.99, 1e-8, 0.0, 0.1, 1e-3),
+            "sgd": lambda: optim.sgd_step(param, grad, exp_avg, 1e-3, 0.9, 0.0, 0.0, False, False)}
+
+
+def costs(repeats: int) -> None:
+    elements = 1 << 20
+    threads.set_num_threads(1)
+    print(f"One core's time per float32 element ({elements:,} elements, rows of 64 and of 1024):\n")
+    print("| loop | ns/element, rows of 64 | ns/element, rows of 1024 |\n|---|---:|---:|")
+    narrow, wide = row_loops(elements // 64, 64), row_loops(elements // 1024, 1024)
+    for name in narrow:
+        a, b = (median_seconds(loops[name], repeats) * 1e9 / elements for loops in (narrow, wide))
+        print(f"| {name} | {a:.2f} | {b:.2f} |")
+    for name, call in optimizer_loops(elements).items():
+        print(f"| {name} (per parameter) | {median_seconds(call, repeats) * 1e9 / elements:.2f} | |")
+    print()
+
+
+def gain(repeats: int) -> None:
+    print("Split in two on two threads against one thread, back to back (rows of 64; "
+          "'split': the kernel splits at that size):\n")
+    sizes = [1 << k for k in range(18, 22)]
+    print("| loop | " + " | ".join(f"2^{s.bit_length() - 1}: one thread µs, two/one" for s in sizes) + " |")
+    print("|---|" + "---:|" * len(sizes))
+    tables = {size: row_loops(size // 64, 64) for size in sizes}
+    for name in tables[sizes[0]]:
+        cells = []
+        for size in sizes:
+            call = tables[size][name]
+            threads.set_num_threads(1)
+            one = median_seconds(call, repeats)
+            threads.set_num_threads(2)
+            splits = split_now(call)
+            threads.SPLIT_NS, chosen = 1e-3, threads.SPLIT_NS       # every loop splits
+            two = median_seconds(call, repeats)
+            threads.SPLIT_NS = chosen
+            cells.append(f"{one * 1e6:.0f}, {two / one:.2f}" + (" split" if splits else ""))
+        print(f"| {name} | " + " | ".join(cells) + " |")
+    print()
+
+
+def split_now(call) -> bool:
+    """Whether ``call`` splits its loop over the pool's threads with today's rules."""
+    regions, run_all = [], threads._pool.run_all
+
+    def counted(functions):
+        regions.append(len(functions))
+        run_all(functions)
+
+    threads._pool.run_all = counted
+    try:
+        call()
+    finally:
+        threads._pool.run_all = run_all
+    return bool(regions)
+
+
+def busy_python(microseconds: float) -> None:
+    end = time.perf_counter() + microseconds * 1e-6
+    while time.perf_counter() < end:
+        pass
+
+
+def worker_starts(hold: float, calls: int) -> list[float]:
+    """Seconds from run_all's hand-off to the worker's first line, over ``calls`` calls."""
+    a = rng.standard_normal((256, 128), dtype=np.float32)
+    w = rng.standard_normal((128, 128), dtype=np.float32)
+    out, out2 = np.empty((256, 128), np.float32), np.empty((256, 128), np.float32)
+    starts: list[float] = []
+    handed = [0.0]
+
+    def worker() -> None:
+        starts.append(time.perf_counter() - handed[0])
+        np.matmul(a, w, out=out2)
+
+    def caller() -> None:
+        busy_python(hold)
+        np.matmul(a, w, out=out)
+
+    for _ in range(calls):
+        handed[0] = time.perf_counter()
+        threads.run_all([caller, worker])
+        busy_python(50)
+    return starts
+
+
+def start(repeats: int) -> None:
+    threads.set_num_threads(2)
+    print("When the worker starts after run_all hands it a part (the caller keeps the GIL, then its "
+          "own part, a 256x128x128 product, releases it):\n")
+    print("| caller keeps the GIL after the hand-off, µs | worker starts after, median µs | p90 µs |\n|---:|---:|---:|")
+    for hold in (0, 10, 30, 100):
+        starts = worker_starts(hold, repeats * 5)
+        print(f"| {hold} | {statistics.median(starts) * 1e6:.0f} | {np.percentile(starts, 90) * 1e6:.0f} |")
+    print()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sections", default="costs,gain,start")
+    parser.add_argument("--repeats", type=int, default=60)
+    args = parser.parse_args()
+    sections = {"costs": costs, "gain": gain, "start": start}
+    for name in args.sections.split(","):
+        sections[name](args.repeats)
+
+
+if __name__ == "__main__":
+    main()
