@@ -46,9 +46,15 @@ from 59-79 to 22-41 µs, but after an idle gap of 1-10 ms it took 110-1,080 µs 
 64-115 (two runs of ``benchmarks/handoff.py`` on this 2-core virtual machine; without the
 pause instruction the same, so not the hypervisor's pause-loop exits), and a training step
 has such gaps. The worker alone spinning up to 1 ms after each task, in this pool, made a
-GPT step slower: its start after a hand-off went from a median 60-85 µs to 0.5-1 ms. So
-the workers sleep, a kernel is one split, not one per product, and only work of more than
-~0.5 ms is split.
+GPT step slower: its start after a hand-off went from a median 60-85 µs to 0.5-1 ms. Two
+more were measured without gain (``benchmarks/RESULTS.md``, ninth pass): chunks claimed by
+whichever thread is free (in a step the worker is late by less than a chunk, and each
+chunk pays its Python), and the caller polling a worker's lock before sleeping on it. The
+worker starts ~40 µs after the hand-off if the caller releases the GIL at once, but
+30-100 µs later again if the caller keeps it (the woken worker sleeps on the GIL:
+``benchmarks/split_costs.py``), so a part starts with its GIL-free call. So the workers
+sleep, a kernel is one split, not one per product, and only work of more than ~0.2 ms is
+split.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
 memory from the caching allocator -- the caller leases any scratch before the split and
