@@ -19,13 +19,13 @@ import importlib
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from step_ab import extract_base
+from turns import median_seconds
 
 
 def workloads(zero) -> dict:
@@ -38,8 +38,8 @@ def workloads(zero) -> dict:
     def leaf(*shape):
         return zero.tensor(rng.standard_normal(shape, dtype=np.float32) * 2, requires_grad=True)
 
-    def with_gradient(name, op, shape):
-        x, grad = leaf(*shape), zero.tensor(rng.standard_normal(shape, dtype=np.float32))
+    def with_gradient(name, op, shape, out_shape=None):
+        x, grad = leaf(*shape), zero.tensor(rng.standard_normal(out_shape or shape, dtype=np.float32))
 
         def call():
             x.grad = None
@@ -66,17 +66,9 @@ def workloads(zero) -> dict:
     for rows, width, out in [(64, 784, 512), (1024, 128, 128), (1024, 128, 384), (2048, 128, 512)]:
         weight, bias = leaf(out, width), leaf(out)
         with_gradient(f"linear ({rows}, {width}) -> {out}",
-                      lambda x, weight=weight, bias=bias: functional.linear(x, weight, bias), (rows, width))
+                      lambda x, weight=weight, bias=bias: functional.linear(x, weight, bias),
+                      (rows, width), (rows, out))
     return calls
-
-
-def median_seconds(call, calls: int) -> float:
-    times = []
-    for _ in range(calls):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -97,7 +89,7 @@ def main() -> None:
     for round_ in range(args.rounds):
         order = ("zero", "zero_base") if round_ % 2 == 0 else ("zero_base", "zero")
         for name, record in times.items():
-            measured = {side: median_seconds(sides[side][name], args.calls) for side in order}
+            measured = {side: median_seconds(sides[side][name], 0, args.calls) for side in order}
             for side, seconds in measured.items():
                 record[side].append(seconds)
             record["ratio"].append(measured["zero"] / measured["zero_base"])

@@ -25,21 +25,11 @@ import time
 
 import numpy as np
 
+from turns import median_seconds
 from zero.backends.cpu import threads
 from zero.backends.cpu.kernels import elementwise, nn, optim
 
 rng = np.random.default_rng(0)
-
-
-def median_seconds(call, repeats: int) -> float:
-    for _ in range(5):
-        call()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def row_loops(rows: int, width: int) -> dict:
@@ -81,10 +71,10 @@ def costs(repeats: int) -> None:
     print("| loop | ns/element, rows of 64 | ns/element, rows of 1024 |\n|---|---:|---:|")
     narrow, wide = row_loops(elements // 64, 64), row_loops(elements // 1024, 1024)
     for name in narrow:
-        a, b = (median_seconds(loops[name], repeats) * 1e9 / elements for loops in (narrow, wide))
+        a, b = (median_seconds(loops[name], 5, repeats) * 1e9 / elements for loops in (narrow, wide))
         print(f"| {name} | {a:.2f} | {b:.2f} |")
     for name, call in optimizer_loops(elements).items():
-        print(f"| {name} (per parameter) | {median_seconds(call, repeats) * 1e9 / elements:.2f} | |")
+        print(f"| {name} (per parameter) | {median_seconds(call, 5, repeats) * 1e9 / elements:.2f} | |")
     print()
 
 
@@ -100,11 +90,11 @@ def gain(repeats: int) -> None:
         for size in sizes:
             call = tables[size][name]
             threads.set_num_threads(1)
-            one = median_seconds(call, repeats)
+            one = median_seconds(call, 5, repeats)
             threads.set_num_threads(2)
             splits = split_now(call)
             threads.SPLIT_NS, chosen = 1e-3, threads.SPLIT_NS       # every loop splits
-            two = median_seconds(call, repeats)
+            two = median_seconds(call, 5, repeats)
             threads.SPLIT_NS = chosen
             cells.append(f"{one * 1e6:.0f}, {two / one:.2f}" + (" split" if splits else ""))
         print(f"| {name} | " + " | ".join(cells) + " |")
