@@ -52,9 +52,9 @@ whichever thread is free (in a step the worker is late by less than a chunk, and
 chunk pays its Python), and the caller polling a worker's lock before sleeping on it. The
 worker starts ~40 µs after the hand-off if the caller releases the GIL at once, but
 30-100 µs later again if the caller keeps it (the woken worker sleeps on the GIL:
-``benchmarks/split_costs.py``), so a part starts with its GIL-free call. So the workers
-sleep, a kernel is one split, not one per product, and only work of more than ~0.2 ms is
-split.
+``benchmarks/split_costs.py``), so a part should reach its first GIL-free call at once.
+So the workers sleep, a kernel is one split, not one per product, and only work of more
+than ~0.2 ms is split.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
 memory from the caching allocator -- the caller leases any scratch before the split and

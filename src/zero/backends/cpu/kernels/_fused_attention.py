@@ -54,11 +54,13 @@ BLOCK = 64
 SCRATCH_BYTES = 2 << 20     # at most this much per scratch array, all threads' parts together
 
 
-def _groups_per_pass(block: int, length: int, itemsize: int, parts: int) -> int:
-    """How many of the G (batch, head) pairs one pass takes: the (groups, block, length)
-    scratch arrays of ``parts`` threads then stay within SCRATCH_BYTES together
-    (cache-sized, and bounded whatever G and however many threads)."""
-    return max(1, SCRATCH_BYTES // (parts * block * length * itemsize))
+def _batches_per_pass(batch: int, heads: int, block: int, length: int, itemsize: int, parts: int) -> int:
+    """How many of the batches (``heads`` (batch, head) pairs each, at least one batch) one
+    pass takes: the (pairs, block, length) scratch arrays of ``parts`` threads then stay
+    within SCRATCH_BYTES together (cache-sized, and bounded whatever B, H and however many
+    threads)."""
+    pairs = SCRATCH_BYTES // (parts * block * length * itemsize)
+    return min(batch, max(1, pairs // max(heads, 1)))
 
 
 # One core's time per score (query x key pair) of the forward, float32, causal (16 x 4 heads,
@@ -73,9 +75,14 @@ def _parts(batch: int, heads: int, length: int, source: int) -> list[tuple[int, 
     return ranges(batch, element_grain(heads * length * source, SCORE_NS))
 
 
+def _one_head(a):
+    """Flash attention's (G, ...) arrays as (G, 1, ...) views: G batches of one head."""
+    return None if a is None else a[:, None]
+
+
 def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
     """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
-    _forward(q[:, None], k[:, None], v[:, None], scale, causal, out[:, None], lse[:, None])
+    _forward(_one_head(q), _one_head(k), _one_head(v), scale, causal, _one_head(out), _one_head(lse))
 
 
 def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
@@ -99,7 +106,7 @@ def _forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
         return
     block = min(BLOCK, length)
     parts = _parts(batch, heads, length, source)
-    step = min(batch, max(1, _groups_per_pass(block, source, q.dtype.itemsize, len(parts)) // max(heads, 1)))
+    step = _batches_per_pass(batch, heads, block, source, q.dtype.itemsize, len(parts))
     run_all([functools.partial(_forward_part, q[b0:b1], k[b0:b1], v[b0:b1], scale, causal, out[b0:b1],
                                lse[b0:b1], block, min(step, b1 - b0),
                                scratch(min(step, b1 - b0) * heads * block * source, q.dtype))
@@ -125,11 +132,8 @@ def _forward_part(q, k, v, scale: float, causal: bool, out, lse, block: int, ste
 def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
                              grad_v) -> None:
     """grad_q, grad_k, grad_v (any may be None) from grad_out (G, L, Ev) and forward's out, lse."""
-    def one_head(a):                              # (G, ...) -> (G, 1, ...) view
-        return None if a is None else a[:, None]
-
-    _backward(one_head(grad_out), one_head(q), one_head(k), one_head(v), one_head(out), one_head(lse), scale,
-              causal, one_head(grad_q), one_head(grad_k), one_head(grad_v))
+    _backward(_one_head(grad_out), _one_head(q), _one_head(k), _one_head(v), _one_head(out), _one_head(lse),
+              scale, causal, _one_head(grad_q), _one_head(grad_k), _one_head(grad_v))
 
 
 def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
@@ -152,7 +156,7 @@ def _backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, g
         return
     block = min(BLOCK, source)
     parts = _parts(batch, heads, length, source)
-    step = min(batch, max(1, _groups_per_pass(block, length, q.dtype.itemsize, len(parts)) // max(heads, 1)))
+    step = _batches_per_pass(batch, heads, block, length, q.dtype.itemsize, len(parts))
     # the probabilities recomputed in the inputs' dtype, as forward made them (float32: twice
     # the vector lanes, float32's exp); forward's float64 lse rounded once to that dtype
     row_lse, typed_scale = lse.astype(q.dtype, copy=False), q.dtype.type(scale)

@@ -38,8 +38,9 @@ def linear_forward(x, weight, bias, out) -> None:
     """out (N, OUT) = x (N, IN) @ weight (OUT, IN)ᵀ + bias (OUT,): ranges of rows in
     parallel, or of output features when there are fewer rows than features. Then each
     thread reads only its share of the weight, not all of it: at 64 x 784 -> 512 (the
-    MNIST MLP's first layer) 417-486 us against 505-563 by rows; with more rows than
-    features, rows won (1024 x 128 -> 384: 591-622 against 749-1,212 us)."""
+    MNIST MLP's first layer, a GELU region just before each call) 544-555 us against
+    617-713 by rows and 754-918 on one thread; with more rows than features, rows won
+    (1024 x 128 -> 384: 591-622 against 749-1,212 us)."""
     single_threaded_blas()
     samples, features = x.shape[0], weight.shape[0]
 

@@ -99,11 +99,12 @@ def relu_backward(grad, out, grad_in) -> None:
         _where_relu_backward(grad, out, grad_in)
 
 
-# One core's time per float32 element of each loop (1 M elements): how large a loop must be
-# to be split over the pool's threads (threads.SPLIT_NS).
+# One core's time per float32 element of each loop (1 M elements, measured by
+# ``benchmarks/split_costs.py --sections costs``): how large a loop must be to be split over
+# the pool's threads (threads.SPLIT_NS).
 SIGMOID_NS, SILU_NS = 0.3, 0.36
 GELU_NS, GELU_BACKWARD_NS = 0.72, 0.8
-GELU_TANH_NS, GELU_TANH_BACKWARD_NS = 0.52, 0.95
+GELU_TANH_NS, GELU_TANH_BACKWARD_NS = 0.52, 0.6
 
 
 def sigmoid(x, out) -> None:

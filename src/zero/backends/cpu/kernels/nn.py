@@ -107,7 +107,8 @@ def log_softmax_backward(grad, out, grad_in) -> None:
 
 
 # One core's time per float32 element of each row loop (rows of 64, 1 M elements; less per
-# element in longer rows): how large a loop must be to be split (threads.SPLIT_NS).
+# element in longer rows; ``benchmarks/split_costs.py --sections costs``): how large a loop
+# must be to be split (threads.SPLIT_NS).
 SOFTMAX_NS, SOFTMAX_BACKWARD_NS = 0.55, 0.2
 LOG_SOFTMAX_NS, LOG_SOFTMAX_BACKWARD_NS = 0.65, 0.35
 CROSS_ENTROPY_NS = 0.75           # forward, and backward the same

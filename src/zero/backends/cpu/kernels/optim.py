@@ -27,8 +27,9 @@ from ._jit import njit, prange
 __all__ = ["adamw_step", "sgd_step"]
 
 
-# One core's time per float32 parameter of each step (1 M parameters): how many parameters
-# are worth splitting over the pool's threads (threads.SPLIT_NS).
+# One core's time per float32 parameter of each step (1 M parameters,
+# ``benchmarks/split_costs.py --sections costs``): how many parameters are worth splitting
+# over the pool's threads (threads.SPLIT_NS).
 ADAMW_NS, SGD_NS = 0.92, 0.38
 
 
