@@ -1,11 +1,11 @@
 """Single ops, forward + backward, of this checkout against another commit, in one process.
 
-    PYTHONPATH=src python benchmarks/op_ab.py [--base HEAD] [--rounds 8] [--calls 30]
+    PYTHONPATH=src python benchmarks/op_ab.py [--base HEAD] [--rounds 8] [--calls 30] [--only gelu,linear]
 
 ``step_ab.py``'s method for a training step (read its docstring: the base commit's
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
 to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
-GELU, dropout and a linear layer. Each round times ``--calls`` calls of an op on one side
+NLL, GELU, dropout and a linear layer. Each round times ``--calls`` calls of an op on one side
 and then on the other (the order alternating between rounds) and keeps the ratio of the
 medians; the table has the median and range of the ratios over rounds.
 
@@ -59,6 +59,8 @@ def workloads(zero) -> dict:
         with_gradient(f"log_softmax {shape}", lambda x: functional.log_softmax(x, -1), shape)
     for shape in [(1024, 65), (2048, 65), (4096, 65), (8192, 65)]:
         with_targets(f"cross_entropy {shape}", functional.cross_entropy, shape)
+    for shape in [(1024, 65), (4096, 65)]:
+        with_targets(f"nll_loss {shape}", functional.nll_loss, shape)
     for shape in [(512, 512), (1024, 512), (2048, 512)]:
         with_gradient(f"gelu {shape}", functional.gelu, shape)
     for shape in [(2048, 128), (4096, 128)]:
@@ -76,11 +78,16 @@ def main() -> None:
     parser.add_argument("--base", default="HEAD")
     parser.add_argument("--rounds", type=int, default=8)
     parser.add_argument("--calls", type=int, default=30)
+    parser.add_argument("--only", default="", help="time only the ops whose name contains one of these "
+                        "comma-separated words")
     args = parser.parse_args()
+    wanted = [word for word in args.only.split(",") if word]
     folder = Path(tempfile.mkdtemp())
     extract_base(args.base, folder)
     sys.path.insert(0, str(folder))
-    sides = {name: workloads(importlib.import_module(name)) for name in ("zero", "zero_base")}
+    sides = {name: {op: call for op, call in workloads(importlib.import_module(name)).items()
+                    if not wanted or any(word in op for word in wanted)}
+             for name in ("zero", "zero_base")}
     for calls in sides.values():          # compile and warm up
         for call in calls.values():
             for _ in range(5):
@@ -93,7 +100,8 @@ def main() -> None:
             for side, seconds in measured.items():
                 record[side].append(seconds)
             record["ratio"].append(measured["zero"] / measured["zero_base"])
-    print(f"`python benchmarks/op_ab.py --base {args.base} --rounds {args.rounds} --calls {args.calls}` "
+    print(f"`python benchmarks/op_ab.py --base {args.base} --rounds {args.rounds} --calls {args.calls}"
+          + (f" --only {args.only}" if args.only else "") + "` "
           "(one process, alternating; forward + backward)\n")
     print("| op (shape) | base µs | new µs | new/base (range) |\n|---|---:|---:|---:|")
     for name, record in times.items():

@@ -73,6 +73,11 @@ def rows_of(x: Tensor, width: int) -> Tensor:
     return laid_out(x, (rows, width))
 
 
+def flat_of(x: Tensor) -> Tensor:
+    """x's elements as a contiguous 1-D tensor without graph (a view when possible)."""
+    return laid_out(x, (numel(x._meta.shape),))
+
+
 def array_or_none(t: Tensor | None):
     """What a kernel receives for an optional tensor: its array, or None."""
     return None if t is None else t._array

@@ -27,7 +27,7 @@ from .. import dtypes
 from ..autograd.op import Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
-from .arguments import array_or_none, rows_of
+from .arguments import array_or_none, flat_of, laid_out, rows_of
 from .index_checks import check_index_range
 
 REDUCTIONS = ("mean", "sum", "none")
@@ -76,52 +76,45 @@ class ClassLoss(Op):
                 got = describe(weight)
                 raise ShapeError(f"{op}: weight must be a {x.dtype.name}[{classes}] tensor (one per class "
                                  f"of input {describe(x)}), got {got}")
-            weight = weight.detach().contiguous()
-        x, target = x.detach(), target.detach()
+            weight = laid_out(weight, (classes,))
         self.in_shape, self.target_shape = x.shape, target.shape
         self.order: tuple | None = None
         self.inverse: tuple | None = None
         if x.ndim > 2:
             self.order, self.inverse = _classes_last(x)
-            x = x.permute(self.order)                                  # (N, d1, ..., C)
+            x = x.detach().permute(self.order)                         # (N, d1, ..., C)
         rows = rows_of(x, classes)                                     # (N*d1*..., C)
-        target_rows = target.reshape(-1).contiguous()                  # (N*d1*...,)
+        target_rows = flat_of(target)                                  # (N*d1*...,)
         check_targets(op, target_rows, classes, ignore_index)
         self.reduction, self.ignore_index = reduction, ignore_index
         return rows, target_rows, weight
 
     def reduce(self, loss_rows: Tensor, target_rows: Tensor, weight) -> tuple:
         """Per-row losses -> the requested reduction, and the divisor of "mean" (or None).
-        Kernel calls on the arrays rather than tensor ops (nothing here is recorded, and five
-        ops cost more than the NLL kernel itself)."""
+        Kernel calls on the arrays rather than tensor ops: nothing here is recorded, and the
+        ops would cost more than the NLL kernel itself."""
         if self.reduction == "none":
             return loss_rows.reshape(self.target_shape), None
         dtype, device = loss_rows._meta.dtype, loss_rows._meta.device
-        kernels = device.kernels
         total = Tensor._empty((), dtype, device)
-        kernels.sum(loss_rows._array, (0,), total._array)
         if self.reduction == "sum":
+            device.kernels.sum(loss_rows._array, (0,), total._array)
             return total, None
-        kept = Tensor._empty(target_rows._meta.shape, dtypes.bool_, device)
-        kernels.ne(target_rows._array, self.ignore_index, kept._array)
-        if weight is None:
-            divisor = Tensor._empty((), dtype, device)
-            kernels.sum(kept._array, (0,), divisor._array)     # the count of kept rows
-        else:
-            safe = target_rows.masked_fill(kept.logical_not(), 0)
-            divisor = (weight.index_select(0, safe) * kept).sum()
-        kernels.div(total._array, divisor._array, total._array)  # all rows ignored: 0 / 0 = nan, as in PyTorch
+        divisor = Tensor._empty((), dtype, device)
+        device.kernels.class_loss_mean(loss_rows._array, target_rows._array, array_or_none(weight),
+                                       self.ignore_index, total._array, divisor._array)
         return total, divisor
 
     def row_gradients(self, grad: Tensor, divisor, rows: int) -> Tensor:
         """The upstream gradient of each row's loss, contiguous (rows,)."""
         if self.reduction == "none":
-            return grad.reshape(-1).contiguous()
+            return laid_out(grad, (rows,))
         row_grads = Tensor._empty((rows,), grad._meta.dtype, grad._meta.device)
         kernels = grad._meta.device.kernels
-        kernels.copy(grad._array, row_grads._array)                    # the 0-d gradient, broadcast
-        if self.reduction == "mean":
-            kernels.div(row_grads._array, divisor._array, row_grads._array)
+        if self.reduction == "mean":   # the 0-d gradient over the 0-d divisor, broadcast
+            kernels.div(grad._array, divisor._array, row_grads._array)
+        else:
+            kernels.copy(grad._array, row_grads._array)
         return row_grads
 
     def restore(self, grad_rows: Tensor) -> Tensor:

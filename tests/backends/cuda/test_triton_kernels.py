@@ -136,6 +136,23 @@ def test_cross_entropy_forward_and_backward(case, classes, weighted, smoothing):
                  {"grad_logits": ((rows, classes), None)})
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignored", [0, 3, 9])
+def test_class_loss_mean_over_the_kept_rows(case, weighted, ignored):
+    """(CuPy array calls on the device, not Triton; compared here with the CPU's loop all the
+    same.) All nine rows ignored: 0 / 0 = nan on both."""
+    rng = np.random.default_rng(ignored)
+    loss, target = random(rng, (9,), case.dtype, 0, 4), rng.integers(0, 5, 9)
+    target[:ignored] = -100
+    loss[:ignored] = 0
+    weight = random(rng, (5,), case.dtype, 0.1, 2.0) if weighted else None
+    got, _ = case.run("class_loss_mean", [loss, target, weight, -100], {"mean": ((), None), "divisor": ((), None)})
+    kept = target != -100
+    divisor = (weight[target[kept]].astype(np.float64).sum() if weighted else kept.sum())
+    np.testing.assert_allclose(got["divisor"], divisor, rtol=1e-6)
+    np.testing.assert_allclose(got["mean"], loss.astype(np.float64).sum() / divisor if divisor else np.nan, rtol=1e-6)
+
+
 def test_cross_entropy_at_logits_near_ten_million(case):
     # A float32 logsumexp would be off by a whole unit here; the kernels keep it in float64.
     rng = np.random.default_rng(7)

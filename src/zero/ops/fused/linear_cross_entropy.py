@@ -18,7 +18,7 @@ from __future__ import annotations
 from ... import dtypes
 from ...errors import DTypeError, ShapeError, describe
 from ...tensors.tensor import Tensor
-from ..arguments import array_or_none, check_floats, rows_of
+from ..arguments import array_or_none, check_floats, flat_of, rows_of
 from ..loss import ClassLoss, check_reduction, check_targets
 
 CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB (a device may ask for more)
@@ -55,7 +55,7 @@ class LinearCrossEntropy(ClassLoss):
         vocab = weight.shape[0]
         rows = rows_of(x, weight.shape[1])                                  # (N, C)
         weight = weight.detach()
-        target_rows = target.detach().reshape(-1).contiguous()              # (N,)
+        target_rows = flat_of(target)                                       # (N,)
         check_targets(op, target_rows, vocab, ignore_index)
         self.chunk_size = chunk_size or default_chunk_size(vocab, x.dtype.itemsize, x.device)
         self.reduction, self.ignore_index = reduction, int(ignore_index)

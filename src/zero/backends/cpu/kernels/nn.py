@@ -32,6 +32,9 @@ layer norm's statistics; label smoothing's sums over the class weights run in fl
         log_probs (N, C); loss (N,) = -w[t] * log_probs[t], 0 where ignored.
     nll_loss_backward(grad_loss, target, weight, ignore_index, grad_input)
         grad_input (N, C): -w[t] * grad_loss at the target, 0 elsewhere.
+    class_loss_mean(loss, target, weight, ignore_index, mean, divisor)
+        loss (N,); mean, divisor 0-d: divisor = the number of rows whose target is not
+        ignore_index (with weight: the sum of their w[t]), mean = sum(loss) / divisor.
 
     layer_norm_forward(x, weight, bias, eps, out, mean, rstd)
         x, out (rows, D); weight, bias (D,) or None; mean, rstd (rows,):
@@ -59,6 +62,7 @@ A device backend that follows this recipe draws the same mask bit for bit.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -67,7 +71,7 @@ from ..threads import parallel_for, parallel_rows
 from ._fastmath import fast_exp, like, minus_in_order, row_peak
 from ._jit import jit, njit, prange
 
-__all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
+__all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
            "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
 
@@ -84,7 +88,16 @@ def int64_targets(target):
 
 
 def _weight_or_ones(weight, classes: int, dtype):
-    return np.ones(classes, dtype) if weight is None else np.ascontiguousarray(weight)
+    return _ones(classes, np.dtype(dtype)) if weight is None else np.ascontiguousarray(weight)
+
+
+@functools.lru_cache(maxsize=64)
+def _ones(classes: int, dtype):
+    """A read-only row of ones: the class weights of an unweighted loss, made once per shape
+    (a fresh np.ones in every call of every loss kernel cost about a microsecond each)."""
+    ones = np.ones(classes, dtype)
+    ones.flags.writeable = False
+    return ones
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
@@ -293,6 +306,31 @@ def cross_entropy_backward_row(g, logits, t, weight, weight_total, lse, ignore_i
     for c in range(classes):
         grad_logits[c] = scale * fast_exp(minus_in_order(logits[c], peak, shift)) - spread * weight[c]
     grad_logits[t] -= g * hit
+
+
+# -- the mean of a loss over class targets ------------------------------------------------------
+
+
+def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> None:
+    """mean = sum(loss) / divisor, divisor = the number of rows whose target is not
+    ignore_index (with class weights: the sum of their weight[target]); both 0-d outputs.
+    One pass, in float64 (the sum, the count and the quotient had been five array calls and
+    three temporaries, more than the NLL kernel itself). No kept row: 0 / 0 = nan, as in
+    PyTorch."""
+    weights = _ones(1, np.dtype(np.float64)) if weight is None else np.ascontiguousarray(weight)
+    mean[()], divisor[()] = _mean_over_kept(np.ascontiguousarray(loss), int64_targets(target), weights,
+                                            int(ignore_index), weight is not None)
+
+
+@njit
+def _mean_over_kept(loss, target, weight, ignore_index, weighted):
+    total, kept = 0.0, 0.0
+    for r in range(loss.size):
+        total += loss[r]
+        t = target[r]
+        if t != ignore_index:
+            kept += weight[t] if weighted else 1.0
+    return np.divide(total, kept), kept
 
 
 # -- NLL on log-probabilities (a loop over rows: NumPy's gather and masks took 35-70 us at

@@ -26,7 +26,7 @@ from ..triton_kernels.softmax import (
 from ._arrays import array_module, contiguous, flat, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2, row_block, warps_for
 
-__all__ = ["cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
+__all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
            "softmax_backward", "softmax_forward"]
 
@@ -99,6 +99,18 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
            logits if weight is None else contiguous(weight), contiguous(logsumexp), output(grad_logits),
            classes, int(ignore_index), float(label_smoothing), HAS_WEIGHT=weight is not None,
            SMOOTH=label_smoothing > 0.0, BLOCK=block, num_warps=warps_for(block))
+
+
+def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> None:
+    """The CPU contract (sum of the losses over the count, or weight, of the kept rows),
+    as array calls that stay on the device: nothing is read back."""
+    xp = array_module(loss)
+    kept = target != ignore_index
+    if weight is None:
+        divisor[...] = xp.count_nonzero(kept)
+    else:
+        divisor[...] = (weight[xp.where(kept, target, 0)] * kept).sum()
+    xp.divide(loss.sum(), divisor, out=mean)    # no kept row: 0 / 0 = nan
 
 
 # -- layer norm -----------------------------------------------------------------------------
