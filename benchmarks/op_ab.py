@@ -5,9 +5,10 @@
 ``step_ab.py``'s method for a training step (read its docstring: the base commit's
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
 to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
-NLL, GELU, dropout and a linear layer. Each round times ``--calls`` calls of an op on one side
-and then on the other (the order alternating between rounds) and keeps the ratio of the
-medians; the table has the median and range of the ratios over rounds.
+NLL, linear + cross-entropy, GELU, dropout and a linear layer. Each round times ``--calls``
+calls of an op on one side and then on the other (the order alternating between rounds)
+and keeps the ratio of the medians; the table has the median and range of the ratios over
+rounds.
 
 For a change's effect on the ops it touches, not for comparisons with PyTorch
 (``kernels.py`` does those).
@@ -46,8 +47,8 @@ def workloads(zero) -> dict:
             op(x).backward(grad)
         calls[name] = call
 
-    def with_targets(name, op, shape):
-        x, target = leaf(*shape), zero.tensor(rng.integers(0, shape[1], shape[0]))
+    def with_targets(name, op, shape, classes=None):
+        x, target = leaf(*shape), zero.tensor(rng.integers(0, classes or shape[1], shape[0]))
 
         def call():
             x.grad = None
@@ -61,6 +62,11 @@ def workloads(zero) -> dict:
         with_targets(f"cross_entropy {shape}", functional.cross_entropy, shape)
     for shape in [(1024, 65), (4096, 65)]:
         with_targets(f"nll_loss {shape}", functional.nll_loss, shape)
+    for rows, width in [(1024, 128), (2048, 128), (16384, 384)]:
+        weight = leaf(65, width)
+        with_targets(f"linear_cross_entropy ({rows}, {width}) x 65",
+                     lambda x, target, weight=weight: functional.linear_cross_entropy(x, weight, target),
+                     (rows, width), classes=65)
     for shape in [(512, 512), (1024, 512), (2048, 512)]:
         with_gradient(f"gelu {shape}", functional.gelu, shape)
     for shape in [(2048, 128), (4096, 128)]:

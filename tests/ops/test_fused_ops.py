@@ -326,7 +326,7 @@ def test_linear_cross_entropy_float32_close_to_float64():
     assert_float32_close(lambda a, b, c: fused.linear_cross_entropy(a, b, c, chunk_size=64), arrays, leaves={0, 1})
 
 
-def test_linear_cross_entropy_keeps_no_logits():
+def test_linear_cross_entropy_keeps_at_most_a_chunk_of_logits():
     rows, width, vocab = 512, 32, 5000
     x, w = leaf((rows, width), zero.float32), leaf((vocab, width), zero.float32, scale=0.1)
     t = targets((rows,), vocab)
@@ -347,6 +347,31 @@ def test_linear_cross_entropy_keeps_no_logits():
     composed = composed_lce("mean")(x, w, t)
     assert live_bytes() - before > logits_bytes                    # what the fused op saves
     del composed
+
+
+def test_linear_cross_entropy_keeps_the_logits_for_backward_when_they_make_one_chunk():
+    rows, width, vocab = 64, 16, 65
+    x, w = leaf((rows, width), zero.float32), leaf((vocab, width), zero.float32, scale=0.1)
+    t = targets((rows,), vocab)
+    logits_bytes = rows * vocab * 4
+    grads = {}
+    for chunk_size in (None, rows, rows - 1):          # one chunk (kept) twice, then two (recomputed)
+        before = live_bytes()
+        loss = fused.linear_cross_entropy(x, w, t, chunk_size=chunk_size)
+        kept = live_bytes() - before
+        assert (kept >= logits_bytes) if chunk_size != rows - 1 else (kept < logits_bytes / 8)
+        loss.backward(retain_graph=True)
+        loss.backward()                                 # kept logits are read, not overwritten
+        grads[chunk_size] = [t.grad.numpy() / 2 for t in (x, w)]
+        x.grad = w.grad = None
+        del loss
+    for chunk_size in (rows, rows - 1):
+        for got, want in zip(grads[chunk_size], grads[None]):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+    before = live_bytes()
+    with zero.no_grad():
+        loss = fused.linear_cross_entropy(x, w, t)      # nothing recorded: nothing kept
+    assert live_bytes() - before < logits_bytes / 8
 
 
 def test_linear_cross_entropy_errors():

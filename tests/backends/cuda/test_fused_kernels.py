@@ -34,7 +34,8 @@ def compare(arrays, dtype, name, inputs, outputs: dict, float64_outputs=(), **kw
     host = {k: empty(k, shape) for k, shape in outputs.items()}
     device = {k: None if a is None else arrays.put(a.copy()) for k, a in host.items()}
     getattr(cpu, name)(*inputs, *host.values(), **kwargs)
-    getattr(cuda, name)(*[arrays.put(a) for a in inputs], *device.values(), **kwargs)
+    getattr(cuda, name)(*[arrays.put(a) for a in inputs], *device.values(),
+                        **{k: arrays.put(v) if isinstance(v, np.ndarray) else v for k, v in kwargs.items()})
     for k, want in host.items():
         if want is not None:
             np.testing.assert_allclose(arrays.get(device[k]), want, err_msg=f"{name}: {k}", **TOLERANCE[dtype])
@@ -115,6 +116,30 @@ def test_linear_cross_entropy_forward_and_backward(arrays, dtype, chunk):
             {"grad_x": (rows, width), "grad_weight": (vocab, width)})
     compare(arrays, dtype, "linear_cross_entropy_backward", [grad_loss, x, weight, target, host["lse"], -100, chunk],
             {"grad_x": None, "grad_weight": (vocab, width)})
+
+
+@pytest.mark.parametrize("chunk", [10, 1000])
+def test_linear_cross_entropy_with_kept_logits(arrays, dtype, chunk):
+    """Forward leaves the logits in ``kept`` (one chunk, whatever chunk_size); backward starts
+    from them, unchanged, and gives what recomputing them gives."""
+    rng = np.random.default_rng(5)
+    rows, width, vocab = 33, 20, 65
+    x, weight = random(rng, (rows, width), dtype), random(rng, (vocab, width), dtype)
+    target = rng.integers(0, vocab, rows)
+    target[7] = -100
+    host = compare(arrays, dtype, "linear_cross_entropy_forward", [x, weight, target, -100, chunk],
+                   {"loss": (rows,), "lse": (rows,), "kept": (rows, vocab)}, float64_outputs=("lse",))
+    np.testing.assert_allclose(host["kept"], x @ weight.T, **TOLERANCE[dtype])
+    kept = host["kept"].copy()
+    grad_loss = random(rng, (rows,), dtype)
+    from_kept = compare(arrays, dtype, "linear_cross_entropy_backward",
+                        [grad_loss, x, weight, target, host["lse"], -100, chunk],
+                        {"grad_x": (rows, width), "grad_weight": (vocab, width)}, kept=kept)
+    np.testing.assert_array_equal(kept, host["kept"])
+    recomputed = {"grad_x": np.zeros((rows, width), dtype), "grad_weight": np.zeros((vocab, width), dtype)}
+    cpu.linear_cross_entropy_backward(grad_loss, x, weight, target, host["lse"], -100, chunk, *recomputed.values())
+    for k, want in recomputed.items():
+        np.testing.assert_allclose(from_kept[k], want, **TOLERANCE[dtype])
 
 
 @pytest.mark.parametrize("causal", [True, False])

@@ -3,11 +3,16 @@
     x (*, C)   weight (V, C) (GPT: the tied token embedding)   target (*) int
     logits = x @ weightᵀ  (*, V)        loss = cross_entropy(logits, target)
 
-The (N, V) logits are never kept: forward computes them chunk_size rows at a time and
-keeps only each row's logsumexp (N,); backward recomputes each chunk's logits from x
-and the weight, turns them into d logits = g * (softmax - onehot(target)) in place and
-multiplies them out at once. Peak memory for the logits is one chunk (chunk_size, V),
-whatever N; the price is one more GEMM of N·V·C (4 instead of 3) per step.
+Forward computes the (N, V) logits chunk_size rows at a time and keeps each row's
+logsumexp (N,); backward turns a chunk's logits into d logits = g * (softmax -
+onehot(target)) and multiplies them out at once. The memory for logits is one chunk
+(chunk_size, V), whatever N, and it decides what backward starts from:
+
+- all N rows fit in one chunk (a character-level vocabulary: 65 classes give ~32,000 rows
+  in the CPU's 8 MiB): forward's logits are kept until backward, which then needs no
+  product to recompute them (at (1024, 128) x 65: backward 3 GEMMs instead of 4);
+- more rows (a large vocabulary): only the logsumexp is kept, and backward recomputes
+  each chunk's logits from x and the weight: one more GEMM of N·V·C (4 instead of 3).
 
 Reductions as in ``cross_entropy``: "mean" over the rows whose target is not
 ignore_index (nan when there are none), "sum", or "none" (the target's shape, 0 on
@@ -60,17 +65,20 @@ class LinearCrossEntropy(ClassLoss):
         self.chunk_size = chunk_size or default_chunk_size(vocab, x.dtype.itemsize, x.device)
         self.reduction, self.ignore_index = reduction, int(ignore_index)
         self.in_shape, self.target_shape = x.shape, target.shape
-        loss_rows = Tensor._empty((rows.shape[0],), x.dtype, x.device)       # (N,)
-        lse_rows = Tensor._empty((rows.shape[0],), dtypes.float64, x.device)  # (N,), float64 as in nn.py
+        count = rows.shape[0]
+        loss_rows = Tensor._empty((count,), x.dtype, x.device)                # (N,)
+        lse_rows = Tensor._empty((count,), dtypes.float64, x.device)          # (N,), float64 as in nn.py
+        kept = (Tensor._empty((count, vocab), x.dtype, x.device)              # (N, V), one chunk
+                if self.recording and 0 < count <= self.chunk_size else None)
         x.device.kernels.linear_cross_entropy_forward(rows._array, weight._array, target_rows._array,
                                                       self.ignore_index, self.chunk_size, loss_rows._array,
-                                                      lse_rows._array)
+                                                      lse_rows._array, array_or_none(kept))
         out, divisor = self.reduce(loss_rows, target_rows, None)
-        self.save_for_backward(rows, weight, target_rows, lse_rows, divisor)
+        self.save_for_backward(rows, weight, target_rows, lse_rows, divisor, kept)
         return out
 
     def backward(self, grad):
-        rows, weight, target_rows, lse_rows, divisor = self.saved_tensors
+        rows, weight, target_rows, lse_rows, divisor, kept = self.saved_tensors
         need_x, need_weight = self.needs_input_grad[:2]
         dtype, device = grad.dtype, grad.device
         grad_x = Tensor._empty(rows.shape, dtype, device) if need_x else None
@@ -78,7 +86,8 @@ class LinearCrossEntropy(ClassLoss):
         grad_rows = self.row_gradients(grad, divisor, rows.shape[0])          # (N,)
         device.kernels.linear_cross_entropy_backward(
             grad_rows._array, rows._array, weight._array, target_rows._array, lse_rows._array,
-            self.ignore_index, self.chunk_size, array_or_none(grad_x), array_or_none(grad_weight))
+            self.ignore_index, self.chunk_size, array_or_none(grad_x), array_or_none(grad_weight),
+            array_or_none(kept))
         return (grad_x.reshape(self.in_shape) if need_x else None, grad_weight, None)
 
 

@@ -28,14 +28,16 @@ __all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]
 ROW_PASS_FLOPS = 256
 
 
-def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
+def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse,
+                                 kept=None) -> None:
     """loss (N,), lse (N,) of the rows of x (N, C) @ weight (V, C)ᵀ against target (N,).
-    Each chunk is one parallel region by rows: a range's product and its rows' pass."""
+    Each chunk is one parallel region by rows: a range's product and its rows' pass. With
+    ``kept`` (N, V) (all rows in one chunk) the logits are computed into it and stay there."""
     single_threaded_blas()
     target, ignore_index = int64_targets(target), int(ignore_index)
     rows, vocab = x.shape[0], weight.shape[0]
-    chunk = max(1, min(int(chunk_size), rows))
-    logits_flat = scratch(chunk * vocab, x.dtype)
+    chunk = max(1, rows if kept is not None else min(int(chunk_size), rows))   # kept: one chunk
+    logits_flat = scratch(chunk * vocab, x.dtype) if kept is None else kept.reshape(-1)
     ones = np.ones(vocab, x.dtype)                                        # no class weights
     grain = row_grain(vocab * (2 * x.shape[1] + ROW_PASS_FLOPS))
     for r0 in range(0, rows, chunk):
@@ -49,14 +51,16 @@ def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_siz
 
 
 def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
-                                  grad_x, grad_weight) -> None:
+                                  grad_x, grad_weight, kept=None) -> None:
     """grad_x (N, C) and grad_weight (V, C) (either may be None) from grad_loss (N,).
     All rows in one chunk, and grad_weight small next to the chunk's logits (its shares,
     one per extra thread, at most a quarter of them: any char-level vocabulary): one
     region by rows, each range's logits, their gradient, its grad_x rows and its rows'
     share of grad_weight (``weight_gradients_by_rows``; measured at (1024, 128) x 65
     551-722 us against 597-933 for two regions, five runs each, at 2048 rows 878-976
-    against 1,121-1,187).
+    against 1,121-1,187). With ``kept`` (forward's logits, all rows in one chunk; read, not
+    changed: backward may run twice) a range starts from its rows of them instead of their
+    product.
     Otherwise (a large vocabulary: one share of grad_weight per thread would cost more
     memory than a chunk of logits) per chunk two regions: by rows (the logits, their
     gradient, grad_x), then by the weight's rows (grad_weight sums over all the chunk's
@@ -65,13 +69,13 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
     grad_loss, lse = np.ascontiguousarray(grad_loss, dtype=x.dtype), np.ascontiguousarray(lse)
     target, ignore_index = int64_targets(target), int(ignore_index)
     rows, vocab = x.shape[0], weight.shape[0]
-    chunk = max(1, min(int(chunk_size), rows))
+    chunk = max(1, rows if kept is not None else min(int(chunk_size), rows))   # kept: one chunk
     logits_flat = scratch(chunk * vocab, x.dtype)
     ones = np.ones(vocab, x.dtype)
     partial = None                                                        # (V, C), from chunk 2 on
     if rows == 0 and grad_weight is not None:
         grad_weight.fill(0)
-    grain = row_grain(vocab * (6 * x.shape[1] + ROW_PASS_FLOPS))
+    grain = row_grain(vocab * ((4 if kept is not None else 6) * x.shape[1] + ROW_PASS_FLOPS))
     one_region = rows <= chunk and (grad_weight is None or (len(ranges(rows, grain)) - 1) * grad_weight.nbytes
                                     <= logits_flat.nbytes // 4)
     for r0 in range(0, rows, chunk):
@@ -80,8 +84,10 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
 
         def by_rows(lo, hi, r0=r0, grad_logits=grad_logits):
             mine = grad_logits[lo:hi]
-            np.matmul(x[r0 + lo:r0 + hi], weight.T, out=mine)
-            _grad_logits_rows(mine, ones, target, r0 + lo, ignore_index, lse, grad_loss)
+            if kept is None:
+                np.matmul(x[r0 + lo:r0 + hi], weight.T, out=mine)
+            _grad_logits_rows(mine if kept is None else kept[r0 + lo:r0 + hi], ones, target, r0 + lo, ignore_index, lse,
+                              grad_loss, mine)
             if grad_x is not None:
                 np.matmul(mine, weight, out=grad_x[r0 + lo:r0 + hi])
 
@@ -111,9 +117,8 @@ def _loss_rows(logits, ones, target, row0, ignore_index, loss, lse):
 
 
 @njit
-def _grad_logits_rows(logits, ones, target, row0, ignore_index, lse, grad_loss):
-    """In place: logits -> g * (softmax - onehot(target)), 0 on ignored rows."""
+def _grad_logits_rows(logits, ones, target, row0, ignore_index, lse, grad_loss, out):
+    """out = g * (softmax(logits) - onehot(target)), 0 on ignored rows; out may be logits."""
     for r in range(logits.shape[0]):
-        row = logits[r]
-        cross_entropy_backward_row(grad_loss[row0 + r], row, target[row0 + r], ones, float(ones.size),
-                                   lse[row0 + r], ignore_index, 0.0, row)
+        cross_entropy_backward_row(grad_loss[row0 + r], logits[r], target[row0 + r], ones, float(ones.size),
+                                   lse[row0 + r], ignore_index, 0.0, out[r])

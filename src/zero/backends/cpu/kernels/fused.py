@@ -24,17 +24,18 @@ a gradient output passed as ``None`` is not wanted and not computed.
         grad_out (N, C2); each gradient has its input's shape. Starts from forward's
         kept x @ w1ᵀ (read, not changed: backward may run twice) or recomputes it.
 
-    linear_cross_entropy_forward(x, weight, target, ignore_index, chunk_size, loss, lse)
+    linear_cross_entropy_forward(x, weight, target, ignore_index, chunk_size, loss, lse, kept=None)
         x (N, C); weight (V, C), any strides; target (N,) int64/int32, each in [0, V) or
         ignore_index; loss (N,) = lse - logits[target], 0 on ignored rows; lse (N,) the
         logsumexp of each row of logits = x @ weightᵀ. Works chunk_size rows at a time:
-        never more than (chunk_size, V) logits exist.
+        never more than (chunk_size, V) logits exist. kept (N, V) or None: where to leave
+        the logits for backward (all N rows then make one chunk).
     linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index, chunk_size,
-                                  grad_x, grad_weight)
+                                  grad_x, grad_weight, kept=None)
         grad_loss (N,) the upstream gradient of each row's loss; lse from forward.
         d logits = grad_loss * (softmax(logits) - onehot(target)), 0 on ignored rows,
-        recomputed chunk by chunk; grad_x (N, C) = d logits @ weight;
-        grad_weight (V, C) = d logitsᵀ @ x.
+        from forward's kept logits (read, not changed) or recomputed chunk by chunk;
+        grad_x (N, C) = d logits @ weight; grad_weight (V, C) = d logitsᵀ @ x.
 
     flash_attention_forward(q, k, v, scale, causal, out, lse)
         q (G, L, E); k (G, S, E); v (G, S, Ev); out (G, L, Ev); lse (G, L); G = B * H.

@@ -113,12 +113,12 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
 # -- linear + cross-entropy -----------------------------------------------------------------
 
 
-def _logit_chunks(x, weight, chunk_size: int):
+def _logit_chunks(x, weight, chunk_size: int, kept=None):
     """(r0, r1, logits of rows r0:r1) chunk by chunk, the logits x[r0:r1] Wᵀ computed into one
-    reused (chunk, V) scratch array."""
+    reused (chunk, V) scratch array, or into ``kept`` (N, V) as one chunk."""
     rows, vocab = x.shape[0], weight.shape[0]
-    chunk = max(1, min(int(chunk_size), rows))
-    scratch = array_module(x).empty((chunk, vocab), x.dtype)             # (R, V)
+    chunk = max(1, rows if kept is not None else min(int(chunk_size), rows))
+    scratch = array_module(x).empty((chunk, vocab), x.dtype) if kept is None else kept   # (R, V)
     for r0 in range(0, rows, chunk):
         r1 = min(r0 + chunk, rows)
         logits = scratch[:r1 - r0]
@@ -126,25 +126,29 @@ def _logit_chunks(x, weight, chunk_size: int):
         yield r0, r1, logits
 
 
-def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse) -> None:
-    for r0, r1, logits in _logit_chunks(x, weight, chunk_size):
+def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse,
+                                 kept=None) -> None:
+    for r0, r1, logits in _logit_chunks(x, weight, chunk_size, kept):
         cross_entropy_forward(logits, target[r0:r1], None, ignore_index, 0.0, loss[r0:r1], lse[r0:r1])
 
 
 def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
-                                  grad_x, grad_weight) -> None:
+                                  grad_x, grad_weight, kept=None) -> None:
     if x.shape[0] == 0:
         if grad_weight is not None:
             grad_weight.fill(0)
         return
-    for r0, r1, logits in _logit_chunks(x, weight, chunk_size):
-        # in place: logits -> d logits = g * (softmax - onehot(target)), 0 on ignored rows
+    chunks = _logit_chunks(x, weight, chunk_size) if kept is None else [(0, x.shape[0], kept)]
+    for r0, r1, logits in chunks:
+        # d logits = g * (softmax - onehot(target)), 0 on ignored rows: in place in a chunk of
+        # recomputed logits, into a new array from kept ones (backward may run twice)
+        grad_logits = logits if kept is None else array_module(x).empty_like(logits)
         cross_entropy_backward(grad_loss[r0:r1], logits, target[r0:r1], None, lse[r0:r1], ignore_index, 0.0,
-                               logits)
+                               grad_logits)
         if grad_x is not None:
-            matmul(logits, weight, grad_x[r0:r1])                         # (R, C)
+            matmul(grad_logits, weight, grad_x[r0:r1])                    # (R, C)
         if grad_weight is not None:
-            (matmul_accumulate if r0 else matmul)(logits.T, x[r0:r1], grad_weight)  # (V, C) += d logitsᵀ x
+            (matmul_accumulate if r0 else matmul)(grad_logits.T, x[r0:r1], grad_weight)  # (V, C) += d logitsᵀ x
 
 
 # -- flash attention --------------------------------------------------------------------------
