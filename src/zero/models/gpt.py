@@ -8,7 +8,8 @@
       -> x Eᵀ with E the token embedding (tied weights)                 -> logits (B, T, V)
 
 With targets, ``forward`` returns the mean loss through the fused
-linear-cross-entropy, so the [B·T, V] logits never stay in the graph.
+linear-cross-entropy: the [B·T, V] logits stay in the graph only while they fit in one of
+its chunks (a character-level vocabulary), and are recomputed in backward beyond that.
 
 ``generate`` goes beyond the book with a KV cache: each layer keeps the keys
 and values of the tokens seen so far, so a new token costs one query against

@@ -100,9 +100,11 @@ def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:
 
 def linear_cross_entropy(input: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,  # noqa: A002
                          reduction: str = "mean", chunk_size=None) -> Tensor:
-    """cross_entropy(input @ weightᵀ, target) as one op that never keeps the logits:
-    input (*, C), weight (V, C) (e.g. a tied embedding), target (*) int. Works on
-    ``chunk_size`` rows at a time (default: a chunk of logits takes about 8 MiB)."""
+    """cross_entropy(input @ weightᵀ, target) as one op that holds at most one chunk of
+    logits: input (*, C), weight (V, C) (e.g. a tied embedding), target (*) int. Works on
+    ``chunk_size`` rows at a time (default: a chunk of logits takes about 8 MiB on the
+    CPU); when all rows fit in one chunk, forward's logits are kept for backward instead of
+    recomputed."""
     return fused.linear_cross_entropy(input, weight, target, ignore_index=ignore_index, reduction=reduction,
                                       chunk_size=chunk_size)
 

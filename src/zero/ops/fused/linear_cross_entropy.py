@@ -93,6 +93,6 @@ class LinearCrossEntropy(ClassLoss):
 
 def linear_cross_entropy(x: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,
                          reduction: str = "mean", chunk_size=None) -> Tensor:
-    """cross_entropy(x @ weightᵀ, target) without keeping the (N, V) logits."""
+    """cross_entropy(x @ weightᵀ, target) keeping at most one chunk of (N, V) logits."""
     return LinearCrossEntropy.apply(x, weight, target, ignore_index=ignore_index, reduction=reduction,
                                     chunk_size=chunk_size)
