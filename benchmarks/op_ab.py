@@ -60,7 +60,7 @@ def workloads(zero) -> dict:
         with_gradient(f"log_softmax {shape}", lambda x: functional.log_softmax(x, -1), shape)
     for shape in [(1024, 65), (2048, 65), (4096, 65), (8192, 65)]:
         with_targets(f"cross_entropy {shape}", functional.cross_entropy, shape)
-    for shape in [(1024, 65), (4096, 65)]:
+    for shape in [(1024, 65), (4096, 65), (16384, 65)]:
         with_targets(f"nll_loss {shape}", functional.nll_loss, shape)
     for rows, width in [(1024, 128), (2048, 128), (16384, 384)]:
         weight = leaf(65, width)
