@@ -310,8 +310,9 @@ def test_linear_cross_entropy_all_ignored_and_only_weight_grad():
     assert math.isnan(fused.linear_cross_entropy(x, w, t).item())      # 0 / 0, as PyTorch
     assert fused.linear_cross_entropy(x, w, t, reduction="sum").item() == 0
     frozen = leaf((4, 3), grad=False)
-    assert_same(lambda a, b, c: fused.linear_cross_entropy(a, b, c, chunk_size=3), composed_lce("mean"),
-                [frozen, w, targets((4,), 5)])
+    for chunk_size in (3, None):                    # logits recomputed; kept (one chunk)
+        assert_same(lambda a, b, c: fused.linear_cross_entropy(a, b, c, chunk_size=chunk_size), composed_lce("mean"),
+                    [frozen, w, targets((4,), 5)])
 
 
 def test_linear_cross_entropy_gradcheck():
