@@ -21,8 +21,8 @@ PRESETS: dict[str, dict] = {
     # Seconds: for tests and for trying the commands. It learns little.
     "tiny": dict(n_layer=1, n_head=2, n_embd=16, block_size=16, batch_size=4, steps=50, dropout=0.1, lr=1e-3,
                  min_lr=1e-4, warmup=2, eval_interval=25, eval_iters=2, log_interval=10, sample_tokens=20),
-    # The default: under 3 minutes on the project's 2 cores (600 steps of about 245 ms, measured
-    # alone; 800 took 3 min 57 s), a sample that looks like its text.
+    # The default: under 3 minutes on the project's 2 cores (600 steps of 100-150 ms, measured
+    # alone: 1 min 10-16 s), a sample that looks like its text.
     "cpu": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, steps=600, dropout=0.0, lr=2e-3,
                 min_lr=2e-4, warmup=50, eval_interval=150, eval_iters=20, log_interval=50, sample_tokens=300),
     # nanoGPT's configuration for Shakespeare on a CPU (its README), step for step.
@@ -37,7 +37,7 @@ PRESETS: dict[str, dict] = {
 # What each costs: wall time of the whole job and the validation loss it ends at (see above).
 MEASURED: dict[str, str] = {
     "tiny": "seconds",
-    "cpu": "val loss 1.5485; 2 min 48 s alone (245 ms/step)",
+    "cpu": "val loss 1.5485; 1 min 10-16 s alone (100-150 ms/step)",
     "shakespeare-cpu": "not yet measured",
     "book": "about 5 min (4 min 55 s measured with the same settings)",
 }
