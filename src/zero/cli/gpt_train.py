@@ -2,7 +2,7 @@
 
 --preset sets the model's size and the schedule (the table at the end of this
 help); any option given overrides its preset's value. The default, cpu, is
-sized for about 2 minutes on 2 cores (800 steps of about 150 ms).
+sized for a minute or two on 2 cores (600 steps of 100-150 ms).
 
 Each step: a random batch (targets shifted by one), the fused loss, backward,
 global-norm clipping, the warm-up + cosine learning rate, an AdamW step
