@@ -16,7 +16,7 @@ import numpy as np
 from ..threads import parallel_for, ranges, single_threaded_blas
 from ._fused_support import scratch, shaped, weight_gradients_by_rows
 from ._jit import njit
-from .linalg import row_grain
+from .linalg import ones_vector, row_grain
 from .nn import cross_entropy_backward_row, cross_entropy_row, int64_targets
 
 __all__ = ["linear_cross_entropy_backward", "linear_cross_entropy_forward"]
@@ -38,7 +38,7 @@ def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_siz
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, rows if kept is not None else min(int(chunk_size), rows))   # kept: one chunk
     logits_flat = scratch(chunk * vocab, x.dtype) if kept is None else kept.reshape(-1)
-    ones = np.ones(vocab, x.dtype)                                        # no class weights
+    ones = ones_vector(vocab, x.dtype)                                    # no class weights
     grain = row_grain(vocab * (2 * x.shape[1] + ROW_PASS_FLOPS))
     for r0 in range(0, rows, chunk):
         logits = shaped(logits_flat, min(chunk, rows - r0), vocab)        # (R, V)
@@ -71,7 +71,7 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
     rows, vocab = x.shape[0], weight.shape[0]
     chunk = max(1, rows if kept is not None else min(int(chunk_size), rows))   # kept: one chunk
     logits_flat = scratch(chunk * vocab, x.dtype)
-    ones = np.ones(vocab, x.dtype)
+    ones = ones_vector(vocab, x.dtype)
     partial = None                                                        # (V, C), from chunk 2 on
     if rows == 0 and grad_weight is not None:
         grad_weight.fill(0)

@@ -62,7 +62,6 @@ A device backend that follows this recipe draws the same mask bit for bit.
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -70,6 +69,7 @@ import numpy as np
 from ..threads import parallel_for, parallel_rows
 from ._fastmath import fast_exp, like, minus_in_order, row_peak
 from ._jit import jit, njit, prange
+from .linalg import ones_vector
 
 __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
@@ -88,16 +88,9 @@ def int64_targets(target):
 
 
 def _weight_or_ones(weight, classes: int, dtype):
-    return _ones(classes, np.dtype(dtype)) if weight is None else np.ascontiguousarray(weight)
-
-
-@functools.lru_cache(maxsize=64)
-def _ones(classes: int, dtype):
-    """A read-only row of ones: the class weights of an unweighted loss, made once per shape
-    (a fresh np.ones in every call of every loss kernel cost about a microsecond each)."""
-    ones = np.ones(classes, dtype)
-    ones.flags.writeable = False
-    return ones
+    """The class weights, or the cached read-only ones of an unweighted loss (a fresh np.ones
+    in every call of every loss kernel cost about a microsecond)."""
+    return ones_vector(classes, np.dtype(dtype)) if weight is None else np.ascontiguousarray(weight)
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
@@ -317,7 +310,7 @@ def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> N
     One pass, in float64 (the sum, the count and the quotient had been five array calls and
     three temporaries, more than the NLL kernel itself). No kept row: 0 / 0 = nan, as in
     PyTorch."""
-    weights = _ones(1, np.dtype(np.float64)) if weight is None else np.ascontiguousarray(weight)
+    weights = ones_vector(1, np.dtype(np.float64)) if weight is None else np.ascontiguousarray(weight)
     mean[()], divisor[()] = _mean_over_kept(np.ascontiguousarray(loss), int64_targets(target), weights,
                                             int(ignore_index), weight is not None)
 
