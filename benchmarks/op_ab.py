@@ -5,10 +5,10 @@
 ``step_ab.py``'s method for a training step (read its docstring: the base commit's
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
 to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
-NLL, linear + cross-entropy, GELU, dropout and a linear layer. Each round times ``--calls``
-calls of an op on one side and then on the other (the order alternating between rounds)
-and keeps the ratio of the medians; the table has the median and range of the ratios over
-rounds.
+NLL, linear + cross-entropy, embedding lookups, GELU, dropout and a linear layer. Each round
+times ``--calls`` calls of an op on one side and then on the other (the order alternating
+between rounds) and keeps the ratio of the medians; the table has the median and range of
+the ratios over rounds.
 
 For a change's effect on the ops it touches, not for comparisons with PyTorch
 (``kernels.py`` does those).
@@ -67,6 +67,10 @@ def workloads(zero) -> dict:
         with_targets(f"linear_cross_entropy ({rows}, {width}) x 65",
                      lambda x, target, weight=weight: functional.linear_cross_entropy(x, weight, target),
                      (rows, width), classes=65)
+    for batch, block in [(16, 64), (32, 64)]:     # the token lookups of the tiny and small GPTs
+        ids = zero.tensor(rng.integers(0, 65, (batch, block)))
+        with_gradient(f"embedding ids ({batch}, {block}) of (65, 128)",
+                      lambda table, ids=ids: functional.embedding(ids, table), (65, 128), (batch, block, 128))
     for shape in [(512, 512), (1024, 512), (2048, 512)]:
         with_gradient(f"gelu {shape}", functional.gelu, shape)
     for shape in [(2048, 128), (4096, 128)]:

@@ -257,6 +257,11 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
 
     # -- indexing -------------------------------------------------------------------------------
 
+    def index_extremes(index) -> tuple[int, int]:
+        """(smallest, largest) entry of an integer array with at least one entry, as Python
+        ints (the host waits for the device; the CPU has a one-pass loop of its own)."""
+        return int(index.min()), int(index.max())
+
     def _check_bounds(x, key) -> None:
         """IndexError for an integer index array that reaches outside ``x`` (NumPy's rule)."""
 
@@ -272,7 +277,7 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
                 continue
             if isinstance(item, xp.ndarray) and item.dtype.kind in "iu" and item.size:
                 size = x.shape[axis]
-                low, high = int(item.min()), int(item.max())
+                low, high = index_extremes(item)
                 if low < -size or high >= size:
                     raise IndexError(f"index {high if high >= size else low} is out of bounds for axis {axis} "
                                      f"with size {size}")

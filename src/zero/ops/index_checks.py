@@ -40,9 +40,8 @@ def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str 
     a value ``problem`` accepts."""
     if not index.numel():
         return
-    if index.device.type == "cpu":   # the common case, at the cost of two NumPy reductions
-        values = index._array
-        if problem(int(values.min()), int(values.max())) is None:
+    if index.device.type == "cpu":   # the common case, at the cost of one pass over the indices
+        if problem(*index.device.kernels.index_extremes(index._array)) is None:
             return                   # else an ignored entry may be the extreme: look again below
     if ignore is not None:
         index = index.masked_fill(index == ignore, valid)
