@@ -15,8 +15,10 @@ from zero.backends.cuda.kernels import elementwise as cuda_elementwise
 # where, relu and its backward, as Numba select loops (NumPy's masked copy branches on every
 # element; its maximum is 3x a copy), NLL as a loop over rows, sums over leading axes as a
 # product with ones (BLAS's GEMV), index_select with NumPy's unbuffered take, add of an array and a
-# row of its trailing shape as a loop by rows (NumPy's broadcasting add runs at half the speed).
-CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select", "add"}
+# row of its trailing shape as a loop by rows (NumPy's broadcasting add runs at half the speed),
+# the extremes of an index array in one pass (NumPy's min and max are two).
+CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select", "add",
+           "index_extremes"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():
