@@ -17,7 +17,8 @@ Besides ``train_step.py``'s configurations (tiny, small, medium, book, mlp), thr
 bound by what each op costs before its kernel: ``program``, a step of
 ``examples/pytorch_gpt.py`` at its own size (``pytorch_program.py``'s ``example``, SDPA);
 ``generate``, 100 tokens from ``zero.models.GPT`` at the cpu preset's size, batch 1 (the
-KV cache); ``ops``, 1000 calls of a 4x4 ``a + b`` (a pair's times are per call).
+KV cache); ``ops``, 1000 calls of a 4x4 ``a + b`` (a pair's times are per call), and
+``ops_grad``, the same with ``a`` requiring grad (the graph recorded).
 
 For a change's effect, not for comparisons with PyTorch (``train_step.py`` does those).
 """
@@ -62,9 +63,9 @@ def make_step(package: str, config: str, dropout: float, initial: str):
         return program_step(package)
     if config == "generate":
         return generate_step(package)
-    if config == "ops":
+    if config in ("ops", "ops_grad"):
         z = importlib.import_module(package)
-        a, b = z.ones(4, 4), z.ones(4, 4)
+        a, b = z.ones(4, 4, requires_grad=config == "ops_grad"), z.ones(4, 4)
 
         def ops():
             for _ in range(OP_CALLS):
@@ -107,7 +108,7 @@ def compare(config: str, dropout: float, pairs: int, folder: Path) -> str:
         ZeroSide("zero_base").save_initial(config, initial)
     steps = {package: make_step(package, config, dropout, initial) for package in ("zero_base", "zero")}
     results: dict[str, list] = {"zero_base": [], "zero": []}
-    warmup = 10 if config in ("mlp", "program", "ops") else 2
+    warmup = 10 if config in ("mlp", "program", "ops", "ops_grad") else 2
     for name, step in steps.items():
         for _ in range(warmup):
             results[name].append(step())
@@ -125,7 +126,8 @@ def compare(config: str, dropout: float, pairs: int, folder: Path) -> str:
                                       else "no")
     label, unit = {"mlp": ("MLP 784-512-10, batch 64", 1e3), "program": ("examples/pytorch_gpt.py, 2x2x32 B8 T16", 1e3),
                    "generate": ("generate 100 tokens, 4x4x128, batch 1 (ms per token)", 1e3 / 100),
-                   "ops": ("4x4 a + b (µs per call)", 1e6 / OP_CALLS)}.get(
+                   "ops": ("4x4 a + b (µs per call)", 1e6 / OP_CALLS),
+                   "ops_grad": ("4x4 a + b, a requires grad (µs per call)", 1e6 / OP_CALLS)}.get(
         config, (f"{CONFIGS[config].label}, dropout {dropout}" if config in CONFIGS else config, 1e3))
     return (f"| {label} | {pairs} | {statistics.median(times['zero_base']) * unit:,.2f} | "
             f"{statistics.median(times['zero']) * unit:,.2f} | {statistics.median(ratios):.3f} "
