@@ -85,6 +85,11 @@ class BinaryOp(Op):
 
     kernel = staticmethod(lambda kernels: kernels.add)  # this op's function in a kernels namespace
     result_is_float = False  # true division: int / int -> float
+    # the operands' own shapes and dtypes (a Python number: () and None), for ``_reduce``
+    a_shape: tuple
+    b_shape: tuple
+    a_dtype: dtypes.DType | None
+    b_dtype: dtypes.DType | None
 
     def forward(self, a, b):
         meta = _unconverted(a, b, self.result_is_float)
