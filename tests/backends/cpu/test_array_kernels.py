@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -76,6 +76,24 @@ def test_cpu_where_select_loop_equals_numpy_where(dtype, other):
     np.testing.assert_array_equal(out, want)
     cpu.where(condition[:1], a, b, out)           # a broadcast condition: NumPy's path
     np.testing.assert_array_equal(out, np.where(condition[:1], a, b).astype(dtype))
+
+
+
+@settings(deadline=None)   # the first call per dtype compiles the loop (or loads it from the cache)
+@given(arrays(st.sampled_from([np.int64, np.int32, np.int16, np.uint8]), st.integers(1, 200)),
+       st.sampled_from(["flat", "strided", "2-D"]))
+def test_cpu_index_extremes_are_numpy_min_and_max(values, layout):
+    """The CPU's one-pass extremes of an index array (any integer dtype, any layout) equal
+    NumPy's min and max, as Python ints; so does the shared kernel."""
+    import zero.backends.cpu.kernels as cpu
+
+    index = {"flat": values, "strided": values[::2], "2-D": values[:values.size // 2 * 2].reshape(2, -1).T}[layout]
+    if index.size == 0:
+        return
+    want = (int(index.min()), int(index.max()))
+    for kernels in (cpu, array_kernels(np)):
+        got = cpu.index_extremes(index) if kernels is cpu else kernels["index_extremes"](index)
+        assert got == want and all(type(v) is int for v in got)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
