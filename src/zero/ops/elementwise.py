@@ -85,11 +85,6 @@ class BinaryOp(Op):
 
     kernel = staticmethod(lambda kernels: kernels.add)  # this op's function in a kernels namespace
     result_is_float = False  # true division: int / int -> float
-    # the operands' own shapes and dtypes (a Python number: () and None), for ``_reduce``
-    a_shape: tuple
-    b_shape: tuple
-    a_dtype: dtypes.DType | None
-    b_dtype: dtypes.DType | None
 
     def forward(self, a, b):
         meta = _unconverted(a, b, self.result_is_float)
@@ -109,13 +104,9 @@ class BinaryOp(Op):
 
     def _remember(self, a, b) -> None:
         """What ``_reduce`` needs in backward (so only when the call is recorded): the
-        operands' own shapes and dtypes (a Python number: () and None), read from their
-        metadata here rather than through ``operand_shape`` and ``_dtype_of``, four calls
-        on every recorded binary op."""
-        meta = a._meta if isinstance(a, Tensor) else None
-        self.a_shape, self.a_dtype = (meta.shape, meta.dtype) if meta is not None else ((), None)
-        meta = b._meta if isinstance(b, Tensor) else None
-        self.b_shape, self.b_dtype = (meta.shape, meta.dtype) if meta is not None else ((), None)
+        operands' own shapes and dtypes."""
+        self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
+        self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
 
     def allocate(self, a, b, dtype=None) -> Tensor:
         """Check the operands; the output tensor of their broadcast shape and ``dtype``
