@@ -78,7 +78,6 @@ def test_cpu_where_select_loop_equals_numpy_where(dtype, other):
     np.testing.assert_array_equal(out, np.where(condition[:1], a, b).astype(dtype))
 
 
-
 @settings(deadline=None)   # the first call per dtype compiles the loop (or loads it from the cache)
 @given(arrays(st.sampled_from([np.int64, np.int32, np.int16, np.uint8]), st.integers(1, 200)),
        st.sampled_from(["flat", "strided", "2-D"]))
@@ -91,8 +90,8 @@ def test_cpu_index_extremes_are_numpy_min_and_max(values, layout):
     if index.size == 0:
         return
     want = (int(index.min()), int(index.max()))
-    for kernels in (cpu, array_kernels(np)):
-        got = cpu.index_extremes(index) if kernels is cpu else kernels["index_extremes"](index)
+    for extremes in (cpu.index_extremes, array_kernels(np)["index_extremes"]):
+        got = extremes(index)
         assert got == want and all(type(v) is int for v in got)
 
 

@@ -49,8 +49,8 @@ def _embedding_backward_loop(index, grad, out):
 def index_extremes(index) -> tuple[int, int]:
     """(smallest, largest) entry of an integer array with at least one entry, as Python ints:
     what every range check of indices asks (embedding lookups, gathers, class targets). One
-    pass: NumPy's min and max are two, 2.9 us for 1024 int64 entries against 0.4 here
-    (5.9 against 1.7 at 16384)."""
+    pass: NumPy's min and max are two, 2.9-3.3 us for 1024 int64 entries against 0.7-0.8
+    here, call included (5.6-6.0 against 1.9-2.3 at 16384)."""
     smallest, largest = _extremes(np.ascontiguousarray(index).reshape(-1))
     return int(smallest), int(largest)
 

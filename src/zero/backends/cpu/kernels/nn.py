@@ -326,6 +326,7 @@ def _mean_over_kept(loss, target, weight, ignore_index, weighted):
     if weighted:
         for r in range(target.size):
             t = target[r]
+            # a select, both sides computed: weight is read at a valid class even on an ignored row
             kept += weight[t if t != ignore_index else 0] if t != ignore_index else 0.0
     else:
         for r in range(target.size):
