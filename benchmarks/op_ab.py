@@ -5,7 +5,8 @@
 ``step_ab.py``'s method for a training step (read its docstring: the base commit's
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
 to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
-NLL, linear + cross-entropy, embedding lookups, GELU, dropout and a linear layer. Each round
+NLL, linear + cross-entropy, embedding lookups, causal self-attention, GELU, dropout and a
+linear layer. Each round
 times ``--calls`` calls of an op on one side and then on the other (the order alternating
 between rounds) and keeps the ratio of the medians; the table has the median and range of
 the ratios over rounds.
@@ -71,6 +72,10 @@ def workloads(zero) -> dict:
         ids = zero.tensor(rng.integers(0, 65, (batch, block)))
         with_gradient(f"embedding ids ({batch}, {block}) of (65, 128)",
                       lambda table, ids=ids: functional.embedding(ids, table), (65, 128), (batch, block, 128))
+    for batch, block, width, heads in [(16, 64, 128, 4), (32, 64, 128, 4), (32, 128, 256, 4), (8, 256, 384, 6)]:
+        with_gradient(f"self_attention ({batch}, {block}, 3 x {width}), {heads} heads",
+                      lambda qkv, heads=heads: functional.self_attention(qkv, heads),
+                      (batch, block, 3 * width), (batch, block, width))
     for shape in [(512, 512), (1024, 512), (2048, 512)]:
         with_gradient(f"gelu {shape}", functional.gelu, shape)
     for shape in [(2048, 128), (4096, 128)]:
