@@ -442,6 +442,22 @@ def test_flash_attention_partial_gradients_and_strided_inputs(small_blocks):
                 strided(composed_sdpa(True)), inputs)
 
 
+@pytest.mark.parametrize("block", [16, 64])
+def test_causal_attention_ignores_masked_keys_whose_exp_overflows(monkeypatch, block):
+    """The kernels run exp over whole rows and select 0 for masked keys: a future key with
+    scores far beyond exp's range must change neither the outputs nor the gradients."""
+    monkeypatch.setattr(_fused_attention, "BLOCK", block)
+    for dtype in (zero.float32, zero.float64):
+        q_data, k_data = np.abs(rng.standard_normal((2, 40, 8))), rng.standard_normal((2, 40, 8))
+        k_data[:, -1] = 1e4      # masked for queries 0-38: scores of 1e4 and more, beyond exp's range
+        q_data[:, -1] = 0        # the one query that sees it: scores 0, a uniform softmax
+        q, k, v = (zero.tensor(a, dtype=dtype, requires_grad=True)
+                   for a in (q_data, k_data, rng.standard_normal((2, 40, 8))))
+        tolerance = dict(rtol=1e-4, atol=1e-5) if dtype is zero.float32 else dict(rtol=1e-9, atol=1e-9)
+        assert_same(lambda a, b, c: fused.flash_attention(a, b, c, is_causal=True), composed_sdpa(True),
+                    [q, k, v], **tolerance)
+
+
 def test_flash_attention_gradcheck(monkeypatch):
     monkeypatch.setattr(_fused_attention, "BLOCK", 2)
     q, k, v = leaf((2, 5, 3)), leaf((2, 5, 3)), leaf((2, 5, 2))

@@ -44,7 +44,7 @@ from ...attention_heads import merged_heads, packed_heads
 from ..threads import element_grain, ranges, run_all, single_threaded_blas
 from ._fastmath import fast_exp, like, row_peak
 from ._fused_support import scratch, shaped
-from ._jit import njit
+from ._jit import jit, njit
 
 __all__ = ["flash_attention_backward", "flash_attention_forward", "self_attention_backward",
            "self_attention_forward"]
@@ -265,26 +265,34 @@ def _probabilities(scores, scale, row0, causal, lse):
             lse[g, row0 + r] = _probabilities_row(scores[g, r], scale, limit)
 
 
-@njit
+@jit(inline="always")
 def _probabilities_row(row, scale, limit):
-    """One row (1-D; a call per row is faster than indexing scores[g, r, j]): row[:limit]
-    -> softmax(scale * row[:limit]), the rest 0; returns the row's logsumexp. The scaled
-    scores are stored before the peak is subtracted, so each is rounded as the peak was
-    (computed as one fused multiply-add, scale * x - peak would give the largest score
-    exp(-1000) = 0 instead of 1 near 1e19)."""
-    for j in range(limit):
+    """One row (1-D, inlined into the loop over rows: faster than indexing scores[g, r, j]
+    there, and than a call per row): row[:limit] -> softmax(scale * row[:limit]), the rest 0;
+    returns the row's logsumexp. The scaled scores are stored before the peak is
+    subtracted, so each is rounded as the peak was (computed as one fused multiply-add,
+    scale * x - peak would give the largest score exp(-1000) = 0 instead of 1 near 1e19).
+
+    The loops run over the whole row and select 0 for the masked keys (j >= limit): loops
+    over the first ``limit`` keys ended in scalar remainders, and a causal row of fewer than
+    ~32 keys ran scalar throughout. At T = 64 (64 x 64 x 64 scores, causal, one thread) the
+    pass took 178 us against 253 (non-causal rows, which mask nothing, 188 against 177). The
+    peak is still the visible keys' own: a masked score may be larger, even overflow exp,
+    and is no part of the softmax."""
+    width = row.size
+    for j in range(width):
         row[j] = scale * row[j]
     peak = row_peak(row[:limit])     # in the scores' dtype, and so the whole row (limit >= 1)
     total = like(peak, 0.0)
-    for j in range(limit):
+    zero = like(peak, 0.0)
+    for j in range(width):
         p = fast_exp(row[j] - peak)
+        p = p if j < limit else zero
         row[j] = p
         total += p
     inverse = like(peak, 1.0 / total)
-    for j in range(limit):
+    for j in range(width):
         row[j] *= inverse
-    for j in range(limit, row.size):
-        row[j] = 0.0
     return peak + math.log(total)
 
 
@@ -301,15 +309,15 @@ def _probabilities_backward(scores, grad_probs, lse, delta, scale, row0, col0, c
                                         delta[g, row0 + r], scale, max(limit, 0))
 
 
-@njit
+@jit(inline="always")
 def _probabilities_backward_row(row, grad_row, shift, d, scale, limit):
-    """One row of ``_probabilities_backward``; the scaled scores stored first, as forward did."""
-    for j in range(limit):
+    """One row of ``_probabilities_backward``; the scaled scores stored first, as forward did,
+    and 0 selected for the masked keys in loops over the whole row (``_probabilities_row``)."""
+    zero = like(shift, 0.0)
+    for j in range(row.size):
         row[j] = scale * row[j]
-    for j in range(limit):
+    for j in range(row.size):
         p = fast_exp(row[j] - shift)
-        row[j] = p
-        grad_row[j] = p * (grad_row[j] - d) * scale
-    for j in range(limit, row.size):
-        row[j] = 0.0
-        grad_row[j] = 0.0
+        visible = j < limit
+        row[j] = p if visible else zero
+        grad_row[j] = p * (grad_row[j] - d) * scale if visible else zero
