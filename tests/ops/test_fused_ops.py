@@ -418,8 +418,9 @@ def test_flash_attention_matches_composition(small_blocks, causal, shape):
 
 
 @pytest.mark.parametrize("causal", [True, False])
-def test_flash_attention_default_blocks_long_sequence(causal):
-    q, k, v = (leaf((1, 2, 150, 64)) for _ in range(3))    # 150 = one block of 128 and a partial one
+@pytest.mark.parametrize("length", [150, 64])    # 150: two blocks of 64 and a partial one; 64: causal halves
+def test_flash_attention_default_blocks_long_sequence(causal, length):
+    q, k, v = (leaf((1, 2, length, 64)) for _ in range(3))
     assert_same(lambda a, b, c: fused.flash_attention(a, b, c, is_causal=causal), composed_sdpa(causal), [q, k, v])
 
 
