@@ -3,9 +3,9 @@
 Forward walks blocks of BLOCK query rows (a causal sequence of exactly BLOCK: two halves,
 ``_block_size``). A block's scores against every key it may see (causal: keys up to the
 block's last row; the rest are skipped) are one batched GEMM into scratch (g, BLOCK, S);
-one Numba pass turns them into probabilities and writes the
-rows' log-sum-exp; one more GEMM writes the block of the output. All keys of a row are
-in the block at once, so no running rescaling is needed.
+one Numba pass turns them into probabilities and writes the rows' log-sum-exp; one more
+GEMM writes the block of the output. All keys of a row are in the block at once, so no
+running rescaling is needed.
 
 Backward walks blocks of BLOCK key columns, with every query row that sees them
 (causal: rows from the block's first key on), and recomputes what forward dropped:
