@@ -431,6 +431,10 @@ def test_flash_attention_other_shapes_and_scale(small_blocks):
                     composed_sdpa(causal, 0.3), [q, k, v])
     q, k, v = leaf((2, 40, 8)), leaf((2, 19, 8)), leaf((2, 19, 8))          # causal, S < L
     assert_same(lambda a, b, c: fused.flash_attention(a, b, c, is_causal=True), composed_sdpa(True), [q, k, v])
+    q, k, v = leaf((2, 3, 8)), leaf((2, 35, 8)), leaf((2, 35, 8))           # L << S: keys not copied
+    for causal in (False, True):
+        assert_same(lambda a, b, c: fused.flash_attention(a, b, c, is_causal=causal), composed_sdpa(causal),
+                    [q, k, v])
     q, k, v = leaf((1, 3, 8), scale=30.0), leaf((1, 3, 8), scale=30.0), leaf((1, 3, 8))  # peaked softmax
     assert_same(fused.flash_attention, composed_sdpa(True), [q, k, v])
 

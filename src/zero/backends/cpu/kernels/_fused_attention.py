@@ -21,8 +21,9 @@ as (G, 1, L, E), and self-attention's heads as views into GPT's packed qkv (B, T
 and its output (B, T, C) (``zero.backends.attention_heads``), never copied into a head
 layout (BLAS takes a head's (T, D) matrix with a row stride of 3C as it is: the products
 ran as fast as on contiguous copies). Only the keys (and in backward the values) are
-copied, transposed, a pass at a time (``transposed_copy``): BLAS multiplied by a
-transposed view 1.3-1.7x slower than by a plain matrix. They take b batches (b·H pairs)
+copied, transposed, a pass at a time, when there are enough queries to pay for it
+(``_copies_keys``): BLAS multiplied by a transposed view 1.3-1.7x slower than by a plain
+matrix. They take b batches (b·H pairs)
 at a time, so that a block of scores stays within SCRATCH_BYTES (in cache) whatever B and
 H: scratch is three such arrays at most (scores, their gradients, a partial dQ), kᵀ and
 vᵀ of the b batches, and delta (B, H, L). Nothing (G, L, S) is ever allocated.
@@ -97,11 +98,21 @@ def _parts(batch: int, heads: int, length: int, source: int) -> list[tuple[int, 
     return ranges(batch, element_grain(heads * length * source, SCORE_NS))
 
 
-def transposed_copy(x, flat):
-    """x (b, H, S, E) copied into the scratch ``flat`` as (b, H, E, S), C-contiguous: the
-    score products then multiply plain matrices (q @ kᵀ with kᵀ a transposed view ran 1.3-1.7x
-    the time at the GPT shapes, G x 64 x S x D with S 64-256 and D 32-64, and the copy costs
-    a fraction of the difference)."""
+def _copies_keys(length: int, source: int) -> bool:
+    """Whether the score products multiply by a transposed copy of the keys (and in backward
+    of the values) rather than by a transposed view: q @ kᵀ with kᵀ a view ran 1.3-1.7x the
+    time at the GPT's shapes (G x 64 x S x D, S 64-256, D 32-64), and there the copy costs
+    a fraction of the difference. The copy is made once for all L queries, so it pays only
+    when they are many: against S = 256 keys, L = 1 took 5.4x the forward time of the view
+    and L = 8-16 1.6-1.9x the backward's; self-attention has L = S."""
+    return 2 * length >= source
+
+
+def transposed(x, flat):
+    """x (b, H, S, E) as (b, H, E, S): copied into the scratch ``flat`` (C-contiguous), or a
+    transposed view when ``flat`` is None (``_copies_keys``)."""
+    if flat is None:
+        return x.transpose(0, 1, 3, 2)
     copy = shaped(flat, x.shape[0], x.shape[1], x.shape[3], x.shape[2])
     np.copyto(copy, x.transpose(0, 1, 3, 2))
     return copy
@@ -142,7 +153,8 @@ def _forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
     run_all([functools.partial(_forward_part, q[b0:b1], k[b0:b1], v[b0:b1], scale, causal, out[b0:b1],
                                lse[b0:b1], block, min(step, b1 - b0),
                                scratch(min(step, b1 - b0) * heads * block * source, q.dtype),
-                               scratch(min(step, b1 - b0) * heads * k.shape[3] * source, q.dtype))
+                               scratch(min(step, b1 - b0) * heads * k.shape[3] * source, q.dtype)
+                               if _copies_keys(length, source) else None)
              for b0, b1 in parts])
 
 
@@ -152,7 +164,7 @@ def _forward_part(q, k, v, scale: float, causal: bool, out, lse, block: int, ste
     batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     for b0 in range(0, batch, step):
         b1 = min(b0 + step, batch)
-        keys_t = transposed_copy(k[b0:b1], keys_t_flat)                  # (b, H, E, S)
+        keys_t = transposed(k[b0:b1], keys_t_flat)                       # (b, H, E, S)
         rows_lse = lse[b0:b1].reshape(-1, length)                        # (b·H, L), a view
         for i0 in range(0, length, block):
             i1 = min(i0 + block, length)
@@ -206,8 +218,9 @@ def _backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, g
                   scratch(passes * heads * length * block, q.dtype),
                   scratch(passes * heads * length * q.shape[3], q.dtype) if grad_q is not None and source > block
                   else None,
-                  scratch(passes * heads * k.shape[3] * source, q.dtype),            # kᵀ of a pass
-                  scratch(passes * heads * v.shape[3] * source, q.dtype))            # vᵀ of a pass
+                  *((scratch(passes * heads * k.shape[3] * source, q.dtype),         # kᵀ of a pass
+                     scratch(passes * heads * v.shape[3] * source, q.dtype))         # vᵀ of a pass
+                    if _copies_keys(length, source) else (None, None)))
         return run
 
     run_all([part(b0, b1) for b0, b1 in parts])
@@ -221,7 +234,7 @@ def _backward_part(grad_out, q, k, v, out, row_lse, grad_q, grad_k, grad_v, type
     _row_dots(grad_out, out, delta)
     for b0 in range(0, batch, step):
         b1 = min(b0 + step, batch)
-        keys_t, values_t = transposed_copy(k[b0:b1], keys_t_flat), transposed_copy(v[b0:b1], values_t_flat)
+        keys_t, values_t = transposed(k[b0:b1], keys_t_flat), transposed(v[b0:b1], values_t_flat)
         rows_lse, rows_delta = row_lse[b0:b1].reshape(-1, length), delta[b0:b1].reshape(-1, length)  # (b·H, L)
         for j0 in range(0, source, block):
             j1 = min(j0 + block, source)
