@@ -6,10 +6,9 @@
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
 to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
 NLL, linear + cross-entropy, embedding lookups, causal self-attention, GELU, dropout and a
-linear layer. Each round
-times ``--calls`` calls of an op on one side and then on the other (the order alternating
-between rounds) and keeps the ratio of the medians; the table has the median and range of
-the ratios over rounds.
+linear layer. Each round times ``--calls`` calls of an op on one side and then on the
+other (the order alternating between rounds) and keeps the ratio of the medians; the table
+has the median and range of the ratios over rounds.
 
 For a change's effect on the ops it touches, not for comparisons with PyTorch
 (``kernels.py`` does those).

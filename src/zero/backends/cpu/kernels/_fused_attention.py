@@ -23,10 +23,10 @@ layout (BLAS takes a head's (T, D) matrix with a row stride of 3C as it is: the 
 ran as fast as on contiguous copies). Only the keys (and in backward the values) are
 copied, transposed, a pass at a time, when there are enough queries to pay for it
 (``_copies_keys``): BLAS multiplied by a transposed view 1.3-1.7x slower than by a plain
-matrix. They take b batches (b·H pairs)
-at a time, so that a block of scores stays within SCRATCH_BYTES (in cache) whatever B and
-H: scratch is three such arrays at most (scores, their gradients, a partial dQ), kᵀ and
-vᵀ of the b batches, and delta (B, H, L). Nothing (G, L, S) is ever allocated.
+matrix. They take b batches (b·H pairs) at a time, so that a block of scores stays within
+SCRATCH_BYTES (in cache) whatever B and H: scratch is three such arrays at most (scores,
+their gradients, a partial dQ), kᵀ and vᵀ of the b batches, and delta (B, H, L). Nothing
+(G, L, S) is ever allocated.
 
 Threads. The batches are independent, so each thread of the CPU pool
 (``zero.backends.cpu.threads``) takes a range of them, with its own scratch (a share of
@@ -59,11 +59,6 @@ BLOCK = 64
 SCRATCH_BYTES = 2 << 20     # at most this much per scratch array, all threads' parts together
 
 
-# A causal sequence of HALVED_FROM to BLOCK positions is cut in two blocks, not one (see
-# _block_size).
-HALVED_FROM = 64
-
-
 def _block_size(count: int, causal: bool) -> int:
     """Query rows (forward) or key columns (backward) per block for a sequence of ``count``.
     A causal sequence of BLOCK positions would make one block, computing the whole square
@@ -72,7 +67,7 @@ def _block_size(count: int, causal: bool) -> int:
     took 0.85-0.89x the time on one thread and 0.90-0.93x on two (12 rounds each); shorter
     sequences gained on one thread and lost on two (T = 32: 0.95 and 1.08, T = 48: 0.97
     and 1.10), and at T = 128 four blocks of 32 gained nothing against two of 64."""
-    if causal and HALVED_FROM <= count <= BLOCK:
+    if causal and count == BLOCK:
         return (count + 1) // 2
     return min(BLOCK, count)
 
