@@ -4,6 +4,7 @@ kernel still reads, a fused kernel's scratch -- and not before."""
 from __future__ import annotations
 
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ import pytest
 import zero
 from zero.backends.cpu import memory
 from zero.backends.cpu.kernels._fused_support import scratch
-from zero.backends.cpu.memory import ALIGNMENT, HostMemory, allocator, leases
+from zero.backends.cpu.memory import ALIGNMENT, LARGE_BLOCK, HostMemory, allocator, leases
 
 
 def live() -> int:
@@ -35,10 +36,41 @@ class CountingHostMemory(HostMemory):
 
 def test_host_memory_is_64_byte_aligned():
     raw = HostMemory()
-    for n in (1, 7, 64, 100, 4096):
+    for n in (1, 7, 64, 100, 4096, LARGE_BLOCK, LARGE_BLOCK + 7):
         handle = raw.malloc(n)
         assert handle.ctypes.data % ALIGNMENT == 0 and handle.nbytes == n
         assert isinstance(handle, memory.PoolBuffer)
+        handle[-1] = 7  # writable to its last byte
+        assert handle[-1] == 7
+
+
+def _transparent_huge_pages(address: int) -> str:
+    """The smaps "THPeligible" entry of the mapping that holds ``address``."""
+    with open("/proc/self/smaps") as smaps:
+        inside = False
+        for line in smaps:
+            fields = line.split()
+            if "-" in fields[0] and ":" not in fields[0]:      # a mapping's header: start-end perms ...
+                start, end = (int(part, 16) for part in fields[0].split("-"))
+                inside = start <= address < end
+            elif inside and fields[0] == "THPeligible:":
+                return fields[1]
+    raise LookupError(f"no mapping holds {address:#x}")
+
+
+@pytest.mark.skipif(not os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"),
+                    reason="transparent huge pages are Linux's")
+def test_large_blocks_do_not_ask_for_huge_pages():
+    """np.empty asks for huge pages from 4 MiB (madvise); where the system gives them only
+    on request, the pool's large blocks stay on small pages (memory.py: "Large blocks")."""
+    with open("/sys/kernel/mm/transparent_hugepage/enabled") as setting:
+        if "[madvise]" not in setting.read():
+            pytest.skip("huge pages are given only on request on this system: nothing to tell apart")
+    middle = LARGE_BLOCK // 2     # NumPy's request starts at the page after malloc's header
+    asked = np.empty(LARGE_BLOCK, np.uint8)
+    assert _transparent_huge_pages(asked.ctypes.data + middle) == "1"     # what the pool avoids
+    block = HostMemory().malloc(LARGE_BLOCK)
+    assert _transparent_huge_pages(block.ctypes.data + middle) == "0"
 
 
 @pytest.mark.parametrize("shape,dtype", [((1,), zero.float32), ((3,), zero.float64), ((5, 7), zero.int32),
@@ -50,10 +82,11 @@ def test_cpu_tensors_start_64_byte_aligned(shape, dtype):
     assert zero.ones(3, 5).T.contiguous().data_ptr() % 64 == 0
 
 
-def test_every_array_over_a_lease_has_the_anchor_as_its_base():
-    t = zero.arange(24.0).reshape(4, 6)
+@pytest.mark.parametrize("rows", [4, LARGE_BLOCK // 24 + 1], ids=["small block", "large block"])
+def test_every_array_over_a_lease_has_the_anchor_as_its_base(rows):
+    t = zero.arange(float(rows * 6)).reshape(rows, 6)
     anchor = t.untyped_storage().handle
-    arrays = [t._array, t.T._array, t.reshape(6, 4)._array, t[1:3, ::2]._array, t.numpy(),
+    arrays = [t._array, t.T._array, t.reshape(6, rows)._array, t[1:3, ::2]._array, t.numpy(),
               t.numpy().T, t.numpy()[::-1], t.numpy().reshape(-1), t.numpy().view(np.int64)]
     assert all(a.base is anchor for a in arrays)
 
