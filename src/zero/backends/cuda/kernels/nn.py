@@ -5,16 +5,15 @@ lists every signature): C-contiguous (rows, C) arrays, outputs written in place,
 ``weight``/``bias`` optional. Softmax, log-softmax, cross-entropy, layer norm and
 dropout launch the Triton kernels in ``triton_kernels``; NLL (a gather) is CuPy's
 (``zero.backends.array_kernels``).
-Dropout draws the CPU's SplitMix64 numbers, so a seed gives the same mask on
-both devices, bit for bit.
+Dropout draws the SplitMix64 numbers of ``zero.backends.dropout_mask``, so a seed
+gives the same mask on both devices, bit for bit.
 
 Every function here also runs on NumPy arrays under ``TRITON_INTERPRET=1`` (the
 interpreter tests); the wide-row layer-norm fallback is CuPy (or NumPy) array code.
 """
 from __future__ import annotations
 
-import math
-
+from ...dropout_mask import keep_scale, keep_threshold
 from ..triton_kernels.elementwise import dropout_kernel
 from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
 from ..triton_kernels.softmax import (
@@ -196,10 +195,8 @@ def _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, 
 
 def dropout_forward(x, p: float, seed: int, out) -> None:
     x = flat(x)
-    threshold = math.ceil(float(p) * 2.0 ** 53)  # uniform >= p  <=>  (z >> 11) >= threshold
-    scale = 0.0 if p >= 1.0 else 1.0 / (1.0 - p)
-    launch(dropout_kernel, elementwise_grid(x.size), x, output(out).reshape(-1), x.size, threshold, int(seed),
-           scale, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+    launch(dropout_kernel, elementwise_grid(x.size), x, output(out).reshape(-1), x.size, keep_threshold(p),
+           int(seed), keep_scale(p), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
 def dropout_backward(grad, p: float, seed: int, grad_in) -> None:

@@ -64,7 +64,7 @@ def gelu_backward_kernel(grad_ptr, x_ptr, bias_ptr, out_ptr, n, width, HAS_BIAS:
 
 @triton.jit(do_not_specialize=["seed", "threshold"])
 def dropout_kernel(x_ptr, out_ptr, n, threshold, seed, scale: tl.float64, BLOCK: tl.constexpr):
-    """out[i] = x[i] * scale if uniform(seed, i) >= p else 0, with the CPU kernel's SplitMix64.
+    """out[i] = x[i] * scale if uniform(seed, i) >= p else 0, SplitMix64 as in ``backends/dropout_mask.py``.
 
     ``uniform = (z >> 11) * 2**-53``, so ``uniform >= p`` is the integer test
     ``(z >> 11) >= threshold`` with ``threshold = ceil(p * 2**53)``: no float rounding
