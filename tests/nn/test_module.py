@@ -60,6 +60,22 @@ def test_shared_parameter_listed_once():
     assert sum(p is model.fc1.weight for p in params) == 1
 
 
+def test_unnamed_walks_follow_the_named_ones():
+    """modules(), parameters() and buffers() build no names, yet list what the named walks
+    list, in their order: shared modules and tied parameters once, None slots skipped."""
+    model = Explicit()
+    model.shared = model.inner.fc1                  # one module under two names
+    model.inner.tied = nn.Linear(4, 8)
+    model.inner.tied.weight = model.inner.fc1.weight
+    model.inner.register_module("empty", None)
+    model.inner.fc2.bias = None
+    assert list(model.modules()) == [m for _, m in model.named_modules()]
+    assert len(list(model.modules())) == 5          # model, inner, fc1, fc2, tied
+    assert [id(p) for p in model.parameters()] == [id(p) for _, p in model.named_parameters()]
+    assert [id(b) for b in model.buffers()] == [id(b) for _, b in model.named_buffers()]
+    assert [id(p) for p in model.parameters(recurse=False)] == [id(model.scale)]
+
+
 def test_registration_errors():
     class NoInit(nn.Module):
         def __init__(self):

@@ -37,6 +37,16 @@ class _EvalGuardState:
 _eval_guard = _EvalGuardState()
 
 
+def _collect_modules(module, seen: set, found: list) -> None:
+    """Append ``module`` and, depth first in registration order, the modules below it not
+    yet ``seen`` (ids): the order of ``Module.named_modules``."""
+    found.append(module)
+    for child in module._modules.values():
+        if child is not None and id(child) not in seen:
+            seen.add(id(child))
+            _collect_modules(child, seen, found)
+
+
 class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -175,8 +185,12 @@ class Module:
             stack.extend(reversed(children))
 
     def modules(self) -> Iterator[Module]:
-        for _, module in self.named_modules():
-            yield module
+        """Every module of the tree, once, in ``named_modules``' order, without the names
+        (a training step's ``clip_grad_norm_(model.parameters(), ...)`` walks the tree
+        each step, and the names were most of that walk's cost)."""
+        found: list[Module] = []
+        _collect_modules(self, {id(self)}, found)
+        return iter(found)
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
         seen = set()
@@ -205,15 +219,22 @@ class Module:
         return self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        return self._members("_parameters", recurse)
+
+    def _members(self, registry: str, recurse: bool) -> Iterator:
+        """``_named_members``' values, each once, without building the names."""
+        seen = set()
+        for module in self.modules() if recurse else (self,):
+            for value in module.__dict__[registry].values():
+                if value is not None and id(value) not in seen:
+                    seen.add(id(value))
+                    yield value
 
     def named_buffers(self, prefix: str = "", recurse: bool = True) -> Iterator[tuple[str, Tensor]]:
         return self._named_members("_buffers", prefix, recurse)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        return self._members("_buffers", recurse)
 
     def num_parameters(self, trainable_only: bool = False) -> int:
         return sum(p.numel() for p in self.parameters() if p.requires_grad or not trainable_only)
