@@ -554,6 +554,15 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
                     flat = flat.astype(xp.float32)
                 out[i] = xp.dot(flat, flat)
 
+    def clip_factor(total, max_norm: float, eps: float, factor) -> None:
+        """factor = min(max_norm / (total + eps), 1) for a 0-d ``total`` (clip_grad_norm_'s
+        scale), in total's dtype and on its device: the ufunc calls of the three ops it
+        replaces (add, divide, clamp), so the same bits, without their Python."""
+        with _quiet():
+            xp.add(total, eps, out=factor, casting="unsafe")
+            xp.true_divide(max_norm, factor, out=factor, casting="unsafe")
+            xp.minimum(factor, 1.0, out=factor, dtype=factor.dtype, casting="unsafe")
+
     def scale_in_place(arrays, factor) -> None:
         """arrays[i] *= factor (a 0-d array: the scale stays on the device), each in its dtype."""
         with _quiet():

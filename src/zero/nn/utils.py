@@ -48,7 +48,9 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
         elif norm_type == 2.0:  # the common case: one BLAS dot per gradient, no temporaries
             squares = empty((len(grads),), dtype=float32, device=device)
             kernels.squared_norms(arrays, squares._array)
-            total = squares.sum().sqrt()
+            total = empty((), dtype=float32, device=device)   # squares.sum().sqrt(), as two kernel calls
+            kernels.sum(squares._array, (0,), total._array)
+            kernels.sqrt(total._array, total._array)
         else:
             powered = [(g.abs() ** norm_type).sum().float() for g in grads]
             total = _stack_reduce(powered, "sum") ** (1.0 / norm_type)
@@ -56,7 +58,11 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
             raise AutogradError(f"clip_grad_norm_: the total gradient norm is {total.item()} (a gradient "
                                 "holds inf or nan); pass error_if_nonfinite=False to scale it anyway")
         # factor = min(1, max_norm / (norm + eps)), computed on the device: no host round trip.
-        factor = (max_norm / (total + eps)).clamp(max=1.0)
+        # Kernel calls rather than ops on these 0-d tensors: right after a pass over every
+        # gradient, each op's Python runs with cold caches (in a 2 x 4 x 128 step, sum and
+        # sqrt took 74 us, the factor's three ops 61, against 43 and 45 back to back).
+        factor = empty((), dtype=total.dtype, device=device)
+        kernels.clip_factor(total._array, max_norm, eps, factor._array)
         kernels.scale_in_place(arrays, factor._array)
         for g in grads:
             g._bump_version()

@@ -140,3 +140,20 @@ def test_squared_norms_and_scale_in_place():
     for a, b in zip(arrays_, before):
         assert a.dtype == b.dtype
         np.testing.assert_allclose(a, b * 0.25, rtol=1e-3)
+
+
+@pytest.mark.parametrize("total", [0.0, 1e-7, 0.37, 1.0, 1.0 + 1e-6, 3.5, 1e30, np.inf, np.nan])
+@pytest.mark.parametrize("max_norm", [1.0, 0.25, 5, 1e-3])
+def test_clip_factor_is_the_three_ops_it_replaces(total, max_norm):
+    """clip_grad_norm_'s factor min(max_norm / (total + eps), 1), bit for bit what the ops
+    (total + eps), max_norm / that and clamp(max=1) gave, inf and nan included."""
+    import zero
+
+    norm = zero.tensor(total, dtype=zero.float32)
+    with zero.no_grad():
+        want = (max_norm / (norm + 1e-6)).clamp(max=1.0).numpy()
+    got = np.empty((), np.float32)
+    KERNELS["clip_factor"](norm.numpy(), max_norm, 1e-6, got)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
+
