@@ -17,8 +17,6 @@ reads p, g, m, v once and writes p, m, v once.
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..threads import parallel_flat
@@ -30,14 +28,22 @@ __all__ = ["adamw_step", "sgd_step"]
 # One core's time per float32 parameter of each step (1 M parameters,
 # ``benchmarks/split_costs.py --sections costs``): how many parameters are worth splitting
 # over the pool's threads (threads.SPLIT_NS).
-ADAMW_NS, SGD_NS = 0.92, 0.38
+ADAMW_NS, SGD_NS = 0.62, 0.38   # AdamW in float64 arithmetic took 0.91
 
 
 def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
                step_size) -> None:
-    """AdamW, bias correction folded into step_size = lr * √(1 - β2^t) / (1 - β1^t); see above."""
-    parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside,
-                  weight_decay, step_size, ns_per_element=ADAMW_NS)
+    """AdamW, bias correction folded into step_size = lr * √(1 - β2^t) / (1 - β1^t); see above.
+    The loop computes in the parameters' precision, as PyTorch does: the hyper-parameters
+    and their complements are rounded to it once here. Float32 arithmetic vectorises twice
+    as wide, and its square root and division cost a third of float64's: one thread, warm,
+    413,312 float32 parameters (the 2 x 4 x 128 GPT's) 133 against 393 us, 1 M parameters
+    0.62 against 0.91 ns each. Inside that GPT's training step, where the arrays come from
+    memory, the 28 calls took 351-520 us a step against 426-555 (four runs each)."""
+    scalar = param.dtype.type
+    parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, scalar(beta1), scalar(1.0 - beta1),
+                  scalar(beta2), scalar(1.0 - beta2), scalar(eps_inside), scalar(eps_outside),
+                  scalar(lr * weight_decay), scalar(step_size), ns_per_element=ADAMW_NS)
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
@@ -50,18 +56,18 @@ def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay
 
 
 @njit
-def _adamw_loop(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
+def _adamw_loop(param, grad, exp_avg, exp_avg_sq, beta1, rest1, beta2, rest2, eps_inside, eps_outside, decay,
                 step_size):
-    decay = lr * weight_decay
+    """rest1 = 1 - β1, rest2 = 1 - β2, decay = lr · weight_decay, all in the arrays' dtype."""
     for i in prange(param.size):
         g = grad[i]
-        m = beta1 * exp_avg[i] + (1.0 - beta1) * g
-        v = beta2 * exp_avg_sq[i] + (1.0 - beta2) * g * g
+        m = beta1 * exp_avg[i] + rest1 * g
+        v = beta2 * exp_avg_sq[i] + rest2 * g * g
         exp_avg[i] = m
         exp_avg_sq[i] = v
         p = param[i]
         # np.divide: Python's / would check for a zero divisor, a branch that stops vectorisation
-        param[i] = p - step_size * np.divide(m, math.sqrt(v + eps_inside) + eps_outside) - decay * p
+        param[i] = p - step_size * np.divide(m, np.sqrt(v + eps_inside) + eps_outside) - decay * p
 
 
 @njit
