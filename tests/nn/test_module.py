@@ -76,6 +76,17 @@ def test_unnamed_walks_follow_the_named_ones():
     assert [id(p) for p in model.parameters(recurse=False)] == [id(model.scale)]
 
 
+def test_walks_reach_any_depth():
+    """The walks are loops, not recursion: a chain deeper than Python's recursion limit."""
+    root = node = nn.Module()
+    for _ in range(3000):
+        node.child = nn.Module()
+        node = node.child
+    node.weight = nn.Parameter(zero.ones(2))
+    assert len(list(root.modules())) == 3001
+    assert [p is node.weight for p in root.parameters()] == [True]
+
+
 def test_registration_errors():
     class NoInit(nn.Module):
         def __init__(self):

@@ -37,16 +37,6 @@ class _EvalGuardState:
 _eval_guard = _EvalGuardState()
 
 
-def _collect_modules(module, seen: set, found: list) -> None:
-    """Append ``module`` and, depth first in registration order, the modules below it not
-    yet ``seen`` (ids): the order of ``Module.named_modules``."""
-    found.append(module)
-    for child in module._modules.values():
-        if child is not None and id(child) not in seen:
-            seen.add(id(child))
-            _collect_modules(child, seen, found)
-
-
 class Module:
     def __init__(self):
         object.__setattr__(self, "_parameters", OrderedDict())
@@ -189,7 +179,16 @@ class Module:
         (a training step's ``clip_grad_norm_(model.parameters(), ...)`` walks the tree
         each step, and the names were most of that walk's cost)."""
         found: list[Module] = []
-        _collect_modules(self, {id(self)}, found)
+        seen = set()
+        stack = [self]
+        while stack:  # iterative pre-order, as named_modules: no recursion limit on depth
+            module = stack.pop()
+            if id(module) in seen:
+                continue
+            seen.add(id(module))
+            found.append(module)
+            if module._modules:
+                stack.extend(reversed([child for child in module._modules.values() if child is not None]))
         return iter(found)
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
