@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+import zero
 from zero.backends.array_kernels import array_kernels
 
 KERNELS = array_kernels(np)
@@ -147,8 +148,6 @@ def test_squared_norms_and_scale_in_place():
 def test_clip_factor_is_the_three_ops_it_replaces(total, max_norm):
     """clip_grad_norm_'s factor min(max_norm / (total + eps), 1), bit for bit what the ops
     (total + eps), max_norm / that and clamp(max=1) gave, inf and nan included."""
-    import zero
-
     norm = zero.tensor(total, dtype=zero.float32)
     with zero.no_grad():
         want = (max_norm / (norm + 1e-6)).clamp(max=1.0).numpy()
@@ -156,4 +155,3 @@ def test_clip_factor_is_the_three_ops_it_replaces(total, max_norm):
     KERNELS["clip_factor"](norm.numpy(), max_norm, 1e-6, got)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
-

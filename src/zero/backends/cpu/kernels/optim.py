@@ -37,9 +37,9 @@ def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, e
     The loop computes in the parameters' precision, as PyTorch does: the hyper-parameters
     and their complements are rounded to it once here. Float32 arithmetic vectorises twice
     as wide, and its square root and division cost a third of float64's: one thread, warm,
-    413,312 float32 parameters (the 2 x 4 x 128 GPT's) 133 against 393 us, 1 M parameters
-    0.62 against 0.91 ns each. Inside that GPT's training step, where the arrays come from
-    memory, the 28 calls took 351-520 us a step against 426-555 (four runs each)."""
+    413,312 float32 parameters (the 2 x 4 x 128 GPT's) 123-126 against 362-365 us, 1 M
+    parameters 0.62 against 0.91 ns each. Inside that GPT's training step, where the arrays
+    come from memory, the 28 calls took 318-520 us a step against 426-555 (six runs each)."""
     scalar = param.dtype.type
     parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, scalar(beta1), scalar(1.0 - beta1),
                   scalar(beta2), scalar(1.0 - beta2), scalar(eps_inside), scalar(eps_outside),

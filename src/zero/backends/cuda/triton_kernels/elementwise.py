@@ -64,13 +64,9 @@ def gelu_backward_kernel(grad_ptr, x_ptr, bias_ptr, out_ptr, n, width, HAS_BIAS:
 
 @triton.jit(do_not_specialize=["seed", "threshold"])
 def dropout_kernel(x_ptr, out_ptr, n, threshold, seed, scale: tl.float64, BLOCK: tl.constexpr):
-    """out[i] = x[i] * scale if uniform(seed, i) >= p else 0, SplitMix64 as in ``backends/dropout_mask.py``.
-
-    ``uniform = (z >> 11) * 2**-53``, so ``uniform >= p`` is the integer test
-    ``(z >> 11) >= threshold`` with ``threshold = ceil(p * 2**53)``: no float rounding
-    can make a bit of the mask differ from the CPU's. The product is taken in float64
-    and rounded once, as the CPU loop does.
-    """
+    """out[i] = x[i] * scale if (z >> 11) >= threshold else 0: ``backends/dropout_mask.py``'s
+    recipe and integer test, so the mask is the CPU's bit for bit. The product is taken in
+    float64 and rounded once, as the CPU loop does."""
     offsets, mask = _offsets(n, BLOCK)
     z = seed.to(tl.uint64) + (offsets + 1).to(tl.uint64) * 0x9E3779B97F4A7C15
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
