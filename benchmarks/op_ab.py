@@ -5,10 +5,11 @@
 ``step_ab.py``'s method for a training step (read its docstring: the base commit's
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
 to ops at the shapes of the small GPT configurations: softmax and log-softmax, cross-entropy,
-NLL, linear + cross-entropy, embedding lookups, causal self-attention, GELU, dropout and a
-linear layer. Each round times ``--calls`` calls of an op on one side and then on the
-other (the order alternating between rounds) and keeps the ratio of the medians; the table
-has the median and range of the ratios over rounds.
+NLL, linear + cross-entropy, embedding lookups, causal self-attention, GELU, dropout, a
+linear layer, and the memory-bound add, multiply, bias and relu at the larger GPTs' shapes.
+Each round times ``--calls`` calls of an op on one side and then on the other (the order
+alternating between rounds) and keeps the ratio of the medians; the table has the median
+and range of the ratios over rounds.
 
 For a change's effect on the ops it touches, not for comparisons with PyTorch
 (``kernels.py`` does those).
@@ -84,6 +85,14 @@ def workloads(zero) -> dict:
         with_gradient(f"linear ({rows}, {width}) -> {out}",
                       lambda x, weight=weight, bias=bias: functional.linear(x, weight, bias),
                       (rows, width), (rows, out))
+    for shape in [(4096, 256), (16384, 384)]:     # the residual stream of the medium and book GPTs
+        other = leaf(*shape)
+        with_gradient(f"add {shape}", lambda x, other=other: x + other, shape)
+        with_gradient(f"mul {shape}", lambda x, other=other: x * other, shape)
+    for rows, width in [(4096, 1024), (16384, 1536)]:
+        bias = leaf(width)
+        with_gradient(f"add bias ({rows}, {width})", lambda x, bias=bias: x + bias, (rows, width))
+        with_gradient(f"relu ({rows}, {width})", functional.relu, (rows, width))
     return calls
 
 

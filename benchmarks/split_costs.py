@@ -1,6 +1,6 @@
 """What deciding to split a CPU loop over two threads rests on, measured on this machine.
 
-    PYTHONPATH=src python benchmarks/split_costs.py [--sections costs,gain,start] [--repeats 60]
+    PYTHONPATH=src python benchmarks/split_costs.py [--sections costs,gain,start] [--repeats 60] [--cold]
 
 Three tables, Zero's own kernels and pool (``zero.backends.cpu.threads``):
 
@@ -9,8 +9,11 @@ elements, the median of ``--repeats`` calls): the ``*_NS`` constants in the kern
 from which ``element_grain`` sizes a part to ``threads.SPLIT_NS``.
 
 ``gain``: each loop split in two parts on two threads (whatever its size) against one
-thread, back to back, at 2^18 to 2^21 elements (rows of 64): the time on one thread and
-the ratio, below 1 where the split pays; "split" marks the sizes the kernel splits now.
+thread, back to back, at 2^18 to 2^22 elements (rows of 64; the memory-bound loops', which
+split by size (``elementwise.MEMORY_PART``), rows of 1024): the time on one thread and the
+ratio, below 1 where the split pays; "split" marks the sizes the kernel splits now.
+``--cold`` empties the cache (a pass over 64 MiB) before each call, as a step's large
+operands come from memory.
 
 ``start``: when the worker starts after ``run_all`` hands it a part, while the caller
 keeps the GIL for 0, 10, 30 or 100 µs before its own part releases it (50 µs of Python
@@ -20,6 +23,7 @@ holds it past the worker's wake-up, the worker sleeps again until it is free.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import time
 
@@ -57,6 +61,23 @@ def row_loops(rows: int, width: int) -> dict:
     }
 
 
+def memory_loops(size: int) -> dict:
+    """The memory-bound loops, on float32 operands of ``size`` elements (rows of 1024)."""
+    a, b = rng.standard_normal(size, dtype=np.float32), rng.standard_normal(size, dtype=np.float32)
+    out, row = np.empty_like(a), rng.standard_normal(1024, dtype=np.float32)
+    rows, rows_out = a.reshape(-1, 1024), out.reshape(-1, 1024)
+    mask = a > 0
+    return {
+        "add": lambda: elementwise.add(a, b, out),
+        "mul": lambda: elementwise.mul(a, b, out),
+        "add in place": lambda: elementwise.add(out, b, out),
+        "x + row": lambda: elementwise.add(rows, row, rows_out),
+        "relu": lambda: elementwise.relu(a, out),
+        "relu backward": lambda: elementwise.relu_backward(b, a, out),
+        "where": lambda: elementwise.where(mask, a, b, out),
+    }
+
+
 def optimizer_loops(size: int) -> dict:
     param, grad = rng.standard_normal(size, dtype=np.float32), rng.standard_normal(size, dtype=np.float32)
     exp_avg, exp_avg_sq = np.zeros(size, np.float32), np.ones(size, np.float32)
@@ -78,27 +99,55 @@ def costs(repeats: int) -> None:
     print()
 
 
-def gain(repeats: int) -> None:
-    print("Split in two on two threads against one thread, back to back (rows of 64; "
-          "'split': the kernel splits at that size):\n")
-    sizes = [1 << k for k in range(18, 22)]
+def gain(repeats: int, cold: bool = False) -> None:
+    how = "the cache emptied before each call" if cold else "back to back"
+    print(f"Split in two on two threads against one thread, {how} (rows of 64; 'split': the kernel "
+          "splits at that size):\n")
+    sizes = [1 << k for k in range(18, 23)]
     print("| loop | " + " | ".join(f"2^{s.bit_length() - 1}: one thread µs, two/one" for s in sizes) + " |")
     print("|---|" + "---:|" * len(sizes))
-    tables = {size: row_loops(size // 64, 64) for size in sizes}
+    tables = {size: {**row_loops(size // 64, 64), **memory_loops(size)} for size in sizes}
+    timed = cold_median_seconds if cold else median_seconds
     for name in tables[sizes[0]]:
         cells = []
         for size in sizes:
             call = tables[size][name]
             threads.set_num_threads(1)
-            one = median_seconds(call, 5, repeats)
+            one = timed(call, 5, repeats)
             threads.set_num_threads(2)
             splits = split_now(call)
-            threads.SPLIT_NS, chosen = 1e-3, threads.SPLIT_NS       # every loop splits
-            two = median_seconds(call, 5, repeats)
-            threads.SPLIT_NS = chosen
+            with every_loop_split():
+                two = timed(call, 5, repeats)
             cells.append(f"{one * 1e6:.0f}, {two / one:.2f}" + (" split" if splits else ""))
         print(f"| {name} | " + " | ".join(cells) + " |")
     print()
+
+
+@contextlib.contextmanager
+def every_loop_split():
+    """Split every loop in two, whatever its size."""
+    chosen = threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM
+    threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM = 1e-3, 1, 2
+    try:
+        yield
+    finally:
+        threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM = chosen
+
+
+_cache_sized = np.ones(16 << 20, np.float32)   # 64 MiB, twice the last-level cache
+
+
+def cold_median_seconds(step, warmup: int, repeats: int) -> float:
+    """``median_seconds`` with the cache emptied (a pass over 64 MiB) before each call."""
+    for _ in range(warmup):
+        step()
+    times = []
+    for _ in range(repeats):
+        _cache_sized.sum()
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
 
 
 def split_now(call) -> bool:
@@ -161,10 +210,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sections", default="costs,gain,start")
     parser.add_argument("--repeats", type=int, default=60)
+    parser.add_argument("--cold", action="store_true", help="gain: empty the cache before each call")
     args = parser.parse_args()
-    sections = {"costs": costs, "gain": gain, "start": start}
+    sections = {"costs": lambda: costs(args.repeats), "gain": lambda: gain(args.repeats, args.cold),
+                "start": lambda: start(args.repeats)}
     for name in args.sections.split(","):
-        sections[name](args.repeats)
+        sections[name]()
 
 
 if __name__ == "__main__":

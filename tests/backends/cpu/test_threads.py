@@ -15,7 +15,7 @@ import pytest
 import zero
 from zero.backends.cpu import kernels as K
 from zero.backends.cpu import threads
-from zero.backends.cpu.kernels import linalg
+from zero.backends.cpu.kernels import elementwise, linalg
 from zero.backends.cpu.kernels import nn as nn_kernels
 
 
@@ -36,6 +36,8 @@ def split_everything(monkeypatch, two_threads):
     monkeypatch.setattr(linalg, "SPLIT_FLOPS", 1)
     monkeypatch.setattr(linalg, "MIN_ROWS", 1)
     monkeypatch.setattr(nn_kernels, "LAYER_NORM_PART", 1)
+    monkeypatch.setattr(elementwise, "MEMORY_PART", 1)
+    monkeypatch.setattr(elementwise, "SPLIT_FROM", 2)
     splits, run_all = [], threads._pool.run_all
 
     def recorded(functions):
@@ -337,3 +339,53 @@ def test_row_and_flat_loops(split_everything):
         return results + [loss, lse, grad_logits, gelu, gelu_grad, dropped, param, m, v]
 
     _same_bits(run, split_everything)
+
+
+def test_memory_bound_loops(split_everything):
+    """Arithmetic and copies (NumPy's, cut into ranges), x + row, relu and where on two threads: the same
+    bits as on one, and NumPy's values, for every form of operand the split accepts."""
+    a, b, row = _f32(40, 33), _f32(40, 33) + 2, _f32(33)
+    mask, scalar = a > 0, np.array(1.5, np.float32)
+    ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide}
+
+    def run():
+        results = []
+        for name, ufunc in ops.items():
+            for left, right in ((a, b), (a, 0.25), (3, b), (a, scalar), (a, b.astype(np.float64))):
+                out = np.empty_like(a)
+                getattr(K, name)(left, right, out)
+                assert np.array_equal(out, ufunc(left, right, dtype=np.float32, casting="unsafe"))
+                results.append(out)
+            in_place = a.copy()
+            getattr(K, name)(in_place, b, in_place)
+            assert np.array_equal(in_place, ufunc(a, b))
+            results.append(in_place)
+        with_row, row_in_place = np.empty_like(a), a.copy()
+        K.add(a, row, with_row)
+        K.add(row_in_place, row, row_in_place)
+        copied, converted = np.empty_like(a), np.empty(a.shape, np.float64)
+        K.copy(a, copied)
+        K.copy(a, converted)
+        assert np.array_equal(copied, a) and np.array_equal(converted, a)
+        results += [copied, converted]
+        relu, relu_grad, chosen = np.empty_like(a), np.empty_like(a), np.empty_like(a)
+        K.relu(a, relu)
+        K.relu_backward(b, relu, relu_grad)
+        K.where(mask, a, b, chosen)
+        assert np.array_equal(with_row, a + row) and np.array_equal(row_in_place, a + row)
+        assert np.array_equal(relu, np.maximum(a, 0)) and np.array_equal(chosen, np.where(mask, a, b))
+        assert np.array_equal(relu_grad, np.where(relu > 0, b, 0))
+        return results + [with_row, row_in_place, relu, relu_grad, chosen]
+
+    _same_bits(run, split_everything)
+
+
+def test_arithmetic_on_overlapping_operands_is_not_split(split_everything):
+    """An operand that overlaps the output shifted (x[1:] + x[:-1] into x[1:]) would race
+    with the other part's writes: such a call runs as one NumPy call, with NumPy's answer."""
+    x = _f32(1000)
+    expected = x.copy()
+    np.add(expected[1:], expected[:-1], out=expected[1:])
+    K.add(x[1:], x[:-1], x[1:])
+    assert not split_everything
+    assert np.array_equal(x, expected)

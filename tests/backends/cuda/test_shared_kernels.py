@@ -16,9 +16,10 @@ from zero.backends.cuda.kernels import elementwise as cuda_elementwise
 # element; its maximum is 3x a copy), NLL as a loop over rows, sums over leading axes as a
 # product with ones (BLAS's GEMV), index_select with NumPy's unbuffered take, add of an array and a
 # row of its trailing shape as a loop by rows (NumPy's broadcasting add runs at half the speed),
-# the extremes of an index array in one pass (NumPy's min and max are two).
+# the extremes of an index array in one pass (NumPy's min and max are two), and the arithmetic
+# that runs NumPy's call on both cores when large (sub, mul, div; add also).
 CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select", "add",
-           "index_extremes"}
+           "index_extremes", "sub", "mul", "div"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():

@@ -239,12 +239,13 @@ def parallel_rows(rows: int, row_size: int, body: Callable[[int, int], object], 
     parallel_for(rows, body, element_grain(row_size, ns_per_element))
 
 
-def parallel_flat(loop: Callable[..., object], *arguments, ns_per_element: float) -> None:
+def parallel_flat(loop: Callable[..., object], *arguments, ns_per_element: float = 0.0, part: int = 0) -> None:
     """loop(*arguments) for a loop over the elements of 1-D arrays, the first argument one
     of them, an element costing ``ns_per_element``: over ranges of every argument that is
     an array of the first one's size (other arguments as they are), on the pool's threads
-    when there is work for two parts of SPLIT_NS; a smaller one is one plain call."""
-    size, grain = arguments[0].size, element_grain(1, ns_per_element)
+    when there is work for two parts of SPLIT_NS (or, given ``part``, of that many
+    elements); a smaller one is one plain call."""
+    size, grain = arguments[0].size, part or element_grain(1, ns_per_element)
     if size < 2 * grain:
         loop(*arguments)
         return

@@ -14,7 +14,8 @@ NumPy would run as several passes over memory are compiled with Numba
                     math, reductions, indexing, gather/scatter
     conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
     elementwise     copy; where, relu and its backward on contiguous floats; sigmoid,
-                    SiLU, both GELUs (Numba loops)
+                    SiLU, both GELUs (Numba loops); add, sub, mul, div on both cores
+                    when large
     indexing        index_select (NumPy's take, unbuffered), index_add_along (a Numba
                     loop for embeddings)
     linalg          matmul through BLAS

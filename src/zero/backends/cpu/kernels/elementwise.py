@@ -1,28 +1,91 @@
 """Elementwise kernels of the CPU's own: the copy, ``where`` on contiguous floats, an array
 plus a row repeated over it (``add``, and ``add_row_in_place`` for the fused kernels' biases),
-and the activations that are Numba loops (sigmoid, SiLU, both GELUs). The rest of the
-elementwise contract -- arithmetic, comparisons, clamp, the unary math functions, ``where``
-and ``add`` on anything else -- is one NumPy call each (``zero.backends.array_kernels``)."""
+the activations that are Numba loops (sigmoid, SiLU, both GELUs), and the four arithmetic
+operations, NumPy's, on both cores when large. The rest of the elementwise contract --
+comparisons, clamp, the unary math functions, ``where`` on anything else -- is one NumPy
+call each (``zero.backends.array_kernels``)."""
 from __future__ import annotations
 
 import numpy as np
 
 from ...array_kernels import array_kernels
-from ..threads import parallel_flat
+from ..threads import parallel_flat, parallel_for
 from ._fastmath import fast_exp, gelu as gelu_value, gelu_with_slope, like
 from ._jit import njit, prange
 
-__all__ = ["add", "copy", "gelu", "gelu_backward", "relu", "relu_backward", "sigmoid", "silu", "where"]
-
-
-def copy(src, out) -> None:
-    """Strided copy with broadcasting and dtype conversion (the book's stride-aware copy)."""
-    np.copyto(out, src, casting="unsafe")
+__all__ = ["add", "copy", "div", "gelu", "gelu_backward", "mul", "relu", "relu_backward", "sigmoid", "silu", "sub",
+           "where"]
 
 
 _shared = array_kernels(np)
 _masked_copy_where, _maximum_relu, _where_relu_backward = _shared["where"], _shared["relu"], _shared["relu_backward"]
-_numpy_add = _shared["add"]
+
+
+# -- memory-bound loops on both cores ---------------------------------------------------------
+#
+# One core moves less data than the machine's memory can: these loops (two or three arrays
+# read and written, one operation per element) ran in 0.5-0.75x the time on two threads
+# from 2^21 float32 elements, both back to back (operands in the cache, which holds them
+# no longer) and with the cache emptied before each call; at 2^20 they lost, 1.0-1.35x back
+# to back and 1.08x (a + b) from memory, to the hand-off (``benchmarks/split_costs.py
+# --sections gain``, RESULTS.md). So they split into parts of at least MEMORY_PART elements.
+MEMORY_PART = 1 << 20
+SPLIT_FROM = 2 * MEMORY_PART   # below, one plain call and no checks
+
+
+def _flat_operand(x, out):
+    """``x`` as ``parallel_flat`` can cut it alongside out's elements: a number or a single
+    element as it is; an array of out's size, C-contiguous (so out's elements in out's
+    order), flat; None when x broadcasts otherwise, or overlaps out other than element for
+    element (an in-place op)."""
+    if not isinstance(x, np.ndarray):
+        return x
+    if x.size == 1 and not np.may_share_memory(x, out):
+        return x.reshape(())    # broadcast to every part
+    if x.size != out.size or not x.flags.c_contiguous:
+        return None
+    if np.may_share_memory(x, out) and (x.ctypes.data != out.ctypes.data or x.itemsize != out.itemsize):
+        return None
+    return x.reshape(-1)
+
+
+def _on_both_cores(numpy_kernel):
+    """``numpy_kernel(a, b, out)`` (one NumPy ufunc call), cut into ranges of the elements on
+    the pool's threads (``parallel_flat``) when the operands are out's elements in out's
+    order and large; anything else, one plain call. Each element is computed as NumPy
+    computes it, so the results are the same bit for bit however the work is shared."""
+    def kernel(a, b, out) -> None:
+        if out.size >= SPLIT_FROM and out.flags.c_contiguous:
+            flat_a, flat_b = _flat_operand(a, out), _flat_operand(b, out)
+            if flat_a is not None and flat_b is not None:
+                parallel_flat(lambda out_part, a_part, b_part: numpy_kernel(a_part, b_part, out_part),
+                              out.reshape(-1), flat_a, flat_b, part=MEMORY_PART)
+                return
+        numpy_kernel(a, b, out)
+    kernel.__name__ = kernel.__qualname__ = numpy_kernel.__name__
+    kernel.__doc__ = f"out = {numpy_kernel.__name__}(a, b): NumPy, on both cores when large (``_on_both_cores``)."
+    return kernel
+
+
+def copy(src, out) -> None:
+    """Strided copy with broadcasting and dtype conversion (the book's stride-aware copy); a
+    large one between contiguous arrays of one size on both cores (``_on_both_cores``)."""
+    if out.size >= SPLIT_FROM and out.flags.c_contiguous:
+        flat_src = _flat_operand(src, out)
+        if flat_src is not None:
+            parallel_flat(_copy_part, out.reshape(-1), flat_src, part=MEMORY_PART)
+            return
+    np.copyto(out, src, casting="unsafe")
+
+
+def _copy_part(out, src) -> None:
+    np.copyto(out, src, casting="unsafe")
+
+
+_numpy_add = _on_both_cores(_shared["add"])
+sub = _on_both_cores(_shared["sub"])
+mul = _on_both_cores(_shared["mul"])
+div = _on_both_cores(_shared["div"])
 
 
 def add(a, b, out) -> None:
@@ -37,10 +100,12 @@ def add(a, b, out) -> None:
         if 0 < b.ndim < a.ndim and _row_of(a, b, out) and not np.may_share_memory(b, out):
             width = b.size
             if a is out:        # in place (x += bias): a loop that reads out only
-                _add_row_in_place_loop(out.reshape(-1, width), b.reshape(-1))
+                add_row_in_place(out.reshape(-1, width), b.reshape(-1))
                 return
             if not np.may_share_memory(a, out):
-                _add_row_loop(a.reshape(-1, width), b.reshape(-1), out.reshape(-1, width))
+                rows, row, target = a.reshape(-1, width), b.reshape(-1), out.reshape(-1, width)
+                parallel_for(rows.shape[0], lambda lo, hi: _add_row_loop(rows[lo:hi], row, target[lo:hi]),
+                             -(-MEMORY_PART // width))
                 return
     _numpy_add(a, b, out)
 
@@ -48,7 +113,7 @@ def add(a, b, out) -> None:
 def add_row_in_place(out, row) -> None:
     """out (R, C) += row (C,) for every row: the fused kernels' bias (``add``'s loop)."""
     if _row_of(out, row, out) and not np.may_share_memory(row, out):
-        _add_row_in_place_loop(out, row)
+        parallel_for(out.shape[0], lambda lo, hi: _add_row_in_place_loop(out[lo:hi], row), -(-MEMORY_PART // row.size))
     else:
         out += row
 
@@ -70,9 +135,11 @@ def where(condition, a, b, out) -> None:
     if (out.dtype in (np.float32, np.float64) and isinstance(a, np.ndarray) and _can_flatten(a, out)
             and condition.shape == out.shape and condition.dtype == np.bool_ and (number or _can_flatten(b, out))):
         if number:
-            _select_number_loop(_flat_in(condition), _flat_in(a), out.dtype.type(b), _flat_out(out))
+            parallel_flat(_select_number_loop, _flat_in(condition), _flat_in(a), out.dtype.type(b), _flat_out(out),
+                          part=MEMORY_PART)
         else:
-            _select_loop(_flat_in(condition), _flat_in(a), _flat_in(b), _flat_out(out))
+            parallel_flat(_select_loop, _flat_in(condition), _flat_in(a), _flat_in(b), _flat_out(out),
+                          part=MEMORY_PART)
     else:
         _masked_copy_where(condition, a, b, out)
 
@@ -84,7 +151,7 @@ def relu(x, out) -> None:
     """One select per element on contiguous floats (NumPy's NaN-propagating maximum measured
     3x a copy: 0.52 against 0.18 ms for 1 M float32); anything else: NumPy."""
     if out.dtype in (np.float32, np.float64) and _can_flatten(x, out):
-        _relu_loop(_flat_in(x), _flat_out(out))
+        parallel_flat(_relu_loop, _flat_in(x), _flat_out(out), part=MEMORY_PART)
     else:
         _maximum_relu(x, out)
 
@@ -94,7 +161,8 @@ def relu_backward(grad, out, grad_in) -> None:
     its negation and a masked copy) when all three are contiguous floats of one shape."""
     if (grad_in.dtype in (np.float32, np.float64) and _can_flatten(grad, grad_in)
             and _can_flatten(out, grad_in)):
-        _relu_backward_loop(_flat_in(grad), _flat_in(out), _flat_out(grad_in))
+        parallel_flat(_relu_backward_loop, _flat_in(grad), _flat_in(out), _flat_out(grad_in),
+                      part=MEMORY_PART)
     else:
         _where_relu_backward(grad, out, grad_in)
 
