@@ -24,11 +24,14 @@ _masked_copy_where, _maximum_relu, _where_relu_backward = _shared["where"], _sha
 # -- memory-bound loops on both cores ---------------------------------------------------------
 #
 # One core moves less data than the machine's memory can: these loops (two or three arrays
-# read and written, one operation per element) ran in 0.5-0.75x the time on two threads
-# from 2^21 float32 elements, both back to back (operands in the cache, which holds them
-# no longer) and with the cache emptied before each call; at 2^20 they lost, 1.0-1.35x back
-# to back and 1.08x (a + b) from memory, to the hand-off (``benchmarks/split_costs.py
-# --sections gain``, RESULTS.md). So they split into parts of at least MEMORY_PART elements.
+# read and written, one operation per element) ran in 0.42-1.02x the time on two threads at
+# 2^21 float32 elements and 0.52-0.79x at 2^22, back to back; with the cache emptied before
+# each call (so the worker had gone to sleep), 0.90-1.07x and 0.64-1.12x
+# (``benchmarks/split_costs.py --sections gain [--cold]``). At 2^20 they lost back to back,
+# 1.16-1.59x (the operands stay in the cache), and parts of 2^19 for operands from memory
+# read 0.64-0.78x in one try and 1.07-1.13x in another (add and mul at (4096, 256), forward
+# + backward, ``op_ab.py``), the medium GPT's step 1.005 (``step_ab.py``): not a gain to
+# count on. So they split into parts of at least MEMORY_PART elements, from 2^21.
 MEMORY_PART = 1 << 20
 SPLIT_FROM = 2 * MEMORY_PART   # below, one plain call and no checks
 
