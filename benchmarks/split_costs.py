@@ -107,7 +107,11 @@ def gain(repeats: int, cold: bool = False) -> None:
     print("| loop | " + " | ".join(f"2^{s.bit_length() - 1}: one thread µs, two/one" for s in sizes) + " |")
     print("|---|" + "---:|" * len(sizes))
     tables = {size: {**row_loops(size // 64, 64), **memory_loops(size)} for size in sizes}
-    timed = cold_median_seconds if cold else median_seconds
+    cache_sized = np.ones(16 << 20, np.float32) if cold else None   # 64 MiB, twice the last-level cache
+
+    def timed(call, warmup: int, repeats: int) -> float:
+        return median_seconds(call, warmup, repeats, None if cache_sized is None else cache_sized.sum)
+
     for name in tables[sizes[0]]:
         cells = []
         for size in sizes:
@@ -132,22 +136,6 @@ def every_loop_split():
         yield
     finally:
         threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM = chosen
-
-
-_cache_sized = np.ones(16 << 20, np.float32)   # 64 MiB, twice the last-level cache
-
-
-def cold_median_seconds(step, warmup: int, repeats: int) -> float:
-    """``median_seconds`` with the cache emptied (a pass over 64 MiB) before each call."""
-    for _ in range(warmup):
-        step()
-    times = []
-    for _ in range(repeats):
-        _cache_sized.sum()
-        start = time.perf_counter()
-        step()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def split_now(call) -> bool:

@@ -232,12 +232,16 @@ def order(names: Sequence[str], round_index: int) -> list[str]:
 # -- statistics ------------------------------------------------------------------------------
 
 
-def median_seconds(step: Callable[[], object], warmup: int, repeats: int) -> float:
-    """Median wall seconds of ``repeats`` calls of ``step``, after ``warmup`` untimed ones."""
+def median_seconds(step: Callable[[], object], warmup: int, repeats: int,
+                   before: Callable[[], object] | None = None) -> float:
+    """Median wall seconds of ``repeats`` calls of ``step``, after ``warmup`` untimed ones;
+    ``before``, if given, runs untimed before each timed call."""
     for _ in range(warmup):
         step()
     times = []
     for _ in range(repeats):
+        if before is not None:
+            before()
         start = time.perf_counter()
         step()
         times.append(time.perf_counter() - start)
