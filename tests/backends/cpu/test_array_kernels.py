@@ -128,6 +128,21 @@ def test_cpu_add_of_a_row_equals_numpy_bit_for_bit(dtype, row_shape):
         np.testing.assert_array_equal(bias_added, x.reshape(-1, 33) + row.reshape(-1)[:33])
 
 
+@pytest.mark.parametrize("shape,row", [((5, 0), (0,)), ((0, 3), (3,)), ((2, 0, 4), (0, 4))])
+def test_cpu_add_of_an_empty_row_or_no_rows(shape, row):
+    """Empty operands of the add by rows: the empty sum of NumPy's shape, no error."""
+    import zero.backends.cpu.kernels as cpu
+    from zero.backends.cpu.kernels import elementwise
+
+    x, r = np.ones(shape, np.float32), np.ones(row, np.float32)
+    out = np.empty(shape, np.float32)
+    cpu.add(x, r, out)
+    cpu.add(x, r, x)
+    if x.ndim == 2:
+        elementwise.add_row_in_place(x, r)
+    assert (zero.ones(*shape) + zero.ones(*row)).shape == shape
+
+
 def test_squared_norms_and_scale_in_place():
     rng = np.random.default_rng(1)
     arrays_ = [rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal(11),

@@ -16,10 +16,11 @@ of (batch, head) pairs per thread.
 
 What is split. Loops with transcendentals (GELU, softmax, cross-entropy, dropout's hash,
 AdamW's root) ran 1.6-1.9x faster on two threads when large. Memory-bound loops (relu, a
-copy) gained nothing from a second thread here: one core already moves data at about the
-machine's copy bandwidth. A loop is split only when each part gets ``SPLIT_NS`` of one
-core's work: the kernel states what an element costs it (measured, float32, one thread),
-and ``element_grain`` turns that into the fewest items a part may take. Measured on two
+copy, an addition) gain only where their operands outgrow the cache, from 2^21 float32
+elements; they split by size (``kernels/elementwise.py``, ``MEMORY_PART``). Any other loop
+is split only when each part gets ``SPLIT_NS`` of one core's work: the kernel states what
+an element costs it (measured, float32, one thread), and ``element_grain`` turns that into
+the fewest items a part may take. Measured on two
 threads against one, back to back: at 2^18 float32 elements every such loop was slower
 split (softmax 1.63x the time, cross-entropy 1.8-2x, GELU 1.1-1.7x); at 2^19 the loops of
 more than ~0.36 ms on one core gained (cross-entropy 0.61-0.68, GELU backward 0.56,

@@ -72,7 +72,7 @@ def _on_both_cores(numpy_kernel):
 
 def copy(src, out) -> None:
     """Strided copy with broadcasting and dtype conversion (the book's stride-aware copy); a
-    large one between contiguous arrays of one size on both cores (``_on_both_cores``)."""
+    large one between contiguous arrays of one size on both cores, as the arithmetic above."""
     if out.size >= SPLIT_FROM and out.flags.c_contiguous:
         flat_src = _flat_operand(src, out)
         if flat_src is not None:
@@ -96,7 +96,7 @@ def add(a, b, out) -> None:
     position embeddings), either way round, takes a Numba loop by rows: NumPy's broadcasting
     add ran at half its speed (2048 x 512 + (512,) float32: 278 against 129 µs; in place
     2.2-2.5x from (16, 96) to (8192, 384)), the sums bit for bit the same. Anything else:
-    NumPy."""
+    NumPy. Both on both cores when large."""
     if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
         if a.ndim < b.ndim:
             a, b = b, a
@@ -122,9 +122,9 @@ def add_row_in_place(out, row) -> None:
 
 
 def _row_of(x, row, out) -> bool:
-    """Whether ``row`` is x's trailing shape and all three are contiguous arrays of one float
-    dtype, out of x's shape: x + row is then rows of x plus row."""
-    return (out.dtype in (np.float32, np.float64) and x.dtype == row.dtype == out.dtype
+    """Whether ``row`` is x's trailing shape, not empty, and all three are contiguous arrays
+    of one float dtype, out of x's shape: x + row is then rows of x plus row."""
+    return (row.size > 0 and out.dtype in (np.float32, np.float64) and x.dtype == row.dtype == out.dtype
             and x.shape == out.shape and x.shape[x.ndim - row.ndim:] == row.shape
             and x.flags.c_contiguous and row.flags.c_contiguous and out.flags.c_contiguous)
 
