@@ -20,16 +20,16 @@ copy, an addition) gain only where their operands outgrow the cache, from 2^21 f
 elements; they split by size (``kernels/elementwise.py``, ``MEMORY_PART``). Any other loop
 is split only when each part gets ``SPLIT_NS`` of one core's work: the kernel states what
 an element costs it (measured, float32, one thread), and ``element_grain`` turns that into
-the fewest items a part may take. Measured on two
-threads against one, back to back: at 2^18 float32 elements every such loop was slower
-split (softmax 1.63x the time, cross-entropy 1.8-2x, GELU 1.1-1.7x); at 2^19 the loops of
-more than ~0.36 ms on one core gained (cross-entropy 0.61-0.68, GELU backward 0.56,
-dropout 0.62) and those of less lost (softmax 0.31 ms: 1.36, GELU forward 0.38 ms: 1.07),
-so a loop is split from ~0.2 ms of work (SPLIT_NS = 0.1 ms a part; at 0.12 and 0.18 ms
-the op-level A/B lost at 2^19 elements). Ops, forward and backward, against the fixed
-2^17-element parts this replaced (one process, alternating): softmax at 4096 x 64 0.69 of
-the time, log-softmax 0.82, dropout at 2048 x 128 0.84, the rest unchanged within the
-noise. Layer norm has its own measured grain (``kernels/nn.py``).
+the fewest items a part may take. Measured on two threads against one, back to back: at
+2^18 float32 elements every such loop was slower split (softmax 1.63x the time,
+cross-entropy 1.8-2x, GELU 1.1-1.7x); at 2^19 the loops of more than ~0.36 ms on one core
+gained (cross-entropy 0.61-0.68, GELU backward 0.56, dropout 0.62) and those of less lost
+(softmax 0.31 ms: 1.36, GELU forward 0.38 ms: 1.07), so a loop is split from ~0.2 ms of
+work (SPLIT_NS = 0.1 ms a part; at 0.12 and 0.18 ms the op-level A/B lost at 2^19
+elements). Ops, forward and backward, against the fixed 2^17-element parts this replaced
+(one process, alternating): softmax at 4096 x 64 0.69 of the time, log-softmax 0.82,
+dropout at 2048 x 128 0.84, the rest unchanged within the noise. Layer norm has its own
+measured grain (``kernels/nn.py``).
 
 How a split runs. ``run_all(functions)`` calls the first function on the calling thread
 and the others on worker threads, and returns when all have returned (an exception in
