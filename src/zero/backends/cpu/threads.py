@@ -246,6 +246,8 @@ def parallel_flat(loop: Callable[..., object], *arguments, ns_per_element: float
     an array of the first one's size (other arguments as they are), on the pool's threads
     when there is work for two parts of SPLIT_NS (or, given ``part``, of that many
     elements); a smaller one is one plain call."""
+    if not (part or ns_per_element > 0):
+        raise ValueError("parallel_flat: give the loop's cost (ns_per_element) or a part size (part)")
     size, grain = arguments[0].size, part or element_grain(1, ns_per_element)
     if size < 2 * grain:
         loop(*arguments)

@@ -52,19 +52,27 @@ def _flat_operand(x, out):
     return x.reshape(-1)
 
 
+def _split_flat(numpy_kernel, out, *operands) -> bool:
+    """``numpy_kernel(*operands, out)`` cut into ranges of out's elements on the pool's
+    threads (``parallel_flat``), when out is contiguous and every operand can be cut with
+    it (``_flat_operand``). Returns whether it ran; the caller makes one plain call if not."""
+    if not out.flags.c_contiguous:
+        return False
+    flat = [_flat_operand(x, out) for x in operands]
+    if any(x is None for x in flat):
+        return False
+    parallel_flat(lambda out_part, *parts: numpy_kernel(*parts, out_part), out.reshape(-1), *flat,
+                  part=MEMORY_PART)
+    return True
+
+
 def _on_both_cores(numpy_kernel):
-    """``numpy_kernel(a, b, out)`` (one NumPy ufunc call), cut into ranges of the elements on
-    the pool's threads (``parallel_flat``) when the operands are out's elements in out's
-    order and large; anything else, one plain call. Each element is computed as NumPy
-    computes it, so the results are the same bit for bit however the work is shared."""
+    """``numpy_kernel(a, b, out)`` (one NumPy ufunc call), on both cores when large
+    (``_split_flat``). Each element is computed as NumPy computes it, so the results are the
+    same bit for bit however the work is shared."""
     def kernel(a, b, out) -> None:
-        if out.size >= SPLIT_FROM and out.flags.c_contiguous:
-            flat_a, flat_b = _flat_operand(a, out), _flat_operand(b, out)
-            if flat_a is not None and flat_b is not None:
-                parallel_flat(lambda out_part, a_part, b_part: numpy_kernel(a_part, b_part, out_part),
-                              out.reshape(-1), flat_a, flat_b, part=MEMORY_PART)
-                return
-        numpy_kernel(a, b, out)
+        if out.size < SPLIT_FROM or not _split_flat(numpy_kernel, out, a, b):
+            numpy_kernel(a, b, out)
     kernel.__name__ = kernel.__qualname__ = numpy_kernel.__name__
     kernel.__doc__ = f"out = {numpy_kernel.__name__}(a, b): NumPy, on both cores when large (``_on_both_cores``)."
     return kernel
@@ -72,16 +80,12 @@ def _on_both_cores(numpy_kernel):
 
 def copy(src, out) -> None:
     """Strided copy with broadcasting and dtype conversion (the book's stride-aware copy); a
-    large one between contiguous arrays of one size on both cores, as the arithmetic above."""
-    if out.size >= SPLIT_FROM and out.flags.c_contiguous:
-        flat_src = _flat_operand(src, out)
-        if flat_src is not None:
-            parallel_flat(_copy_part, out.reshape(-1), flat_src, part=MEMORY_PART)
-            return
-    np.copyto(out, src, casting="unsafe")
+    large one between contiguous arrays of one size on both cores, as the arithmetic (``_on_both_cores``)."""
+    if out.size < SPLIT_FROM or not _split_flat(_copy_into, out, src):
+        _copy_into(src, out)
 
 
-def _copy_part(out, src) -> None:
+def _copy_into(src, out) -> None:
     np.copyto(out, src, casting="unsafe")
 
 
@@ -103,12 +107,12 @@ def add(a, b, out) -> None:
         if 0 < b.ndim < a.ndim and _row_of(a, b, out) and not np.may_share_memory(b, out):
             width = b.size
             if a is out:        # in place (x += bias): a loop that reads out only
-                add_row_in_place(out.reshape(-1, width), b.reshape(-1))
+                _add_row_in_place_on_cores(out.reshape(-1, width), b.reshape(-1))
                 return
             if not np.may_share_memory(a, out):
                 rows, row, target = a.reshape(-1, width), b.reshape(-1), out.reshape(-1, width)
                 parallel_for(rows.shape[0], lambda lo, hi: _add_row_loop(rows[lo:hi], row, target[lo:hi]),
-                             -(-MEMORY_PART // width))
+                             _rows_per_part(width))
                 return
     _numpy_add(a, b, out)
 
@@ -116,9 +120,18 @@ def add(a, b, out) -> None:
 def add_row_in_place(out, row) -> None:
     """out (R, C) += row (C,) for every row: the fused kernels' bias (``add``'s loop)."""
     if _row_of(out, row, out) and not np.may_share_memory(row, out):
-        parallel_for(out.shape[0], lambda lo, hi: _add_row_in_place_loop(out[lo:hi], row), -(-MEMORY_PART // row.size))
+        _add_row_in_place_on_cores(out, row)
     else:
         out += row
+
+
+def _add_row_in_place_on_cores(out, row) -> None:
+    parallel_for(out.shape[0], lambda lo, hi: _add_row_in_place_loop(out[lo:hi], row), _rows_per_part(row.size))
+
+
+def _rows_per_part(width: int) -> int:
+    """Rows of ``width`` elements that make a part of at least MEMORY_PART elements."""
+    return -(-MEMORY_PART // width)
 
 
 def _row_of(x, row, out) -> bool:
