@@ -182,8 +182,10 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     def amin(x, axes: tuple, out) -> None:
         if not axes:
             xp.copyto(out, x)
-        else:
+        elif xp is np:
             xp.amin(x, axis=axes, out=out)
+        else:  # CuPy 14.2's min with out= raises a TypeError on its CUB path (seen on an H200); max does not
+            xp.copyto(out, xp.amin(x, axis=axes))
 
     def all(x, axes: tuple, out) -> None:
         if not axes:
