@@ -163,3 +163,20 @@ def test_an_index_tensor_dropped_before_backward_still_gives_the_right_gradient(
     (y.sum() + z.sum() * 10.0).backward()
     assert x.grad.tolist() == [10.0, 1.0, 10.0, 0.0, 12.0]
     assert len(overwrite) == 16
+
+
+def test_a_cpu_index_tensor_indexes_a_tensor_on_another_device(second_device):
+    # PyTorch's rule: indices on the CPU may index (and assign into) a tensor anywhere;
+    # an index on another device than the tensor's may not (tests/test_errors.py).
+    values = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    x = zero.tensor(values, device=second_device, requires_grad=True)
+    rows, mask = zero.tensor([2, 0, 2]), zero.tensor([True, False, True])
+    picked = x[rows]
+    assert picked.device == second_device
+    np.testing.assert_array_equal(picked.detach().cpu().numpy(), values[[2, 0, 2]])
+    np.testing.assert_array_equal(x[mask].detach().cpu().numpy(), values[[True, False, True]])
+    picked.sum().backward()
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), np.array([[1.0] * 4, [0.0] * 4, [2.0] * 4]))
+    y = zero.zeros(3, 4, device=second_device)
+    y[zero.tensor([1])] = 5.0
+    assert y.cpu().numpy()[1].tolist() == [5.0] * 4 and y.cpu().numpy()[[0, 2]].sum() == 0

@@ -111,13 +111,17 @@ class AdvancedIndex(Op):
 
 
 def _advanced_key(x: Tensor, key: tuple) -> tuple:
-    """Turn tensors and lists in an index into device arrays, checking their dtypes."""
+    """Turn tensors and lists in an index into device arrays, checking their dtypes. As in
+    PyTorch, an index tensor on the CPU may index a tensor on any device (it is copied
+    there); one on another device may not."""
     converted = []
     for item in key:
         if isinstance(item, (list, tuple)) or type(item).__module__ == "numpy":
             item = tensor(item, device=x.device)
         if isinstance(item, Tensor):
-            if item.device is not x.device:
+            if item.device is not x.device and item.device.type == "cpu":
+                item = item.to(x.device)
+            elif item.device is not x.device:
                 raise DeviceError(f"index: index tensor {describe(item)} for a tensor {describe(x)}")
             if item.dtype.is_floating_point:
                 raise DTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
