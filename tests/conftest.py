@@ -11,15 +11,22 @@ from zero.backends.device import Device
 
 
 @pytest.fixture
-def second_device():
+def second_device(request):
     """A device other than the CPU, for the paths that cross devices (copy_, to(), loading a
     CPU checkpoint into a model elsewhere). On a GPU machine (ZERO_TEST_DEVICE=cuda) it is
-    the GPU; elsewhere it is "cuda" played by the CPU backend: tensors on it are CUDA tensors
-    to every op (device checks, transfers, numpy() refusing), computed by the CPU kernels."""
-    cuda = Device("cuda")
+    the GPU; elsewhere it is ``cpu_played_cuda``."""
     if os.environ.get("ZERO_TEST_DEVICE", "cpu").startswith("cuda") and zero.cuda.is_available():
-        yield cuda
-        return
+        yield Device("cuda")
+    else:
+        yield request.getfixturevalue("cpu_played_cuda")
+
+
+@pytest.fixture
+def cpu_played_cuda():
+    """"cuda" played by the CPU backend, on any machine: tensors on it are CUDA tensors to
+    every op (device checks, transfers, numpy() refusing), computed by the CPU kernels in
+    host memory -- for fakes that read and write that memory (the fake NCCL's memmove)."""
+    cuda = Device("cuda")
     saved = cuda._backend, cuda._kernels
     cuda._backend, cuda._kernels = cpu_backend, cpu_backend.kernels
     try:

@@ -22,7 +22,9 @@ def modules_after(code: str) -> set[str]:
 
 @pytest.mark.parametrize("name", DEFERRED)
 def test_import_zero_leaves_heavy_modules_unloaded(name):
-    assert name not in modules_after("import zero")
+    # Only what Zero loads: an interpreter's own start-up may load some of these already
+    # (the GPU machine's site-packages load pathlib before any code runs).
+    assert name not in modules_after("import zero") - modules_after("")
 
 
 def test_first_cpu_loop_loads_numba_and_computes():

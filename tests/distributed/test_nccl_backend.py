@@ -1,6 +1,7 @@
 """The nccl backend without a GPU: the unique id's exchange, the choice of GPU, and what each
 collective hands NCCL (addresses, counts, types, operations, the stream), against a fake
-NCCL library on "cuda" tensors that the CPU backend plays (the suite's second_device).
+NCCL library on "cuda" tensors that the CPU backend plays (the suite's cpu_played_cuda, on
+a GPU machine too: the fake copies host memory).
 A GPU runs the real thing: tests/backends/cuda/test_gpu.py::test_nccl_on_one_gpu."""
 from __future__ import annotations
 
@@ -21,14 +22,14 @@ PROGRAMS = os.path.join(os.path.dirname(__file__), "programs")
 
 
 @pytest.fixture
-def fake_group(second_device):
+def fake_group(cpu_played_cuda):
     """A default group of one rank on the fake NCCL; yields (library, stream, the cuda device)."""
     library, stream = FakeNccl(), FakeStream()
     world = World(0, 1, 0, 1, None)
     backend = nccl.NCCLBackend(world, 60.0, library=library, stream=stream)
     process_group._default = process_group.ProcessGroup(backend, world, datetime.timedelta(seconds=60))
     try:
-        yield library, stream, second_device
+        yield library, stream, cpu_played_cuda
     finally:
         process_group._default = None
 

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 import pytest
-from op_harness import check_op
+from op_harness import check_op, on_device_of
 
 import zero
 from zero.ops.elementwise import Gelu, Silu
@@ -134,19 +134,19 @@ def test_where_with_a_computed_condition():
 
 
 def test_where_with_a_fixed_mask_and_scalars():
-    check_op(lambda a, b: zero.where(zero.tensor(MASK), a, b), lambda a, b: np.where(MASK, a, b), [SHAPE, SHAPE])
-    check_op(lambda a: zero.where(zero.tensor(MASK), a, 0.0), lambda a: np.where(MASK, a, 0.0), [SHAPE])
-    check_op(lambda a: zero.where(zero.tensor(MASK), -1.0, a), lambda a: np.where(MASK, -1.0, a), [SHAPE])
-    check_op(lambda a: a.where(zero.tensor(MASK), 2.0), lambda a: np.where(MASK, a, 2.0), [SHAPE])
+    check_op(lambda a, b: zero.where(on_device_of(a, MASK), a, b), lambda a, b: np.where(MASK, a, b), [SHAPE, SHAPE])
+    check_op(lambda a: zero.where(on_device_of(a, MASK), a, 0.0), lambda a: np.where(MASK, a, 0.0), [SHAPE])
+    check_op(lambda a: zero.where(on_device_of(a, MASK), -1.0, a), lambda a: np.where(MASK, -1.0, a), [SHAPE])
+    check_op(lambda a: a.where(on_device_of(a, MASK), 2.0), lambda a: np.where(MASK, a, 2.0), [SHAPE])
 
 
 def test_masked_fill():
-    check_op(lambda a: a.masked_fill(zero.tensor(MASK), -7.0), lambda a: np.where(MASK, -7.0, a), [SHAPE])
+    check_op(lambda a: a.masked_fill(on_device_of(a, MASK), -7.0), lambda a: np.where(MASK, -7.0, a), [SHAPE])
     # A computed mask, and a mask that broadcasts over rows.
     check_op(lambda a, m: a.masked_fill(m > 0, 0.5), lambda a, m: np.where(m > 0, 0.5, a), [SHAPE, SHAPE],
              broadcast=False)
-    check_op(lambda a: a.masked_fill(zero.tensor(MASK[0]), 3.0), lambda a: np.where(MASK[0], 3.0, a), [SHAPE])
-    check_op(lambda a: zero.masked_fill(a, zero.tensor(MASK), zero.tensor(1.5)),
+    check_op(lambda a: a.masked_fill(on_device_of(a, MASK[0]), 3.0), lambda a: np.where(MASK[0], 3.0, a), [SHAPE])
+    check_op(lambda a: zero.masked_fill(a, on_device_of(a, MASK), zero.tensor(1.5)),
              lambda a: np.where(MASK, 1.5, a), [SHAPE])
 
 
@@ -244,7 +244,7 @@ def test_masked_fill_gradient_is_zero_where_filled():
 def test_where_gradient_goes_to_the_picked_side():
     a = zero.ones(3, 4, requires_grad=True)
     b = zero.ones(4, requires_grad=True)  # broadcast: its gradient sums over rows
-    zero.where(zero.tensor(MASK), a, b).sum().backward()
+    zero.where(on_device_of(a, MASK), a, b).sum().backward()
     np.testing.assert_array_equal(a.grad.numpy(), MASK.astype(np.float32))
     np.testing.assert_array_equal(b.grad.numpy(), (~MASK).sum(0).astype(np.float32))
 

@@ -53,8 +53,8 @@ def test_harness_catches_a_wrong_forward():
 def test_harness_catches_a_forward_that_ignores_strides():
     # Reading the leaf's memory in row-major order is right only for contiguous inputs.
     def as_if_contiguous(a):
-        return zero.from_numpy(np.lib.stride_tricks.as_strided(a.detach().numpy(), a.shape,
-                                                               (a.shape[-1] * a.itemsize, a.itemsize)))
+        return zero.from_numpy(np.lib.stride_tricks.as_strided(a.detach().cpu().numpy(), a.shape,
+                                                               (a.shape[-1] * a.itemsize, a.itemsize))).to(a.device)
 
     with pytest.raises(AssertionError, match="transposed"):
         check_op(as_if_contiguous, lambda a: a, [(3, 4)], grad=False)
@@ -70,7 +70,7 @@ class WrongSquare(Op):
 
     def forward(self, x):
         self.save_for_backward(x)
-        out = zero.empty(*x.shape, dtype=x.dtype)
+        out = zero.empty(*x.shape, dtype=x.dtype, device=x.device)
         x.device.kernels.mul(x._array, x._array, out._array)
         return out
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from op_harness import check_op
+from op_harness import check_op, on_device_of
 from torch_oracle import check_against_torch
 
 import zero
@@ -28,12 +28,12 @@ def _np_scatter(x, dim, index, src, add=False):
 
 
 def test_scatter_family_through_the_harness():
-    check_op(lambda x, s: zero.scatter_add(x, 0, zero.tensor(INDEX), s),
+    check_op(lambda x, s: zero.scatter_add(x, 0, on_device_of(x, INDEX), s),
              lambda x, s: _np_scatter(x, 0, INDEX, s, add=True), [(3, 4), (2, 4)], broadcast=False)
     # src larger than the index: only its leading window is read (and gets a gradient)
-    check_op(lambda x, s: x.scatter(0, zero.tensor(UNIQUE_ROWS), s),
+    check_op(lambda x, s: x.scatter(0, on_device_of(x, UNIQUE_ROWS), s),
              lambda x, s: _np_scatter(x, 0, UNIQUE_ROWS, s), [(3, 4), (2, 5)], broadcast=False)
-    check_op(lambda x: zero.scatter(x, 0, zero.tensor(UNIQUE_ROWS), value=1.5),
+    check_op(lambda x: zero.scatter(x, 0, on_device_of(x, UNIQUE_ROWS), value=1.5),
              lambda x: _np_scatter(x, 0, UNIQUE_ROWS, np.full(UNIQUE_ROWS.shape, 1.5)), [(3, 4)])
 
 
@@ -43,33 +43,33 @@ def test_index_family_through_the_harness():
         out = x.copy()
         np.add.at(out, (slice(None), index), alpha * s)
         return out
-    check_op(lambda x, s: x.index_add(1, zero.tensor(index), s, alpha=2),
+    check_op(lambda x, s: x.index_add(1, on_device_of(x, index), s, alpha=2),
              lambda x, s: np_index_add(x, s, 2.0), [(2, 4), (2, 3)], broadcast=False)
     distinct = np.array([3, 0])
     def np_index_copy(x, s):
         out = x.copy()
         out[distinct] = s
         return out
-    check_op(lambda x, s: zero.index_copy(x, 0, zero.tensor(distinct), s), np_index_copy, [(4, 3), (2, 3)],
+    check_op(lambda x, s: zero.index_copy(x, 0, on_device_of(x, distinct), s), np_index_copy, [(4, 3), (2, 3)],
              broadcast=False)
     def np_index_fill(x):
         out = x.copy()
         out[:, index] = -1.0
         return out
-    check_op(lambda x: x.index_fill(1, zero.tensor(index), -1.0), np_index_fill, [(2, 4)])
+    check_op(lambda x: x.index_fill(1, on_device_of(x, index), -1.0), np_index_fill, [(2, 4)])
 
 
 def test_picks_through_the_harness():
     flat = np.array([[0, -1], [5, 3]])
-    check_op(lambda x: zero.take(x, zero.tensor(flat)), lambda x: x.reshape(-1)[flat], [(2, 3)])
+    check_op(lambda x: zero.take(x, on_device_of(x, flat)), lambda x: x.reshape(-1)[flat], [(2, 3)])
     along = np.array([[2, 0, 0], [1, 1, 2]])
-    check_op(lambda x: x.take_along_dim(zero.tensor(along), 1), lambda x: np.take_along_axis(x, along, 1),
+    check_op(lambda x: x.take_along_dim(on_device_of(x, along), 1), lambda x: np.take_along_axis(x, along, 1),
              [(2, 3)])
     row = np.array([[2, 0, 1, 1]])  # broadcast against the input's rows
-    check_op(lambda x: zero.take_along_dim(x, zero.tensor(row), 1),
+    check_op(lambda x: zero.take_along_dim(x, on_device_of(x, row), 1),
              lambda x: np.take_along_axis(x, np.broadcast_to(row, (3, 4)), 1), [(3, 3)])
     mask = np.array([True, False, True, True])
-    check_op(lambda x: zero.masked_select(x, zero.tensor(mask)), lambda x: x[np.broadcast_to(mask, x.shape)],
+    check_op(lambda x: zero.masked_select(x, on_device_of(x, mask)), lambda x: x[np.broadcast_to(mask, x.shape)],
              [(3, 4)])
     check_op(lambda x, m: x.masked_select(m > 0), lambda x, m: x[m > 0], [(3, 4), (3, 4)], broadcast=False)
 
