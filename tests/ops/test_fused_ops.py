@@ -489,10 +489,13 @@ def test_flash_attention_keeps_no_score_matrix(monkeypatch):
     assert held <= out.untyped_storage().handle.base.nbytes + groups * length * 4 + 64    # out + lse
     out.backward(zero.ones_like(out))
     peak = zero.cpu.memory_stats()["peak_bytes"] - before
-    # backward: three scratch arrays of at most SCRATCH_BYTES, delta, grad_out and the
-    # gradients; the allocator may hand out blocks up to 25% larger than asked
-    bound = 3 * _fused_attention.SCRATCH_BYTES + groups * length * (4 * head + 1) * 4
-    assert peak <= 1.25 * bound and bound < scores_bytes / 3        # blocks, never [T, T]
+    # backward: three scratch arrays of at most SCRATCH_BYTES (or one batch's block per
+    # thread, where the threads are many: 16 cores take 8 parts here), delta, grad_out and
+    # the gradients; the allocator may hand out blocks up to 25% larger than asked
+    parts = len(_fused_attention._parts(groups, 1, length, length))
+    scratch = max(_fused_attention.SCRATCH_BYTES, parts * _fused_attention.BLOCK * length * 4)
+    bound = 3 * scratch + groups * length * (4 * head + 1) * 4
+    assert peak <= 1.25 * bound and peak < scores_bytes / 1.5       # blocks, never [T, T]
     composed = composed_sdpa(True)(q, k, v)
     assert live_bytes() - before - held > scores_bytes          # the composition keeps the probabilities
     del out, composed

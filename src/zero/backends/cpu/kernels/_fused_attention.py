@@ -30,7 +30,8 @@ their gradients, a partial dQ), kᵀ and vᵀ of the b batches, and delta (B, H,
 
 Threads. The batches are independent, so each thread of the CPU pool
 (``zero.backends.cpu.threads``) takes a range of them, with its own scratch (a share of
-SCRATCH_BYTES) leased before the split; inside a range the products are single-threaded
+SCRATCH_BYTES, but at least one batch's block: on many cores the parts together hold more,
+up to BLOCK / L of the scores of all pairs) leased before the split; inside a range the products are single-threaded
 BLAS calls, which for these small matrices beat BLAS's own threading (measured at
 (32 x 4, 64, 32): forward 3.9 ms with two BLAS threads, 2.7 ms with one, 1.8 ms with a
 range per thread).
@@ -56,7 +57,7 @@ __all__ = ["flash_attention_backward", "flash_attention_forward", "self_attentio
 # 128 took 0.91-0.97 / 0.85-0.95 of the time forward / backward at (G, T, D) = (128, 128, 64)
 # and (384, 256, 64), two runs (96 gained less).
 BLOCK = 64
-SCRATCH_BYTES = 2 << 20     # at most this much per scratch array, all threads' parts together
+SCRATCH_BYTES = 2 << 20     # per scratch array, all threads' parts together (or one batch a part, if more)
 
 
 def _block_size(count: int, causal: bool) -> int:
