@@ -106,16 +106,16 @@ def run_zero(config: dict, data: list, steps: int, warmup: int, lr: float, devic
     return result
 
 
-def zero_profile(config: dict, x: np.ndarray, y: np.ndarray) -> str:
+def zero_profile(config: dict, x: np.ndarray, y: np.ndarray, device: str) -> str:
     """Per-op times of one synchronised step (where the time goes, for the next optimisation)."""
     import zero
     from zero.profiler import profile
 
-    model = zero_model(config).to("cuda")
+    model = zero_model(config).to(device)
     optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
     for _ in range(2):  # the first step compiles; profile the second
         with profile(synchronize=True) as prof:
-            loss = model(zero.tensor(x, device="cuda"), zero.tensor(y, device="cuda"))
+            loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
@@ -326,7 +326,7 @@ def main() -> int:
             runs[framework] = runs[f"{framework}_no_dropout"]
     text = table(args, config, runs, args.batch * args.block, environment() if args.device == "cuda" else "cpu")
     if args.profile:
-        profile_text = attempt("zero profile", zero_profile, config, *data[0])
+        profile_text = attempt("zero profile", zero_profile, config, *data[0], args.device)
         text += "\n\nZero, one synchronised step, per op:\n" + (profile_text or "failed")
     print(text, flush=True)
     out = os.environ.get("OUT")
