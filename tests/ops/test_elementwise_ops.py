@@ -258,3 +258,18 @@ def test_gelu_matches_torch_when_available():
         tx = torch.tensor(values, requires_grad=True)
         torch.nn.functional.gelu(tx, approximate=approximate).sum().backward()
         np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_a_cpu_scalar_tensor_joins_tensors_on_another_device(second_device):
+    # PyTorch's rule: a 0-dim CPU tensor acts as a scalar beside tensors of any device;
+    # its gradient comes back to the CPU. Any other CPU tensor is refused.
+    x = zero.ones(2, 3, device=second_device, requires_grad=True)
+    scale = zero.tensor(2.0, requires_grad=True)
+    for y in (x * scale, scale * x):
+        assert y.device == second_device and y.cpu().tolist() == [[2.0] * 3] * 2
+    (x * scale + scale * x).sum().backward()
+    assert scale.grad.device == zero.device("cpu") and scale.grad.item() == 12.0
+    filled = x.detach().masked_fill(zero.tensor([True, False, True], device=second_device), zero.tensor(-1.0))
+    assert filled.cpu().tolist() == [[-1.0, 1.0, -1.0]] * 2
+    with pytest.raises(zero.errors.DeviceError, match=r"Mul: all tensors must be on one device.*float32\[3\] on cpu"):
+        x * zero.ones(3)

@@ -77,6 +77,9 @@ class Op:
                 if device is None:
                     device = a._meta.device
                 elif a._meta.device is not device:
+                    moved = _cpu_scalars_moved(args)
+                    if moved is not None:
+                        return cls.apply(*moved, **params)
                     tensors = [t for t in args if isinstance(t, Tensor)]
                     raise DeviceError(f"{cls.__name__}: all tensors must be on one device, got "
                                       f"{describe_all(tensors)}; move them with .to(device) first")
@@ -186,6 +189,18 @@ class AccumulateGrad(Op):
     @property
     def name(self) -> str:
         return "AccumulateGrad"
+
+
+def _cpu_scalars_moved(args: tuple) -> list | None:
+    """PyTorch's exception to "one device per op": 0-dim CPU tensors act as scalars beside
+    tensors of another device. ``args`` with those copied to the others' device (a recorded
+    copy, so their gradients come back to the CPU), or None when the devices still differ."""
+    tensors = [a for a in args if isinstance(a, Tensor)]
+    devices = {t._meta.device for t in tensors if t._meta.device.type != "cpu" or t._meta.shape != ()}
+    if len(devices) != 1:
+        return None
+    (device,) = devices
+    return [a.to(device) if isinstance(a, Tensor) and a._meta.device is not device else a for a in args]
 
 
 def gradient_node(t: Tensor) -> Op:
