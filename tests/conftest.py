@@ -1,4 +1,11 @@
-"""Fixtures shared by the whole suite."""
+"""Fixtures shared by the whole suite, and the GPU run's dry run.
+
+``ZERO_TEST_DEVICE=cuda ZERO_TEST_PLAY_CUDA=1 pytest tests`` runs the suite as
+scripts/gpu-check.sh runs it on a GPU (every op-harness input on "cuda"), on a machine
+without one: "cuda" is played by the CPU backend for the whole session, so a test that
+mixes devices (a mask made on the CPU for an input on the GPU) fails here as it would
+there. tests/backends/cuda, which needs the real device in that mode, is left out.
+"""
 from __future__ import annotations
 
 import os
@@ -8,6 +15,14 @@ import pytest
 import zero
 from zero.backends import cpu as cpu_backend
 from zero.backends.device import Device
+
+PLAYED_CUDA = os.environ.get("ZERO_TEST_PLAY_CUDA") == "1"
+if PLAYED_CUDA:
+    if not os.environ.get("ZERO_TEST_DEVICE", "").startswith("cuda"):
+        raise RuntimeError("ZERO_TEST_PLAY_CUDA=1 is a dry run of ZERO_TEST_DEVICE=cuda: set both")
+    _played = Device("cuda")
+    _played._backend, _played._kernels = cpu_backend, cpu_backend.kernels
+    collect_ignore = ["backends/cuda"]
 
 
 @pytest.fixture
