@@ -273,3 +273,8 @@ def test_a_cpu_scalar_tensor_joins_tensors_on_another_device(second_device):
     assert filled.cpu().tolist() == [[-1.0, 1.0, -1.0]] * 2
     with pytest.raises(zero.errors.DeviceError, match=r"Mul: all tensors must be on one device.*float32\[3\] on cpu"):
         x * zero.ones(3)
+    y = zero.ones(2, 3, device=second_device)
+    y.mul_(zero.tensor(3.0)).add_(zero.tensor(1.0))   # in place too
+    assert y.cpu().tolist() == [[4.0] * 3] * 2
+    with pytest.raises(zero.errors.DeviceError, match=r"add_: operand on cpu for a tensor on cuda:0"):
+        y.add_(zero.ones(3))
