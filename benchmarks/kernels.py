@@ -1,8 +1,8 @@
-"""Every CPU kernel of a training step, forward and backward, at the shapes of four GPT
+"""Every kernel of a training step, forward and backward, at the shapes of four GPT
 configurations: Zero's time, how close it runs to the machine's limit, and PyTorch's time.
 
     PYTHONPATH=src python benchmarks/kernels.py [--configs tiny,small,medium,book] [--cases gelu,softmax]
-        [--rounds 5] [--target 0.3] [--out FILE] [--json FILE] [--no-torch] [--list]
+        [--rounds 5] [--target 0.3] [--out FILE] [--json FILE] [--no-torch] [--list] [--device cuda]
 
 Configurations (layers x heads x width, batch, block; character vocabulary V = 65):
 tiny 2x4x128 B16 T64 · small 4x4x128 B32 T64 · medium 4x4x256 B32 T128 · book 6x6x384 B64 T256.
@@ -45,6 +45,12 @@ counted, 2 * 64 MiB per copy; arrays that fit in cache can beat it, so more than
 possible for small shapes); GEMM-bound cases against NumPy's (OpenBLAS) GFLOP/s doing that
 case's products at their shapes and transpositions (full squares for attention). The
 table quotes the median over rounds of these bests.
+
+On a GPU (``--device cuda``, what scripts/gpu-check.sh runs): every operand on the GPU,
+each timed section ended by a synchronisation (the times are what a step waits for,
+launches and Python included); PyTorch with its defaults (float32 products without
+TF32, as Zero's); the limits from CuPy: a 256 MiB device-to-device copy (larger than
+the L2) and cuBLAS at each case's products.
 """
 from __future__ import annotations
 
@@ -112,10 +118,11 @@ CONFIGS = {s.name: s for s in (GPTShape("tiny", 2, 4, 128, 16, 64), GPTShape("sm
 
 
 class Lib:
-    """Zero or PyTorch: tensor creation and the few calls whose names differ."""
+    """Zero or PyTorch on one device: tensor creation, the wait for the device, and the few
+    calls whose names differ."""
 
-    def __init__(self, name: str):
-        self.name = name
+    def __init__(self, name: str, device: str = "cpu"):
+        self.name, self.device = name, device
         if name == "zero":
             import zero
             from zero.nn import functional
@@ -128,11 +135,12 @@ class Lib:
             torch.set_num_threads(2)
             self.module, self.F, self.clip = torch, torch.nn.functional, torch.nn.utils.clip_grad_norm_
         self.no_grad = self.module.no_grad
+        self.synchronize = self.module.cuda.synchronize if device == "cuda" else (lambda: None)
 
     def tensor(self, array: np.ndarray, grad: bool = False):
         if self.name == "zero":
-            return self.module.tensor(array, requires_grad=grad)
-        return self.module.from_numpy(np.array(array)).requires_grad_(grad)
+            return self.module.tensor(array, requires_grad=grad, device=self.device)
+        return self.module.from_numpy(np.array(array)).to(self.device).requires_grad_(grad)
 
     def ffn(self, x, w1, b1, w2, b2):
         if self.name == "zero":
@@ -426,16 +434,19 @@ def check_parameter_shapes(s: GPTShape) -> None:
 # -- workers -----------------------------------------------------------------------------------
 
 
-def time_iterations(runner: Runner, count: int) -> tuple[list[float], list[float]]:
+def time_iterations(runner: Runner, count: int, synchronize: Callable) -> tuple[list[float], list[float]]:
     forward, backward = [], []
     for _ in range(count):
         for leaf in runner.leaves:
             leaf.grad = None
+        synchronize()
         start = time.perf_counter()
         out = runner.forward()
+        synchronize()
         middle = time.perf_counter()
         if runner.backward is not None:
             runner.backward(out)
+        synchronize()
         end = time.perf_counter()
         del out
         forward.append(middle - start)
@@ -443,8 +454,8 @@ def time_iterations(runner: Runner, count: int) -> tuple[list[float], list[float
     return forward, backward
 
 
-def framework_worker(framework: str, config: str | None) -> None:
-    lib = Lib(framework)
+def framework_worker(framework: str, config: str | None, device: str) -> None:
+    lib = Lib(framework, device)
     shape = CONFIGS[config] if config else None
     cases = {c.name: c for c in all_cases(shape)}
     pool, runners, counts = Pool(lib), {}, {}
@@ -457,12 +468,12 @@ def framework_worker(framework: str, config: str | None) -> None:
             runners[case.name] = runner = case.build(lib, pool)
             start, warm = time.perf_counter(), []
             while len(warm) < 5 or (time.perf_counter() - start < 0.5 and len(warm) < 200):
-                f, b = time_iterations(runner, 1)
+                f, b = time_iterations(runner, 1, lib.synchronize)
                 warm.append(f[0] + b[0])
             each = statistics.median(warm[len(warm) // 2:])
             counts[case.name] = max(1, min(1000, round(request["target"] / max(each, 1e-9))))
-            time_iterations(runner, counts[case.name])  # once more untimed: the allocators settle
-        forward, backward = time_iterations(runners[case.name], counts[case.name])
+            time_iterations(runner, counts[case.name], lib.synchronize)  # once more untimed: the allocators settle
+        forward, backward = time_iterations(runners[case.name], counts[case.name], lib.synchronize)
         for leaf in runners[case.name].leaves:
             leaf.grad = None
         totals = [f + b for f, b in zip(forward, backward)]
@@ -472,38 +483,53 @@ def framework_worker(framework: str, config: str | None) -> None:
     turns.serve(handle)
 
 
-def best_seconds(fn, repeats: int) -> float:
+def best_seconds(fn, repeats: int, synchronize: Callable = lambda: None) -> float:
     fn()
+    synchronize()
     best = math.inf
     for _ in range(repeats):
         start = time.perf_counter()
         fn()
+        synchronize()
         best = min(best, time.perf_counter() - start)
     return best
 
 
-def limit_worker(config: str | None) -> None:
-    """NumPy's limits: copy bandwidth (GB/s, read + write) and GEMM GFLOP/s at a case's products."""
+COPY_MIB = {"cpu": 64, "cuda": 256}  # the copy that measures the memory's bandwidth: larger than the caches
+
+
+def limit_worker(config: str | None, device: str) -> None:
+    """The machine's limits: copy bandwidth (GB/s, read + write) and GEMM GFLOP/s at a case's
+    products, with NumPy (OpenBLAS) on the CPU or CuPy (cuBLAS) on the GPU."""
     shape = CONFIGS[config] if config else None
     cases = {c.name: c for c in all_cases(shape)}
-    source = np.ones(16 << 20, np.float32)  # 64 MiB
-    target = np.empty_like(source)
+    if device == "cuda":
+        import cupy as xp
+
+        synchronize = xp.cuda.Device().synchronize
+        gpu = xp.cuda.runtime.getDeviceProperties(xp.cuda.Device().id)["name"]
+        ready = {"name": "cupy", "device": gpu.decode() if isinstance(gpu, bytes) else gpu}
+    else:
+        xp, synchronize, ready = np, (lambda: None), {"name": "numpy"}
+    source = xp.ones(COPY_MIB[device] << 18, xp.float32)
+    target = xp.empty_like(source)
     products_of: dict = {}
 
     def gemm_operands(spec):
         batch, m, k, n, transpose_a, transpose_b = spec
         rng = np.random.default_rng(0)
         lead = (batch,) if batch > 1 else ()
-        a = rng.standard_normal(lead + ((k, m) if transpose_a else (m, k)), dtype=np.float32)
-        b = rng.standard_normal(lead + ((n, k) if transpose_b else (k, n)), dtype=np.float32)
+        a = xp.asarray(rng.standard_normal(lead + ((k, m) if transpose_a else (m, k)), dtype=np.float32))
+        b = xp.asarray(rng.standard_normal(lead + ((n, k) if transpose_b else (k, n)), dtype=np.float32))
         a, b = (a.swapaxes(-1, -2) if transpose_a else a), (b.swapaxes(-1, -2) if transpose_b else b)
-        return a, b, np.empty(lead + (m, n), np.float32)
+        return a, b, xp.empty(lead + (m, n), xp.float32)
 
     def handle(request: dict) -> dict:
         if request["cmd"] == "ready":
-            return {"version": np.__version__}
+            return {"version": xp.__version__, **ready}
         if request["cmd"] == "copy":
-            return {"rate": 2 * source.nbytes / best_seconds(lambda: np.copyto(target, source), 7) / 1e9}
+            seconds = best_seconds(lambda: xp.copyto(target, source), 7, synchronize)
+            return {"rate": 2 * source.nbytes / seconds / 1e9}
         case = cases[request["case"]]
         if case.name not in products_of:
             products_of.clear()  # one case's operands at a time
@@ -513,8 +539,8 @@ def limit_worker(config: str | None) -> None:
 
         def run():
             for a, b, out in operands:
-                np.matmul(a, b, out=out)
-        return {"rate": flops / best_seconds(run, 3) / 1e9}
+                xp.matmul(a, b, out=out)
+        return {"rate": flops / best_seconds(run, 3, synchronize) / 1e9}
 
     turns.serve(handle)
 
@@ -525,12 +551,16 @@ def limit_worker(config: str | None) -> None:
 def measure_config(config: str | None, cases: list[Case], args, frameworks: list[str]) -> dict:
     """{case name: {"rounds": [{framework: reply}, ...], "limit": [rates]}, "copy": [rates], ...}"""
     script = str(Path(__file__).resolve())
-    extra = ["--config", config] if config else []
+    extra = (["--config", config] if config else []) + ["--device", args.device]
     workers = {name: turns.Worker(name, turns.worker_command(script, name, *extra)) for name in frameworks}
     limits = turns.Worker("numpy", turns.worker_command(script, "numpy", *extra))
     patience = turns.Patience(args.patience, args.quiet)
     try:
-        versions = {name: w.call(cmd="ready")["version"] for name, w in {**workers, "numpy": limits}.items()}
+        versions = {name: w.call(cmd="ready")["version"] for name, w in workers.items()}
+        limit_library = limits.call(cmd="ready")
+        versions[limit_library["name"]] = limit_library["version"]
+        if "device" in limit_library:
+            versions["GPU"] = limit_library["device"]
         results: dict = {c.name: {"rounds": [], "limit": []} for c in cases}
         results.update(copy=[], versions=versions)
 
@@ -695,6 +725,8 @@ def main() -> int:
     parser.add_argument("--round-wait", type=float, default=30.0,
                         help="seconds to wait at most for a quiet machine before each round (out of --patience)")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where the kernels run (cuda: what scripts/gpu-check.sh measures)")
     parser.add_argument("--out", help="also write the tables (markdown) to this file")
     parser.add_argument("--json", help="write every per-round figure to this file")
     parser.add_argument("--list", action="store_true", help="print the cases and their formulas, and stop")
@@ -703,10 +735,10 @@ def main() -> int:
     args = parser.parse_args()
 
     if args.worker == "numpy":
-        limit_worker(args.config)
+        limit_worker(args.config, args.device)
         return 0
     if args.worker:
-        framework_worker(args.worker, args.config)
+        framework_worker(args.worker, args.config, args.device)
         return 0
 
     configs = [c for c in args.configs.split(",") if c and c != "none"]
@@ -745,10 +777,12 @@ def main() -> int:
     big = {k: v for k, v in rows_by_config.items() if k != "none"}
     spreads = [s for rows_ in rows_by_config.values() for row in rows_ for s in (row["zero_spread"],
                                                                                 row["torch_spread"]) if s is not None]
-    lines = [f"Kernels, forward + backward, float32 — {environment(versions)}",
+    peer = "PyTorch on 2 threads" if args.device == "cpu" else "on the GPU, each timed section synchronised"
+    lines = [f"Kernels, forward + backward, float32, {args.device} — {environment(versions)}",
              f"`{' '.join(['python', *sys.argv])}`: {args.rounds} rounds (more for disturbed cases), ~{args.target} s "
-             f"per case, framework and round; PyTorch on 2 threads; {time.perf_counter() - started:.0f} s in all.",
-             f"Copy bandwidth (64 MiB, read + write): median {fmt(turns.median(copy_rates), 1)} GB/s, "
+             f"per case, framework and round; {peer}; {time.perf_counter() - started:.0f} s in all.",
+             f"Copy bandwidth ({COPY_MIB[args.device]} MiB, read + write): median "
+             f"{fmt(turns.median(copy_rates), 1)} GB/s, "
              f"rounds {fmt(min(copy_rates, default=None), 1)}–{fmt(max(copy_rates, default=None), 1)}."
              if copy_rates else "",
              f"Spread of per-round times (max-min over median, rounds used), over every case and framework: "

@@ -4,8 +4,8 @@
 # no network). It installs nothing and runs from the source tree (PYTHONPATH=src).
 #
 #   scripts/gpu-check.sh          every stage below
-#   scripts/gpu-check.sh tests    every stage but the benchmark
-#   scripts/gpu-check.sh bench    the probe, the smoke stage and the benchmark
+#   scripts/gpu-check.sh tests    every stage but the two benchmarks
+#   scripts/gpu-check.sh bench    the probe, the smoke stage and the two benchmarks
 #
 # Stages, most informative first, each with a time limit (seconds). At its limit a stage
 # gets SIGINT -- pytest then stops, reports and writes its JUnit XML -- and SIGKILL 5 s
@@ -14,18 +14,24 @@
 # 9 minutes it may take (and the device machine's 10-minute limit on one command):
 #
 #   probe      15   is there a GPU? (none: exit 2 at once, nothing else runs)
-#   smoke      45   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
+#   smoke      30   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
 #                   kernel, a backward pass, no torch imported: a broken environment shows here
 #   gpu        90   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
-#   kernels    75   every Triton kernel compiled for this GPU, against the CPU kernels
-#   suite     135   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
+#   kernels    55   every Triton kernel compiled for this GPU, against the CPU kernels
+#   benchmark  50   benchmarks/gpu_gpt.py: a GPT training step, Zero against PyTorch
+#   kernel_bench 75   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
+#                     shapes, Zero against PyTorch and against the GPU's copy and cuBLAS rates
+#   suite     130   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
 #                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
-#   benchmark  90   benchmarks/gpu_gpt.py: a GPT training step, Zero against PyTorch
-#   (6 x 5 s of kill allowance)
+#   (7 x 5 s of kill allowance)
 #
-# Reports go to $OUT (a new directory under /tmp when OUT is unset): gpu-check.log (all
-# output), <stage>.xml (JUnit, one per test stage), summary.txt (a line per stage, written
-# as each stage ends, so it survives a run that is itself stopped).
+# The first GPU run (2026-12-04, an H200, benchmarks/RESULTS.md) took 327 s with cold
+# caches; its two serial test stages ran out of time, hence the workers below.
+#
+# Reports go to $OUT (a new directory under /tmp when OUT is unset), 8 files: gpu-check.log
+# (all output), <stage>.xml (JUnit, one per test stage), gpu_gpt.md and gpu_gpt.json (the
+# step), kernels.md (the kernel table), summary.txt (a line per stage, written as each
+# stage ends, so it survives a run that is itself stopped).
 #
 # Exit status: 0 every stage passed; 1 a stage failed or was stopped at its limit;
 # 2 no GPU is visible (nothing was run); 3 unknown mode.
@@ -99,7 +105,7 @@ if [ ${#failed[@]} -ne 0 ]; then
 fi
 
 section "smoke: a tensor on the GPU, a matmul, a Triton kernel, a backward"
-stage smoke 45 "$PYTHON" - <<'EOF'
+stage smoke 30 "$PYTHON" - <<'EOF'
 import sys, time, traceback
 
 torch_at_start = "torch" in sys.modules  # an interpreter's start-up (site-packages' .pth files) may load it
@@ -154,29 +160,42 @@ if [[ " ${failed[*]} " == *" smoke"* ]]; then
     echo "gpu-check: the basics fail (above); the stages below show it in more detail"
 fi
 
-if [ "$MODE" = "all" ] || [ "$MODE" = "tests" ]; then
+parallel=()
+if "$PYTHON" -c "import xdist" 2>/dev/null; then parallel=(-n "$WORKERS"); fi
+
+# Each test stage's first calls compile (NVRTC for CuPy, Triton, Numba for the CPU side of
+# each comparison): one process took 90 s for a third of test_gpu.py on a cold H200, so
+# every stage spreads its tests over the workers, which share the compile caches on disk.
+first_tests() {
     export ZERO_TEST_DEVICE=cuda
-    parallel=()
-    if "$PYTHON" -c "import xdist" 2>/dev/null; then parallel=(-n "$WORKERS"); fi
-    # Each stage's first calls compile (NVRTC for CuPy, Triton, Numba for the CPU side of each
-    # comparison): one process took 90 s for a third of test_gpu.py on a cold H200 machine, so
-    # every stage spreads its tests over the workers, which share the compile caches on disk.
     section "tests: ops and a GPT step on cuda against the CPU"
     pytest_stage gpu 90 "${parallel[@]}" tests/backends/cuda/test_gpu.py
     section "tests: the Triton kernels compiled for this GPU, against the CPU kernels"
-    pytest_stage kernels 75 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
+    pytest_stage kernels 55 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
         tests/backends/cuda/test_fused_kernels.py tests/backends/cuda/test_shared_kernels.py
+    unset ZERO_TEST_DEVICE
+}
+benchmarks() {
+    section "benchmark: GPT training step, Zero against PyTorch"
+    stage benchmark 50 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:-}
+    section "benchmark: every kernel of a step, Zero against PyTorch and the GPU's limits"
+    stage kernel_bench 75 "$PYTHON" benchmarks/kernels.py --device cuda --configs book --rounds 2 --target 0.03 \
+        --round-wait 0 --patience 15 --extra-rounds 0 --quiet 2 --out "$OUT/kernels.md"
+}
+rest_of_suite() {
+    export ZERO_TEST_DEVICE=cuda
     section "tests: the rest of the suite on cuda"
-    pytest_stage suite 135 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
+    pytest_stage suite 130 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
         --ignore=tests/backends/cuda/test_triton_kernels.py --ignore=tests/backends/cuda/test_fused_kernels.py \
         --ignore=tests/backends/cuda/test_shared_kernels.py
     unset ZERO_TEST_DEVICE
-fi
+}
 
-if [ "$MODE" = "all" ] || [ "$MODE" = "bench" ]; then
-    section "benchmark: GPT training step, Zero against PyTorch"
-    stage benchmark 90 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:-}
-fi
+case "$MODE" in
+    all) first_tests; benchmarks; rest_of_suite ;;
+    tests) first_tests; rest_of_suite ;;
+    bench) benchmarks ;;
+esac
 
 section "summary"
 cat "$OUT/summary.txt"
