@@ -3,6 +3,8 @@ PyTorch (issue 13): each case as PyTorch documents it."""
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -210,3 +212,16 @@ def test_index_select_backward_with_nothing_selected(shape, dim, index):
     x = zero.zeros(*shape, requires_grad=True)
     x.index_select(dim, zero.tensor(index, dtype=zero.int64)).sum().backward()
     assert x.grad.shape == shape and x.grad.sum().item() == 0.0
+
+
+def test_overflow_and_inf_minus_inf_give_inf_and_nan_silently_as_in_pytorch():
+    # A fresh interpreter, so that pytest's own warning filters do not hide what a user sees.
+    code = ("import zero\n"
+            "x = zero.tensor([3e38, -1.0])\n"
+            "big = x * 10 + x\n"
+            "print((big - big).tolist(), (x / 0).tolist(), x.exp().tolist(), x.log().tolist(), sep=';')\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    values = [eval(part, {"nan": math.nan, "inf": math.inf}) for part in run.stdout.strip().split(";")]
+    np.testing.assert_allclose(values, [[math.nan, 0.0], [math.inf, -math.inf], [math.inf, math.exp(-1)],
+                                        [math.log(3e38), math.nan]], rtol=1e-6)
+    assert "Warning" not in run.stderr, run.stderr

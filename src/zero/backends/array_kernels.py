@@ -15,7 +15,9 @@ libraries differ in three places, and the kernels here say so where it matters:
 
 - NumPy warns about division by zero, overflow and invalid values; PyTorch gives inf
   and nan silently, and so do GPUs. NumPy's calls that may meet them run under
-  ``np.errstate(all="ignore")``; CuPy's need nothing.
+  ``np.errstate(all="ignore")``; CuPy's need nothing. Addition, subtraction and
+  multiplication, on every step's hot path, do not pay the microsecond that costs: a
+  warnings filter for this module silences their rarer overflow and inf - inf instead.
 - CuPy's advanced indexing wraps out-of-range indices instead of raising. ``index_get``
   and ``index_put`` check the bounds first on CuPy (reading two numbers back to the
   host), as NumPy does by itself; ``index_select``, on the hot path of every embedding,
@@ -69,6 +71,9 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     """The kernels below, on arrays of ``xp`` (``numpy`` or ``cupy``), by name."""
     warns = xp is np            # NumPy reports floating-point errors; CuPy cannot (see above)
     wraps_indices = xp is not np
+    if warns:  # appended: a user's own filters (-W error, say) still come first
+        warnings.filterwarnings("ignore", r".* encountered in ", RuntimeWarning, __name__.replace(".", r"\."),
+                                append=True)
 
     def _quiet():
         """A context without NumPy's floating-point warnings (nothing to silence on CuPy)."""
