@@ -191,12 +191,18 @@ class AccumulateGrad(Op):
         return "AccumulateGrad"
 
 
+def is_cpu_scalar(t: Tensor) -> bool:
+    """PyTorch's exception to "one device per op": a 0-dim CPU tensor acts as a scalar
+    beside tensors of any device."""
+    return t._meta.shape == () and t._meta.device.type == "cpu"
+
+
 def _cpu_scalars_moved(args: tuple) -> list | None:
-    """PyTorch's exception to "one device per op": 0-dim CPU tensors act as scalars beside
-    tensors of another device. ``args`` with those copied to the others' device (a recorded
-    copy, so their gradients come back to the CPU), or None when the devices still differ."""
+    """``args`` with their CPU scalars (``is_cpu_scalar``) copied to the other tensors'
+    device (a recorded copy, so their gradients come back to the CPU), or None when the
+    devices still differ."""
     tensors = [a for a in args if isinstance(a, Tensor)]
-    devices = {t._meta.device for t in tensors if t._meta.device.type != "cpu" or t._meta.shape != ()}
+    devices = {t._meta.device for t in tensors if not is_cpu_scalar(t)}
     if len(devices) != 1:
         return None
     (device,) = devices

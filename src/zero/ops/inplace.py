@@ -21,7 +21,7 @@ location (an expanded tensor).
 from __future__ import annotations
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Op, is_cpu_scalar
 from ..errors import DeviceError, DTypeError, InPlaceError, ShapeError, describe
 from ..grad_mode import _state, no_grad
 from ..random import default_generator
@@ -36,13 +36,13 @@ from .elementwise import MaskedFill, Relu, Where, clamp
 def _operand(target: Tensor, other, op: str):
     if isinstance(other, Tensor):
         elsewhere = other._meta.device is not target._meta.device
-        if elsewhere and (other._meta.device.type != "cpu" or other._meta.shape != ()):
+        if elsewhere and not is_cpu_scalar(other):
             raise DeviceError(f"{op}: operand on {other.device} for a tensor on {target.device}")
         if broadcast_shape_of(op, target, other) != target.shape:
             raise ShapeError(f"{op}: {describe(other)} does not broadcast to the target {describe(target)}")
         if other.dtype.category > target.dtype.category:
             raise DTypeError(f"{op}: result of dtype {other.dtype} cannot be written into {describe(target)}")
-        return other.item() if elsewhere else other._array  # a 0-dim CPU tensor is a scalar anywhere
+        return other.item() if elsewhere else other._array
     if isinstance(other, (bool, int, float)) and dtypes.scalar_dtype(other).category > target.dtype.category:
         raise DTypeError(f"{op}: result of a Python {type(other).__name__} ({other!r}) cannot be written "
                          f"into {describe(target)}")

@@ -30,11 +30,11 @@ their gradients, a partial dQ), kᵀ and vᵀ of the b batches, and delta (B, H,
 
 Threads. The batches are independent, so each thread of the CPU pool
 (``zero.backends.cpu.threads``) takes a range of them, with its own scratch (a share of
-SCRATCH_BYTES, but at least one batch's block: on many cores the parts together hold more,
-up to BLOCK / L of the scores of all pairs) leased before the split; inside a range the products are single-threaded
-BLAS calls, which for these small matrices beat BLAS's own threading (measured at
-(32 x 4, 64, 32): forward 3.9 ms with two BLAS threads, 2.7 ms with one, 1.8 ms with a
-range per thread).
+SCRATCH_BYTES, but at least one batch's block: on many cores the parts together hold
+more, up to BLOCK / L of the scores of all pairs) leased before the split; inside a
+range the products are single-threaded BLAS calls, which for these small matrices beat
+BLAS's own threading (measured at (32 x 4, 64, 32): forward 3.9 ms with two BLAS
+threads, 2.7 ms with one, 1.8 ms with a range per thread).
 """
 from __future__ import annotations
 
