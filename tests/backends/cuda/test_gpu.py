@@ -184,15 +184,20 @@ def test_a_gpt_step_on_cuda_matches_the_cpu():
 
 
 def test_cuda_work_never_imports_torch():
-    code = ("import sys, zero\n"
+    code = ("import sys\n"
+            "at_start = 'torch' in sys.modules\n"
+            "import zero\n"
             "x = zero.randn(64, 64, device='cuda', requires_grad=True)\n"
             "zero.nn.functional.layer_norm(x, (64,)).softmax(-1).sum().backward()\n"
-            "print(x.grad.sum().item(), 'torch' in sys.modules)\n")
+            "print(x.grad.sum().item(), at_start, 'torch' in sys.modules)\n")
     env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, env=env,
                             check=False)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert result.stdout.split()[-1] == "False", "Triton fell back to its PyTorch driver: " + result.stderr[-2000:]
+    *_, at_start, at_end = result.stdout.split()
+    if at_start == "True":
+        pytest.skip("this interpreter loads torch at start-up (its site-packages), before any of Zero")
+    assert at_end == "False", "Triton fell back to its PyTorch driver: " + result.stderr[-2000:]
 
 
 def test_nccl_on_one_gpu(tmp_path):
