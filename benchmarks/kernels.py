@@ -29,7 +29,8 @@ and PyTorch first in odd ones, then the limit worker. The table quotes the media
 rounds of each framework's time and the median of the per-round ratios Zero / PyTorch, with
 their range. A case whose per-round times spread by more than ``--retry-spread`` (max-min
 over median) in either framework gets ``--extra-rounds`` more rounds: on a shared machine a
-disturbed round shows up as such a spread.
+disturbed round shows up as such a spread. A case that fails in a framework is marked so
+in the table, with the worker's error below it, and the run goes on without it.
 
 Work counted. Memory-bound cases: the minimal bytes read + written, float32 (4 bytes),
 int64 targets and ids (8 bytes): each operand read once and each result written once per
@@ -548,41 +549,66 @@ def limit_worker(config: str | None, device: str) -> None:
 # -- the main process --------------------------------------------------------------------------
 
 
+def answer(worker: turns.Worker, failures: dict, key: str, **request) -> dict | None:
+    """``worker``'s reply to ``request``, or None when it fails: the failure goes to
+    ``failures[key]`` (its last line) and the run goes on, so that one broken case (on a
+    GPU run, say) costs its row and not the table."""
+    try:
+        return worker.call(**request)
+    except turns.WorkerError as error:
+        failures[key] = str(error).strip().splitlines()[-1]
+        print(f"  {key} failed: {failures[key]}", file=sys.stderr, flush=True)
+        return None
+
+
 def measure_config(config: str | None, cases: list[Case], args, frameworks: list[str]) -> dict:
-    """{case name: {"rounds": [{framework: reply}, ...], "limit": [rates]}, "copy": [rates], ...}"""
+    """{case name: {"rounds": [{framework: reply}, ...], "limit": [rates], "failed": {framework:
+    error}}, "copy": [rates], "versions": {...}}"""
     script = str(Path(__file__).resolve())
     extra = (["--config", config] if config else []) + ["--device", args.device]
     workers = {name: turns.Worker(name, turns.worker_command(script, name, *extra)) for name in frameworks}
-    limits = turns.Worker("numpy", turns.worker_command(script, "numpy", *extra))
+    limits = turns.Worker("limits", turns.worker_command(script, "numpy", *extra))
     patience = turns.Patience(args.patience, args.quiet)
     try:
-        versions = {name: w.call(cmd="ready")["version"] for name, w in workers.items()}
-        limit_library = limits.call(cmd="ready")
+        setup: dict = {}
+        versions = {name: (answer(w, setup, name, cmd="ready") or {}).get("version", "failed")
+                    for name, w in workers.items()}
+        limit_library = answer(limits, setup, "limits", cmd="ready") or {"name": "limits", "version": "failed"}
         versions[limit_library["name"]] = limit_library["version"]
         if "device" in limit_library:
             versions["GPU"] = limit_library["device"]
-        results: dict = {c.name: {"rounds": [], "limit": []} for c in cases}
+        results: dict = {c.name: {"rounds": [], "limit": [], "failed": {}} for c in cases}
         results.update(copy=[], versions=versions)
 
         def one_round(case: Case, r: int) -> None:
             record = {"probe": patience.wait(10.0)}
+            failed = results[case.name]["failed"]
             for name in turns.order(frameworks, r):
-                record[name] = turns.measured(workers[name], dict(cmd="run", case=case.name, target=args.target),
-                                        args.attempts, patience)
+                if name in failed:
+                    continue
+                try:
+                    record[name] = turns.measured(workers[name], dict(cmd="run", case=case.name,
+                                                                      target=args.target), args.attempts, patience)
+                except turns.WorkerError as error:
+                    failed[name] = str(error).strip().splitlines()[-1]
+                    print(f"  {case.name}: {name} failed: {failed[name]}", file=sys.stderr, flush=True)
             results[case.name]["rounds"].append(record)
             if case.gemms:
-                results[case.name]["limit"].append(limits.call(cmd="gemm", case=case.name)["rate"])
+                reply = answer(limits, {}, f"{case.name}: limit", cmd="gemm", case=case.name)
+                results[case.name]["limit"].append(reply and reply["rate"])
 
         for r in range(args.rounds):
             patience.wait(args.round_wait)
-            results["copy"].append(limits.call(cmd="copy")["rate"])
+            reply = answer(limits, {}, "copy bandwidth", cmd="copy")
+            results["copy"].append(reply and reply["rate"])
             for case in cases:
                 one_round(case, r)
             print(f"  {config or 'small ops'}: round {r + 1}/{args.rounds} done, {patience.left:.0f} s of "
                   "patience left", file=sys.stderr, flush=True)
         for case in cases:
             used = turns.quiet_rounds(results[case.name]["rounds"], args.quiet)
-            spreads = [turns.spread([record[name]["total"] for record in used]) or 0.0 for name in frameworks]
+            spreads = [turns.spread([record[name]["total"] for record in used if name in record]) or 0.0
+                       for name in frameworks]
             if max(spreads) > args.retry_spread:
                 print(f"  {case.name}: per-round spread {max(spreads):.0%}, {args.extra_rounds} more rounds",
                       file=sys.stderr, flush=True)
@@ -602,27 +628,33 @@ def fmt(value, digits: int = 2) -> str:
 
 def summarise(case: Case, data: dict, copy_rate: float | None, threshold: float) -> dict:
     used = turns.quiet_rounds(data["rounds"], threshold)
-    z = [record["zero"] for record in used]
-    t = [record["torch"] for record in used if "torch" in record]
+    z = [record.get("zero") for record in used]   # None: that framework failed this case
+    t = [record.get("torch") for record in used]
     quiet = sum(turns.is_quiet(record, threshold) for record in data["rounds"])
     row = {"case": case.name, "shape": case.shape, "unit": case.unit, "rounds": len(data["rounds"]),
-           "quiet_rounds": quiet}
+           "quiet_rounds": quiet, "failed": data.get("failed", {}), "has_backward": bool(case.backward)}
+
+    def values(replies: list, key: str) -> list:
+        return [reply[key] if reply else None for reply in replies]
+
     for key in ("fwd", "bwd", "total"):
-        row[f"zero_{key}"] = turns.median([x[key] for x in z])
-        row[f"torch_{key}"] = turns.median([x[key] for x in t])
-        per_round = turns.ratios([x[key] for x in z], [x[key] for x in t])
+        row[f"zero_{key}"] = turns.median(values(z, key))
+        row[f"torch_{key}"] = turns.median(values(t, key))
+        per_round = turns.ratios(values(z, key), values(t, key))
         row[f"ratio_{key}"] = turns.median(per_round)
         if key == "total":
             row["ratio_range"] = (min(per_round), max(per_round)) if per_round else None
-    row["zero_spread"] = turns.spread([x["total"] for x in z])
-    row["torch_spread"] = turns.spread([x["total"] for x in t])
+    row["zero_spread"] = turns.spread(values(z, "total"))
+    row["torch_spread"] = turns.spread(values(t, "total"))
     if case.unit != "us":
         row["limit"] = turns.median(data["limit"]) if case.gemms else copy_rate
-        row["achieved"] = (case.forward + case.backward) / row["zero_total"] / 1e9
-        row["achieved_fwd"] = case.forward / row["zero_fwd"] / 1e9
-        row["achieved_bwd"] = case.backward / row["zero_bwd"] / 1e9 if case.backward else None
-        total = row["torch_total"]
-        row["torch_achieved"] = (case.forward + case.backward) / total / 1e9 if total else None
+
+        def rate(work: float, seconds: float | None) -> float | None:
+            return work / seconds / 1e9 if work and seconds else None
+        row["achieved"] = rate(case.forward + case.backward, row["zero_total"])
+        row["achieved_fwd"] = rate(case.forward, row["zero_fwd"])
+        row["achieved_bwd"] = rate(case.backward, row["zero_bwd"])
+        row["torch_achieved"] = rate(case.forward + case.backward, row["torch_total"])
     return row
 
 
@@ -637,11 +669,9 @@ def kernel_table(rows_by_config: dict) -> str:
                 continue
             ms = {k: None if row[k] is None else row[k] * 1e3 for k in
                   ("zero_fwd", "zero_bwd", "torch_fwd", "torch_bwd")}
-            has_bwd = bool(row["achieved_bwd"])
+            has_bwd = row["has_backward"]
             limit = row["limit"]
-            ratio = fmt(row["ratio_total"])
-            if row["ratio_range"]:
-                ratio += f" ({row['ratio_range'][0]:.2f}–{row['ratio_range'][1]:.2f})"
+            ratio = ratio_cell(row)
 
             def pct(v, limit=limit):
                 return "-" if v is None or not limit else f"{100 * v / limit:.0f}"
@@ -655,6 +685,25 @@ def kernel_table(rows_by_config: dict) -> str:
     return turns.markdown(header, body, "lll" + "r" * (len(header) - 3))
 
 
+FRAMEWORK_NAMES = {"zero": "Zero", "torch": "PyTorch"}
+
+
+def ratio_cell(row: dict) -> str:
+    """The median of the per-round ratios Zero / PyTorch and their range, or who failed."""
+    if row["failed"]:
+        return "failed: " + ", ".join(FRAMEWORK_NAMES.get(name, name) for name in sorted(row["failed"]))
+    ratio = fmt(row["ratio_total"])
+    if row["ratio_range"]:
+        ratio += f" ({row['ratio_range'][0]:.2f}–{row['ratio_range'][1]:.2f})"
+    return ratio
+
+
+def failure_lines(rows_by_config: dict) -> list[str]:
+    """A line per case and framework that failed, with the last line of its error."""
+    return [f"- {config}, {row['case']}: {FRAMEWORK_NAMES.get(name, name)}: {error}"
+            for config, rows_ in rows_by_config.items() for row in rows_ for name, error in row["failed"].items()]
+
+
 def rounds_cell(row: dict) -> str:
     """quiet / all rounds; a star where fewer than two were quiet (then every round is used)."""
     return f"{row['quiet_rounds']}/{row['rounds']}" + ("*" if row["quiet_rounds"] < 2 else "")
@@ -663,11 +712,8 @@ def rounds_cell(row: dict) -> str:
 def small_op_table(rows_: list) -> str:
     body = []
     for row in rows_:
-        ratio = fmt(row["ratio_total"])
-        if row["ratio_range"]:
-            ratio += f" ({row['ratio_range'][0]:.2f}–{row['ratio_range'][1]:.2f})"
         body.append([row["case"], row["shape"], fmt(row["zero_total"] and row["zero_total"] * 1e6),
-                     fmt(row["torch_total"] and row["torch_total"] * 1e6), ratio, rounds_cell(row)])
+                     fmt(row["torch_total"] and row["torch_total"] * 1e6), ratio_cell(row), rounds_cell(row)])
     return turns.markdown(["case", "shape", "Zero µs/call", "PyTorch µs/call", "Zero/PyTorch (range)",
                            "quiet rounds"], body, "llrrrr")
 
@@ -769,7 +815,7 @@ def main() -> int:
         print(f"{label}: {len(cases)} cases, {args.rounds} rounds", file=sys.stderr, flush=True)
         results = measure_config(config, cases, args, frameworks)
         versions.update(results.pop("versions"))
-        copy_rates += results["copy"]
+        copy_rates += [rate for rate in results["copy"] if rate is not None]
         raw[label] = results
         copy_rate = turns.median(results["copy"])
         rows_by_config[label] = [summarise(c, results[c.name], copy_rate, args.quiet) for c in cases]
@@ -792,6 +838,9 @@ def main() -> int:
         lines += [kernel_table(big), ""]
     if "none" in rows_by_config:
         lines += ["Fixed cost of one op:", "", small_op_table(rows_by_config["none"]), ""]
+    failures = failure_lines(rows_by_config)
+    if failures:
+        lines += ["Failed (the worker's error, last line):", "", *failures, ""]
     text = "\n".join(lines)
     print(text, flush=True)
     if args.out:
