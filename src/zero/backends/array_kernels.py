@@ -40,6 +40,10 @@ from . import special_functions
 
 Kernel = Callable[..., Any]
 
+# NumPy's floating-point warnings from this module's own calls (see above), once for every
+# NumPy kernel; appended, so that a user's own filters (-W error, say) still come first.
+warnings.filterwarnings("ignore", r".* encountered in ", RuntimeWarning, __name__.replace(".", r"\."), append=True)
+
 
 def _binary(ufunc, quiet: bool) -> Kernel:
     """out = ufunc(a, b), broadcasting, cast to out's dtype (``quiet``: no NumPy warnings)."""
@@ -71,9 +75,6 @@ def array_kernels(xp: ModuleType) -> dict[str, Kernel]:
     """The kernels below, on arrays of ``xp`` (``numpy`` or ``cupy``), by name."""
     warns = xp is np            # NumPy reports floating-point errors; CuPy cannot (see above)
     wraps_indices = xp is not np
-    if warns:  # appended: a user's own filters (-W error, say) still come first
-        warnings.filterwarnings("ignore", r".* encountered in ", RuntimeWarning, __name__.replace(".", r"\."),
-                                append=True)
 
     def _quiet():
         """A context without NumPy's floating-point warnings (nothing to silence on CuPy)."""
