@@ -3,6 +3,7 @@ for the first CPU loop, the CUDA stack for the first CUDA tensor, the network an
 checkpoint format for the first download or save (see backends/cpu/kernels/_jit.py),
 datasets, process groups and the profiler for their first use (zero/lazy_modules.py),
 NumPy's random generators for the first draw, ml_dtypes for the first bfloat16."""
+import functools
 import os
 import subprocess
 import sys
@@ -20,11 +21,16 @@ def modules_after(code: str) -> set[str]:
     return set(out.stdout.split())
 
 
+@functools.cache
+def loaded_by_import_zero() -> frozenset[str]:
+    """What ``import zero`` adds to the interpreter's own start-up, which may load some of
+    these already (the GPU machine's site-packages load pathlib before any code runs)."""
+    return frozenset(modules_after("import zero") - modules_after(""))
+
+
 @pytest.mark.parametrize("name", DEFERRED)
 def test_import_zero_leaves_heavy_modules_unloaded(name):
-    # Only what Zero loads: an interpreter's own start-up may load some of these already
-    # (the GPU machine's site-packages load pathlib before any code runs).
-    assert name not in modules_after("import zero") - modules_after("")
+    assert name not in loaded_by_import_zero()
 
 
 def test_first_cpu_loop_loads_numba_and_computes():
