@@ -549,16 +549,16 @@ def limit_worker(config: str | None, device: str) -> None:
 # -- the main process --------------------------------------------------------------------------
 
 
-def answer(worker: turns.Worker, failures: dict, key: str, **request) -> dict | None:
-    """``worker``'s reply to ``request``, or None when it fails: the failure goes to
-    ``failures[key]`` (its last line) and the run goes on, so that one broken case (on a
-    GPU run, say) costs its row and not the table."""
+def attempt(label: str, call: Callable[[], dict]) -> tuple[dict | None, str | None]:
+    """(``call()``'s reply, None), or (None, the last line of the worker's error) when it
+    fails, printed: the run goes on, so that one broken case (on a GPU run, say) costs its
+    row and not the table."""
     try:
-        return worker.call(**request)
+        return call(), None
     except turns.WorkerError as error:
-        failures[key] = str(error).strip().splitlines()[-1]
-        print(f"  {key} failed: {failures[key]}", file=sys.stderr, flush=True)
-        return None
+        message = str(error).strip().splitlines()[-1]
+        print(f"  {label} failed: {message}", file=sys.stderr, flush=True)
+        return None, message
 
 
 def measure_config(config: str | None, cases: list[Case], args, frameworks: list[str]) -> dict:
@@ -570,10 +570,10 @@ def measure_config(config: str | None, cases: list[Case], args, frameworks: list
     limits = turns.Worker("limits", turns.worker_command(script, "numpy", *extra))
     patience = turns.Patience(args.patience, args.quiet)
     try:
-        setup: dict = {}
-        versions = {name: (answer(w, setup, name, cmd="ready") or {}).get("version", "failed")
+        versions = {name: (attempt(name, lambda w=w: w.call(cmd="ready"))[0] or {}).get("version", "failed")
                     for name, w in workers.items()}
-        limit_library = answer(limits, setup, "limits", cmd="ready") or {"name": "limits", "version": "failed"}
+        limit_library = (attempt("limits", lambda: limits.call(cmd="ready"))[0]
+                         or {"name": "limits", "version": "failed"})
         versions[limit_library["name"]] = limit_library["version"]
         if "device" in limit_library:
             versions["GPU"] = limit_library["device"]
@@ -586,20 +586,21 @@ def measure_config(config: str | None, cases: list[Case], args, frameworks: list
             for name in turns.order(frameworks, r):
                 if name in failed:
                     continue
-                try:
-                    record[name] = turns.measured(workers[name], dict(cmd="run", case=case.name,
-                                                                      target=args.target), args.attempts, patience)
-                except turns.WorkerError as error:
-                    failed[name] = str(error).strip().splitlines()[-1]
-                    print(f"  {case.name}: {name} failed: {failed[name]}", file=sys.stderr, flush=True)
+                request = dict(cmd="run", case=case.name, target=args.target)
+                reply, error = attempt(f"{case.name}: {name}", lambda name=name, request=request: turns.measured(
+                    workers[name], request, args.attempts, patience))
+                if error is None:
+                    record[name] = reply
+                else:
+                    failed[name] = error
             results[case.name]["rounds"].append(record)
             if case.gemms:
-                reply = answer(limits, {}, f"{case.name}: limit", cmd="gemm", case=case.name)
+                reply, _ = attempt(f"{case.name}: limit", lambda: limits.call(cmd="gemm", case=case.name))
                 results[case.name]["limit"].append(reply and reply["rate"])
 
         for r in range(args.rounds):
             patience.wait(args.round_wait)
-            reply = answer(limits, {}, "copy bandwidth", cmd="copy")
+            reply, _ = attempt("copy bandwidth", lambda: limits.call(cmd="copy"))
             results["copy"].append(reply and reply["rate"])
             for case in cases:
                 one_round(case, r)
