@@ -127,3 +127,22 @@ def test_ops_in_a_fresh_process_launch_triton_kernels_with_a_gpu_run_s_configura
                 f"{launch['kernel']}: pointer {address:#x} outside every allocation")
             assert kind in ("*fp32", "*fp64", "*i64"), (launch["kernel"], kind)
     assert {kind for _, kind in attention["pointers"]} == {"*fp64"}
+
+
+SPECIALIZER = """
+at_start = "torch" in sys.modules
+from zero.backends.cuda import triton_driver
+triton_driver.set_up_specializer_without_torch()
+from triton._C.libtriton import native_specialize_impl
+print(json.dumps({"at_start": at_start, "int": native_specialize_impl(None, 7, False, True, True),
+                  "torch": "torch" in sys.modules}))
+"""
+
+
+def test_triton_s_argument_specializer_is_set_up_without_importing_torch():
+    """Triton 3.6's native specializer imports torch on its first call (the first GPU run saw
+    it); Zero runs that first call with torch hidden."""
+    found = run_fresh(SPECIALIZER, fake=False)
+    if found["at_start"]:
+        pytest.skip("this interpreter loads torch at start-up, before any of Zero")
+    assert found == {"at_start": False, "int": ["i32", ""], "torch": False}

@@ -6,7 +6,9 @@ torch for that). Zero's arrays are CuPy's, and a Triton kernel must run on the
 stream CuPy's kernels and cuBLAS calls use, so that the stream orders them and
 the caching allocator may reuse a block as soon as it is released. This driver
 keeps Triton's compiler, module loader and launcher and answers those three
-questions from CuPy; Zero then never imports PyTorch.
+questions from CuPy. Triton's argument specializer would still import torch the
+first time it runs (only to recognise ``torch.Tensor`` quickly); ``install`` runs
+that one-time set-up with torch's import refused, so Zero never imports PyTorch.
 
 If Triton's internals differ from what this expects (another Triton version),
 ``install`` leaves Triton's own driver in place: that one works too wherever
@@ -14,6 +16,7 @@ PyTorch with CUDA is installed.
 """
 from __future__ import annotations
 
+import sys
 import warnings
 
 from .runtime import cupy
@@ -33,6 +36,7 @@ def install() -> bool:
         warnings.warn(f"Triton's CUDA driver could not be imported ({e})", RuntimeWarning, stacklevel=2)
         return False
 
+    set_up_specializer_without_torch()
     cp = cupy()
 
     class CupyCudaDriver(CudaDriver):
@@ -67,3 +71,39 @@ def install() -> bool:
         return False
     _installed = True
     return True
+
+
+class _RefuseImport:
+    """A meta-path finder that makes ``import <name>`` fail, as if the package were absent."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname == self.name:
+            raise ModuleNotFoundError(f"{self.name} is hidden from Triton's specializer", name=fullname)
+        return None
+
+
+def set_up_specializer_without_torch() -> None:
+    """Run the one-time set-up of Triton's native argument specializer with torch hidden.
+
+    That set-up (Triton 3.6's specialize.cc) imports torch if it can, only to recognise
+    ``torch.Tensor`` by its type; without it, a tensor is recognised by its ``data_ptr``
+    method, as CuPy's arrays are anyway. Where torch is already imported, or Triton has no
+    native specializer, there is nothing to do.
+    """
+    if "torch" in sys.modules:
+        return
+    try:
+        from triton._C.libtriton import native_specialize_impl
+    except ImportError:
+        return
+    refuse_torch = _RefuseImport("torch")
+    sys.meta_path.insert(0, refuse_torch)
+    try:
+        native_specialize_impl(None, 1, False, True, True)  # an int argument: the set-up, then a trivial answer
+    except Exception as e:
+        warnings.warn(f"Triton's argument specializer could not be set up ({e})", RuntimeWarning, stacklevel=3)
+    finally:
+        sys.meta_path.remove(refuse_torch)
