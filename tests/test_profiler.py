@@ -1,6 +1,8 @@
 """zero.profiler.profile: calls per op, forward and backward, and a sorted table."""
 from __future__ import annotations
 
+import pytest
+
 import zero
 from zero.autograd import op as op_module
 
@@ -83,3 +85,23 @@ def test_profile_table_of_a_real_run_names_the_ops(capsys):
     print(prof.table())
     out = capsys.readouterr().out
     assert "Mul" in out and "Sum" in out
+
+
+def test_device_columns_add_the_gpu_s_time_and_sort_by_it():
+    with zero.profiler.profile(use_device="cuda") as prof:
+        pass   # no CUDA op ran: no event was made (this runs without a GPU)
+    prof.record("LaunchHeavy", "forward", 0.004)     # host 4 ms, device 1 ms
+    prof.stats["LaunchHeavy"].add_device("forward", 0.001)
+    prof.record("DeviceHeavy", "backward", 0.001)    # host 1 ms, device 9 ms
+    prof.stats["DeviceHeavy"].add_device("backward", 0.009)
+    lines = prof.table().splitlines()
+    assert "dev total" in lines[0]
+    assert [line.split()[0] for line in lines[1:3]] == ["DeviceHeavy", "LaunchHeavy"]   # by device time
+    assert lines[1].split()[-4:] == ["0.000", "9.000", "9.000", "90.0"]
+    assert "10.000" in lines[-1].split() and "5.000" in lines[-1].split()   # device and host totals
+    assert [s.name for s in prof.key_averages("total")] == ["LaunchHeavy", "DeviceHeavy"]
+
+
+def test_an_unknown_device_to_time_is_refused():
+    with pytest.raises(ValueError, match="use_device='mps'"):
+        zero.profiler.profile(use_device="mps")

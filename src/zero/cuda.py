@@ -20,11 +20,12 @@ from . import cuda_amp as amp  # noqa: F401  (zero.cuda.amp.GradScaler, as torch
 from .backends import cuda as _backend
 from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
+from .backends.device import Device as _Device
 from .errors import AutogradError, DeviceError
 from .ops.index_checks import set_eager_checks
 from .random import manual_seed as _seed_default_generator
 
-__all__ = ["is_available", "device_count", "synchronize", "memory_stats", "trim_free_pool", "empty_cache",
+__all__ = ["is_available", "device_count", "synchronize", "Event", "memory_stats", "trim_free_pool", "empty_cache",
            "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks", "manual_seed",
            "manual_seed_all", "current_device"]
 
@@ -56,6 +57,49 @@ def current_device() -> int:
 def synchronize() -> None:
     """Wait for every kernel queued on the GPU (for timing; values are read without it)."""
     _backend.synchronize()
+
+
+class Event:
+    """A marker in the GPU's queue of work (PyTorch's ``torch.cuda.Event``).
+
+    ``record()`` puts it in the queue behind the kernels launched so far; it completes when
+    they have run. ``start.elapsed_time(end)`` is the GPU's time between two recorded events,
+    in milliseconds, what the host's clock cannot see while kernels run asynchronously:
+
+        start, end = zero.cuda.Event(enable_timing=True), zero.cuda.Event(enable_timing=True)
+        start.record(); y = x @ x; end.record()
+        end.synchronize(); print(start.elapsed_time(end))
+    """
+
+    def __init__(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False):
+        _backend.check_device(_Device("cuda"))
+        self.enable_timing = enable_timing
+        self._event = _runtime.cupy().cuda.Event(block=blocking, disable_timing=not enable_timing,
+                                                 interprocess=interprocess)
+        self._recorded = False
+
+    def record(self) -> None:
+        """Queue the event on the stream Zero's kernels run on."""
+        self._event.record()
+        self._recorded = True
+
+    def query(self) -> bool:
+        """Whether the work queued before ``record()`` has finished."""
+        return self._event.done
+
+    def synchronize(self) -> None:
+        """Wait until the work queued before ``record()`` has finished."""
+        self._event.synchronize()
+
+    def elapsed_time(self, end: Event) -> float:
+        """Milliseconds of GPU time from this event to ``end`` (both recorded, with timing)."""
+        for name, event in (("this event", self), ("end", end)):
+            if not event.enable_timing:
+                raise DeviceError(f"Event.elapsed_time: {name} was created without enable_timing=True")
+            if not event._recorded:
+                raise DeviceError(f"Event.elapsed_time: {name} was never recorded; call record() first")
+        end.synchronize()
+        return _runtime.cupy().cuda.get_elapsed_time(self._event, end._event)
 
 
 def memory_stats() -> dict:

@@ -25,7 +25,6 @@ buffers it already gave to a leaf, so two leaves never share one.
 """
 from __future__ import annotations
 
-import time
 
 from ..errors import AutogradError, describe
 from ..grad_mode import no_grad
@@ -136,9 +135,9 @@ def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
             if profiler is None:
                 input_grads = node.backward(grad)
             else:
-                start = time.perf_counter()
+                started = profiler.begin(grad.device)
                 input_grads = node.backward(grad)
-                profiler.record(type(node).__name__, "backward", time.perf_counter() - start, grad.device)
+                profiler.end(type(node).__name__, "backward", started, grad.device)
             for edge, g in zip(node.next_edges, input_grads):
                 if edge is not None and g is not None:
                     _add_into(grads, edge, g)

@@ -21,7 +21,6 @@ several consumers.
 from __future__ import annotations
 
 import re
-import time
 import weakref
 
 from ..errors import AutogradError, DeviceError, InPlaceError, describe, describe_all
@@ -97,9 +96,9 @@ class Op:
         if profiler is None:
             result = op.forward(*args, **params)
         else:
-            start = time.perf_counter()
+            started = profiler.begin(device)
             result = op.forward(*args, **params)
-            profiler.record(cls.__name__, "forward", time.perf_counter() - start, device)
+            profiler.end(cls.__name__, "forward", started, device)
 
         if record:
             out = result[0] if isinstance(result, tuple) else result
