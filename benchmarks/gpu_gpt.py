@@ -25,9 +25,11 @@ still runs.
 from __future__ import annotations
 
 import argparse
+import cProfile
 import datetime
 import json
 import os
+import pstats
 import statistics
 import sys
 import time
@@ -107,19 +109,69 @@ def run_zero(config: dict, data: list, steps: int, warmup: int, lr: float, devic
 
 
 def zero_profile(config: dict, x: np.ndarray, y: np.ndarray, device: str) -> str:
-    """Per-op times of one synchronised step (where the time goes, for the next optimisation)."""
+    """Where one step's time goes (for the next optimisation): per op, the host's time to
+    issue it and, on a GPU, the GPU's time to run it (CUDA events, the queue never stopped);
+    then the step as a whole -- if the host takes as long to issue it as the GPU takes to
+    run it, the step is bound by the host (Python and launches), not by the kernels."""
     import zero
     from zero.profiler import profile
 
+    on_gpu = device == "cuda"
     model = zero_model(config).to(device)
     optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
-    for _ in range(2):  # the first step compiles; profile the second
-        with profile(synchronize=True) as prof:
+    synchronize = zero.cuda.synchronize if on_gpu else (lambda: None)
+    new_event = (lambda: zero.cuda.Event(enable_timing=True)) if on_gpu else None
+    for _ in range(3):  # the first step compiles; profile the third
+        synchronize()
+        marks = [new_event() for _ in range(3)] if on_gpu else []
+        start = time.perf_counter()
+        with profile(use_device="cuda" if on_gpu else None) as prof:
+            if on_gpu:
+                marks[0].record()
             loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
             optimizer.zero_grad()
             loss.backward()
+            optimizer_start = time.perf_counter()
+            if on_gpu:
+                marks[1].record()
             optimizer.step()
-    return prof.table(row_limit=25)
+            if on_gpu:
+                marks[2].record()
+            issued = time.perf_counter()
+        synchronize()
+        wall = time.perf_counter() - start
+    ops_device = sum(s.device_total_seconds for s in prof.stats.values())
+    host = cProfile.Profile()   # the host's side of one more step, by function
+    host.enable()
+    loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    host.disable()
+    synchronize()
+    by_function = host_table(pstats.Stats(host), 30)
+    lines = [prof.table(row_limit=25), "",
+             f"the step: {wall * 1e3:.1f} ms wall; the host issued it in {(issued - start) * 1e3:.1f} ms "
+             f"(the optimizer's step {(issued - optimizer_start) * 1e3:.1f} ms of it)"]
+    if on_gpu:
+        span, optimizer_span = marks[0].elapsed_time(marks[2]), marks[1].elapsed_time(marks[2])
+        lines.append(f"the GPU: {span:.1f} ms from the step's first kernel to its last; the ops' kernels "
+                     f"{ops_device * 1e3:.1f} ms of it, the optimizer's {optimizer_span:.1f} ms; the rest "
+                     f"({span - ops_device * 1e3 - optimizer_span:.1f} ms) the GPU waited for the host "
+                     "or ran work outside the ops (gradient accumulation)")
+    lines += ["", "the host's time in one step by function (cProfile, its own overhead included), top 30:",
+              by_function]
+    return "\n".join(lines)
+
+
+def host_table(stats: pstats.Stats, limit: int) -> str:
+    """cProfile's functions by their own time, in milliseconds (pstats prints whole ms at best)."""
+    rows = sorted(stats.stats.items(), key=lambda item: item[1][2], reverse=True)[:limit]  # type: ignore[attr-defined]
+    lines = [f"{'calls':>7}{'own ms':>9}{'with callees ms':>17}  function"]
+    for (path, line, name), (_, calls, own, cumulative, _) in rows:
+        where = f"{path.split('/src/')[-1]}:{line}" if path != "~" else "(built-in)"
+        lines.append(f"{calls:>7}{own * 1e3:>9.3f}{cumulative * 1e3:>17.3f}  {name} {where}")
+    return "\n".join(lines)
 
 
 # -- PyTorch -----------------------------------------------------------------------------------
@@ -260,13 +312,14 @@ def table(args, config, runs: dict, tokens: int, environment: str) -> str:
             ("first step incl. compilation (ms)", get(z, "first_ms"), get(t, "first_ms"), ".0f")]
     if args.dropout != 0.0:
         rows.append(("ms/step (dropout 0)", get(z0, "ms"), get(t0, "ms"), ".1f"))
+    torch_cell = cell if "torch_no_dropout" in runs else (lambda value, fmt: "not run")
     for label, a, b, fmt in rows:
-        lines.append(f"| {label} | {cell(a, fmt)} | {cell(b, fmt)} | {ratio(a, b)} |")
+        lines.append(f"| {label} | {cell(a, fmt)} | {torch_cell(b, fmt)} | {ratio(a, b)} |")
     za = None if z0 is None else z0["losses"][-1]
     ta = None if t0 is None else t0["losses"][-1]
     difference = "-" if za is None or ta is None else f"{abs(za - ta):.4f} apart"
     lines.append(f"| loss after {args.warmup + args.steps} steps (dropout 0, same batches) | {cell(za, '.4f')} | "
-                 f"{cell(ta, '.4f')} | {difference} |")
+                 f"{torch_cell(ta, '.4f')} | {difference} |")
     if z0 is not None and t0 is not None:
         lines += ["", "losses by step (Zero / PyTorch): " + ", ".join(
             f"{a:.3f}/{b:.3f}" for a, b in zip(z0["losses"], t0["losses"]))]
@@ -304,7 +357,8 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--no-torch", action="store_true", help="time Zero only")
-    parser.add_argument("--profile", action="store_true", help="also print Zero's per-op times for one step")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print Zero's per-op times for one step, the host's and the GPU's")
     parser.add_argument("--device", default="cuda", help="cuda; cpu only checks this script on a small config")
     args = parser.parse_args()
 
@@ -327,7 +381,7 @@ def main() -> int:
     text = table(args, config, runs, args.batch * args.block, environment() if args.device == "cuda" else "cpu")
     if args.profile:
         profile_text = attempt("zero profile", zero_profile, config, *data[0], args.device)
-        text += "\n\nZero, one synchronised step, per op:\n" + (profile_text or "failed")
+        text += "\n\nZero, one step, per op (host: issuing it; dev: the GPU running it):\n" + (profile_text or "failed")
     print(text, flush=True)
     out = os.environ.get("OUT")
     if out:
