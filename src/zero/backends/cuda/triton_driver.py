@@ -21,13 +21,19 @@ import warnings
 
 from .runtime import cupy
 
-_installed = False
+_current_stream = None   # set by install: CuPy's current stream's handle, the one Triton launches on
+
+
+def launch_stream() -> int | None:
+    """The stream Triton launches on, as a handle, when this driver is installed; else None
+    (the kernels' fast launches need it, and are off without it)."""
+    return _current_stream() if _current_stream is not None else None
 
 
 def install() -> bool:
     """Make CuPy's device and current stream Triton's; returns whether it took."""
-    global _installed
-    if _installed:
+    global _current_stream
+    if _current_stream is not None:
         return True
     try:
         from triton.backends.nvidia.driver import CudaDriver, CudaLauncher, CudaUtils
@@ -38,6 +44,9 @@ def install() -> bool:
 
     set_up_specializer_without_torch()
     cp = cupy()
+
+    def stream_handle() -> int:
+        return cp.cuda.get_current_stream().ptr
 
     class CupyCudaDriver(CudaDriver):
         """CudaDriver without its PyTorch lookups (its ``__init__`` imports torch)."""
@@ -57,7 +66,7 @@ def install() -> bool:
             cp.cuda.runtime.setDevice(device)
 
         def get_current_stream(self, device=None):
-            return cp.cuda.get_current_stream().ptr
+            return stream_handle()
 
         def get_device_capability(self, device=None):
             properties = cp.cuda.runtime.getDeviceProperties(self.get_current_device() if device is None else device)
@@ -69,7 +78,7 @@ def install() -> bool:
         warnings.warn(f"could not point Triton at CuPy's stream ({e}); Triton will use its own driver",
                       RuntimeWarning, stacklevel=2)
         return False
-    _installed = True
+    _current_stream = stream_handle
     return True
 
 

@@ -12,6 +12,17 @@ block sizes, grids and argument lists checked are the ones a GPU run uses.
 ``recorder``, when set (by the ahead-of-time compile check), receives each
 launch instead of Triton, so a test can compile exactly what a training step
 would launch, for sm_90, on a machine without a GPU.
+
+Fast launches. ``kernel[grid](...)`` costs tens of microseconds of Python per launch
+in Triton 3.6 (it binds and specializes every argument, builds a cache key, reads its
+settings, wraps each pointer), and the first GPU runs found a GPT step bound by the
+host, not the GPU. So ``launch`` remembers, per kernel and *argument class*, the
+compiled kernel Triton chose, and later calls its launcher directly with raw
+addresses. An argument class holds everything Triton specializes on -- each
+pointer's dtype and 16-byte alignment, each integer's being 1, its divisibility by
+16 and its width, a constexpr's value -- and more (the keyword values, the
+positional types), so a class never spans two of Triton's compiled kernels: the
+first launch of each class goes through Triton, which compiles or finds the kernel.
 """
 from __future__ import annotations
 
@@ -19,7 +30,9 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from triton import knobs as triton_knobs
 
+from .. import triton_driver
 from ..triton_interpreter import HostArray, interpreting, patch_interpreter, typed_scalars
 
 # Set by tests/backends/cuda/compile_all.py: called as recorder(kernel, grid, args, meta) instead of launching.
@@ -54,6 +67,61 @@ def _argument(value):
     return value
 
 
+class _Launcher:
+    """A kernel Triton compiled for one argument class, and what its launcher takes besides
+    the call's own arguments: the keyword and default values of the later parameters."""
+
+    __slots__ = ("run", "function", "metadata", "tail")
+
+    def __init__(self, compiled, kernel, positional: int, meta: dict):
+        self.run = compiled.run                   # Triton's launcher (handles loaded by the first launch)
+        self.function = compiled.function
+        self.metadata = compiled.packed_metadata
+        self.tail = tuple(meta[p.name] if p.name in meta else p.default for p in kernel.params[positional:])
+
+
+_launchers: dict[tuple, _Launcher] = {}
+_constexpr_positions: dict[Any, frozenset] = {}
+
+
+def _integer_class(value: int, constexpr: bool):
+    """What Triton specializes an integer argument on: 1 (compiled in), divisible by 16,
+    32-bit, unsigned 64-bit; a constexpr's value itself."""
+    if constexpr:
+        return ("=", value)
+    return (value == 1, value % 16 == 0, -(1 << 31) <= value < (1 << 31), value >= (1 << 63))
+
+
+def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
+    """The launcher's arguments (CuPy arrays as addresses) and their class; None when an
+    argument is of a kind only Triton's own path takes."""
+    constexprs = _constexpr_positions.get(kernel)
+    if constexprs is None:
+        constexprs = _constexpr_positions[kernel] = frozenset(p.num for p in kernel.params if p.is_constexpr)
+    values, classes = [], []
+    for position, value in enumerate(args):
+        kind = type(value)
+        if kind is float:
+            classes.append(float)
+        elif kind is int:
+            classes.append(_integer_class(value, position in constexprs))
+        elif kind is bool or value is None:
+            classes.append((kind, value))
+        elif isinstance(value, (np.integer, np.bool_)):   # as Triton's own path gets them (_argument)
+            value = int(value)
+            classes.append(_integer_class(value, position in constexprs))
+        elif isinstance(value, np.floating):
+            value = float(value)
+            classes.append(float)
+        elif hasattr(value, "data") and hasattr(value.data, "ptr"):  # a CuPy array: its address
+            dtype, value = value.dtype, value.data.ptr
+            classes.append((dtype, value % 16 == 0))
+        else:
+            return None
+        values.append(value)
+    return values, tuple(classes)
+
+
 def launch(kernel, grid: tuple, *args, **meta) -> None:
     """``kernel[grid](*args, **meta)`` with arrays turned into pointers. ``meta`` holds the
     constexpr parameters and Triton's launch options (``num_warps``, ``num_stages``).
@@ -61,11 +129,32 @@ def launch(kernel, grid: tuple, *args, **meta) -> None:
     if recorder is not None:
         recorder(kernel, grid, args, meta)
         return
-    arguments = [_argument(a) for a in args]
     if interpreting():
         patch_interpreter()
-        arguments = typed_scalars(kernel, arguments)
-    kernel[grid](*arguments, **meta)
+        kernel[grid](*typed_scalars(kernel, [_argument(a) for a in args]), **meta)
+        return
+    stream = triton_driver.launch_stream()
+    fast = _fast_arguments(kernel, args) if stream is not None and _no_launch_hooks() else None
+    if fast is not None:
+        values, classes = fast
+        key = (kernel, classes, tuple(meta.items()))
+        launcher = _launchers.get(key)
+        if launcher is not None:
+            launcher.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
+                         launcher.function, launcher.metadata, None, None, None, *values, *launcher.tail)
+            return
+    compiled = kernel[grid](*[_argument(a) for a in args], **meta)
+    if fast is not None and hasattr(compiled, "function"):  # (not a future of an asynchronous compile)
+        _launchers[key] = _Launcher(compiled, kernel, len(args), meta)
+
+
+def _no_launch_hooks() -> bool:
+    """Whether nothing hooks into Triton's launches (a profiler's hooks need its own path)."""
+    return _empty(triton_knobs.runtime.launch_enter_hook) and _empty(triton_knobs.runtime.launch_exit_hook)
+
+
+def _empty(hook) -> bool:
+    return hook is None or getattr(hook, "calls", None) == []   # Triton 3.6: a HookChain of calls
 
 
 # -- choosing sizes --------------------------------------------------------------------------
