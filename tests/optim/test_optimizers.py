@@ -96,6 +96,26 @@ def test_adamw_float32_kernel_matches_float64_reference():
     np.testing.assert_allclose(p.detach().numpy(), ref.detach().numpy(), rtol=1e-5)
 
 
+def test_adamw_updates_a_group_whose_parameters_have_taken_different_numbers_of_steps():
+    """A group's parameters go to the kernels together, batched by their own step counts: a
+    parameter that missed a step is corrected for its own count, as if it were alone."""
+    together = [nn.Parameter(zero.tensor(START * (i + 1))) for i in range(3)]
+    alone = [nn.Parameter(zero.tensor(START * (i + 1))) for i in range(3)]
+    opt = optim.AdamW(together, lr=0.01, weight_decay=0.1)
+    opts_alone = [optim.AdamW([p], lr=0.01, weight_decay=0.1) for p in alone]
+    for step, g in enumerate(GRADS):
+        for i, (p, q, opt_alone) in enumerate(zip(together, alone, opts_alone)):
+            takes_part = not (i == 1 and step == 0)   # the second parameter misses the first step
+            p.grad = zero.tensor(g * (i + 1)) if takes_part else None
+            if takes_part:
+                q.grad = zero.tensor(g * (i + 1))
+                opt_alone.step()
+        opt.step()
+    for p, q in zip(together, alone):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+    assert [opt.state[p]["step"].item() for p in together] == [len(GRADS), len(GRADS) - 1, len(GRADS)]
+
+
 # -- the tensor-op optimizers, each against its formula in NumPy --------------------------------
 GRADS5 = GRADS + [np.array([0.4, -0.6, 0.05]), np.array([2.5, 1.0, -0.3])]
 

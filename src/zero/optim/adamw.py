@@ -13,7 +13,8 @@ are about 1e-6 moves 0.99 lr per step in PyTorch's form and 0.002 lr in the book
 Both are one kernel: m / (√(v + ε_in) + ε_out) with the bias correction folded into
 the step size, ε_in = 0 and ε_out = ε √(1 − β2^t) for PyTorch's form (the same number,
 rearranged), ε_in = ε and ε_out = 0 for the book's. Each parameter is updated by one
-fused pass (``kernels.adamw_step``), not a chain of temporaries.
+fused pass, not a chain of temporaries; the parameters of a group go to the kernels
+together (``kernels.adamw_step_many``: on a GPU one launch for all of them).
 
 The state and the groups are PyTorch's (``step``, ``exp_avg``, ``exp_avg_sq``;
 ``amsgrad``, ``decoupled_weight_decay`` ...), so checkpoints move between the two;
@@ -48,19 +49,29 @@ class AdamW(Optimizer):
         return {"step": self.new_step(), "exp_avg": p.new_zeros(p.shape), "exp_avg_sq": p.new_zeros(p.shape)}
 
     def _update(self, p, group) -> None:
+        self._update_group([p], group)
+
+    def _update_group(self, params: list, group: dict) -> None:
+        """The update of every parameter of ``group`` with a gradient, one kernel call for
+        each set that shares a device and a step count (usually all of them)."""
         _refuse_amsgrad(group["amsgrad"])  # (a group loaded from PyTorch may ask for it)
-        grad = self.gradient(p, group, weight_decay=False)  # the kernel applies the decoupled decay
-        state = self.state_for(p, group)
-        t = self.advance(state)
         beta1, beta2 = group["betas"]
         lr, eps = group["lr"], group["eps"]
-        root_of_correction = math.sqrt(1.0 - beta2 ** t)
-        step_size = lr * root_of_correction / (1.0 - beta1 ** t)
-        eps_inside, eps_outside = (eps, 0.0) if self.eps_inside_sqrt else (0.0, eps * root_of_correction)
-        param, grad_array, m, v = flat_arrays(p, grad, state["exp_avg"], state["exp_avg_sq"])
-        p.device.kernels.adamw_step(param, grad_array, m, v, lr, beta1, beta2, eps_inside, eps_outside,
-                                    group["weight_decay"], step_size)
-        p._bump_version()
+        batches: dict = {}   # (device, step) -> params, grads, exp_avgs, exp_avg_sqs (1-D arrays), tensors
+        for p in params:
+            grad = self.gradient(p, group, weight_decay=False)  # the kernel applies the decoupled decay
+            state = self.state_for(p, group)
+            batch = batches.setdefault((p.device, self.advance(state)), ([], [], [], [], []))
+            for column, value in zip(batch, (*flat_arrays(p, grad, state["exp_avg"], state["exp_avg_sq"]), p)):
+                column.append(value)
+        for (device, t), (param, grad_array, m, v, tensors) in batches.items():
+            root_of_correction = math.sqrt(1.0 - beta2 ** t)
+            step_size = lr * root_of_correction / (1.0 - beta1 ** t)
+            eps_inside, eps_outside = (eps, 0.0) if self.eps_inside_sqrt else (0.0, eps * root_of_correction)
+            device.kernels.adamw_step_many(param, grad_array, m, v, lr, beta1, beta2, eps_inside, eps_outside,
+                                           group["weight_decay"], step_size)
+            for p in tensors:
+                p._bump_version()
 
 
 def _refuse_amsgrad(amsgrad: bool) -> None:

@@ -10,7 +10,9 @@ One home for what every update rule shares: ``step`` (the closure, grad mode,
 the walk over groups and parameters with a gradient), ``gradient`` (the sign
 under ``maximize=True`` and L2 weight decay), ``state_for`` (the state created
 the first time a parameter is seen), ``advance`` (the step counter). A subclass
-writes only ``_update(p, group)``: its formula for one parameter.
+writes only ``_update(p, group)``: its formula for one parameter -- or
+``_update_group(params, group)``, the formula over a group's parameters at once
+(AdamW: one kernel launch for all of them on a GPU).
 
 ``state_dict()`` is PyTorch's layout, so a checkpoint moves between Zero and
 PyTorch::
@@ -153,14 +155,20 @@ class Optimizer:
                 loss = closure()
         with no_grad():
             for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is not None:
-                        self._update(p, group)
+                with_grad = [p for p in group["params"] if p.grad is not None]
+                if with_grad:
+                    self._update_group(with_grad, group)
         return loss
 
     def _update(self, p: Tensor, group: dict) -> None:
         """Apply this optimizer's rule to parameter ``p`` (which has a gradient) of ``group``."""
         raise NotImplementedError
+
+    def _update_group(self, params: list, group: dict) -> None:
+        """Apply the rule to each of ``params`` (those of ``group`` with a gradient). A rule
+        with a kernel over many parameters at once (AdamW on a GPU) overrides this."""
+        for p in params:
+            self._update(p, group)
 
     @staticmethod
     def gradient(p: Tensor, group: dict, weight_decay: bool = True) -> Tensor:

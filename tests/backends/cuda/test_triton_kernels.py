@@ -219,6 +219,36 @@ def test_adamw_step(case, n, eps_inside, eps_outside):
         np.testing.assert_allclose(case.arrays.get(got), want, err_msg=name, **TOLERANCE[case.dtype])
 
 
+@pytest.mark.parametrize("sizes", [[1025, 1, 3000, 0, 17], [5]])
+def test_adamw_step_many_is_adamw_step_on_each(case, sizes):
+    """One launch over many parameters (a table of their addresses), block edges inside each."""
+    rng = np.random.default_rng(len(sizes))
+    host = [[random(rng, (n,), case.dtype) for n in sizes] for _ in range(3)]
+    host.append([random(rng, (n,), case.dtype, 0.0, 1.0) for n in sizes])
+    device = [[case.arrays.put(a) for a in column] for column in host]
+    scalars = (1e-3, 0.9, 0.95, 0.0, 1e-8 * 0.2, 0.1, 1e-3 * 0.7)
+    for _ in range(2):   # the second call finds its table made
+        cpu.adamw_step_many(*host, *scalars)
+        cuda.adamw_step_many(*device, *scalars)
+    for name, want_column, got_column in zip(("params", "grads", "exp_avgs", "exp_avg_sqs"), host, device):
+        for index, (want, got) in enumerate(zip(want_column, got_column)):
+            np.testing.assert_allclose(case.arrays.get(got), want, err_msg=f"{name}[{index}]",
+                                       **TOLERANCE[case.dtype])
+
+
+def test_adamw_step_many_with_mixed_dtypes_updates_each(arrays):
+    rng = np.random.default_rng(7)
+    columns = [[random(rng, (33,), dtype) for dtype in (np.float32, np.float64)] for _ in range(4)]
+    columns[3] = [np.abs(a) for a in columns[3]]
+    host = [[a.copy() for a in column] for column in columns]
+    device = [[arrays.put(a) for a in column] for column in columns]
+    scalars = (1e-3, 0.9, 0.95, 1e-8, 0.0, 0.0, 1e-3)
+    cpu.adamw_step_many(*host, *scalars)
+    cuda.adamw_step_many(*device, *scalars)
+    for want, got in zip(host[0], device[0]):
+        np.testing.assert_allclose(arrays.get(got), want, **TOLERANCE[want.dtype.type])
+
+
 @pytest.mark.parametrize("momentum,nesterov,first_step", [(0.0, False, False), (0.9, False, True),
                                                           (0.9, False, False), (0.9, True, False)])
 def test_sgd_step(case, momentum, nesterov, first_step):

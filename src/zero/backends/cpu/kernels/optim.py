@@ -6,6 +6,7 @@ reads p, g, m, v once and writes p, m, v once.
 
     adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside,
                weight_decay, step_size)
+    adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, ...)   the same over lists of arrays
         all arrays 1-D, contiguous, same length; updates param, exp_avg, exp_avg_sq in place:
         m = β1 m + (1-β1) g,  v = β2 v + (1-β2) g²,
         p -= step_size * m / (√(v + eps_inside) + eps_outside) + lr * weight_decay * p.
@@ -22,7 +23,7 @@ import numpy as np
 from ..threads import parallel_flat
 from ._jit import njit, prange
 
-__all__ = ["adamw_step", "sgd_step"]
+__all__ = ["adamw_step", "adamw_step_many", "sgd_step"]
 
 
 # One core's time per float32 parameter of each step (1 M parameters,
@@ -44,6 +45,15 @@ def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, e
     parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, scalar(beta1), scalar(1.0 - beta1),
                   scalar(beta2), scalar(1.0 - beta2), scalar(eps_inside), scalar(eps_outside),
                   scalar(lr * weight_decay), scalar(step_size), ns_per_element=ADAMW_NS)
+
+
+def adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps_inside, eps_outside,
+                    weight_decay, step_size) -> None:
+    """``adamw_step`` on each (param, grad, exp_avg, exp_avg_sq) of the four lists. On the
+    CPU a call costs little next to a parameter's loop, so this is a loop of them (the GPU's
+    is one launch)."""
+    for arrays in zip(params, grads, exp_avgs, exp_avg_sqs):
+        adamw_step(*arrays, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:

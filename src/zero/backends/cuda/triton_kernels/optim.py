@@ -12,7 +12,34 @@ def adamw_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, n, lr: tl.flo
     """m = β1 m + (1-β1) g;  v = β2 v + (1-β2) g²;
     p -= step_size m / (√(v + eps_inside) + eps_outside) + lr wd p."""
     offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
-    mask = offsets < n
+    _adamw_block(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, offsets, offsets < n, lr, beta1, beta2,
+                 eps_inside, eps_outside, weight_decay, step_size)
+
+
+@triton.jit
+def adamw_many_kernel(table_ptr, tensor_count, lr: tl.float64, beta1: tl.float64, beta2: tl.float64,
+                      eps_inside: tl.float64, eps_outside: tl.float64, weight_decay: tl.float64,
+                      step_size: tl.float64, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
+    """adamw_kernel over many parameters in one launch. ``table_ptr`` is a uint64 table:
+    per parameter its five entries (the addresses of p, g, m, v and its length), then per
+    program two (the parameter it updates, the first element of its block)."""
+    chunk = table_ptr + tensor_count * 5 + tl.program_id(0) * 2
+    entry = table_ptr + tl.load(chunk).to(tl.int64) * 5
+    offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
+    mask = offsets < tl.load(entry + 4).to(tl.int64)
+    if FLOAT64:
+        element = tl.pointer_type(tl.float64)
+    else:
+        element = tl.pointer_type(tl.float32)
+    _adamw_block(tl.load(entry).to(element, bitcast=True), tl.load(entry + 1).to(element, bitcast=True),
+                 tl.load(entry + 2).to(element, bitcast=True), tl.load(entry + 3).to(element, bitcast=True),
+                 offsets, mask, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
+
+
+@triton.jit
+def _adamw_block(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, offsets, mask, lr, beta1, beta2, eps_inside,
+                 eps_outside, weight_decay, step_size):
+    """The update of one block of a parameter, in float64, each result rounded once."""
     g = tl.load(grad_ptr + offsets, mask=mask, other=0.0).to(tl.float64)
     m = beta1 * tl.load(exp_avg_ptr + offsets, mask=mask, other=0.0) + (1.0 - beta1) * g
     v = beta2 * tl.load(exp_avg_sq_ptr + offsets, mask=mask, other=0.0) + (1.0 - beta2) * g * g
