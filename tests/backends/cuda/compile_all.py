@@ -119,6 +119,8 @@ def record_step(dtype=np.float32):
     params = [r(1000) for _ in range(4)]
     k.adamw_step(*params, 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)
     k.adamw_step_many(*[[p, p[:10]] for p in params], 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)
+    k.squared_norms(params, np.zeros(len(params), np.float32))   # clip_grad_norm_'s passes
+    k.scale_in_place(params, np.array(0.5, np.float32))
     k.sgd_step(params[0], params[1], params[2], 0.1, 0.9, 0.0, 0.0, True, False)
     k.sgd_step(params[0], params[1], None, 0.1, 0.0, 0.0, 0.0, False, True)
     k.ffn_forward(x[:64], r(hidden, width), r(hidden), r(width, hidden), r(width), "none", x[:64])

@@ -184,6 +184,27 @@ def test_a_gpt_step_on_cuda_matches_the_cpu():
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4)
 
 
+def test_clip_grad_norm_and_adamw_on_cuda_match_the_cpu():
+    """Both take every gradient of a group in one launch on the GPU (tables of addresses)."""
+    rng = np.random.default_rng(0)
+    shapes = [(384, 1152), (1152,), (65, 384), (7,), (3, 1025)]
+    values = [(rng.standard_normal(s).astype(np.float32), rng.standard_normal(s).astype(np.float32)) for s in shapes]
+    results = {}
+    for device in ("cpu", "cuda"):
+        params = [zero.nn.Parameter(zero.tensor(w, device=device)) for w, _ in values]
+        optimizer = zero.optim.AdamW(params, lr=1e-2, weight_decay=0.1)
+        norms = []
+        for step in range(2):
+            for p, (_, g) in zip(params, values):
+                p.grad = zero.tensor(g * (step + 1), device=device)
+            norms.append(zero.nn.utils.clip_grad_norm_(params, 50.0).item())
+            optimizer.step()
+        results[device] = norms, [p.detach().cpu().numpy() for p in params]
+    np.testing.assert_allclose(results["cuda"][0], results["cpu"][0], rtol=1e-6)
+    for got, want in zip(results["cuda"][1], results["cpu"][1]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def test_events_time_the_gpu_and_the_profiler_reports_its_time_per_op():
     x = zero.randn(512, 512, device="cuda", requires_grad=True)
     start, end = zero.cuda.Event(enable_timing=True), zero.cuda.Event(enable_timing=True)

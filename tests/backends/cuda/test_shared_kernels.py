@@ -20,6 +20,9 @@ from zero.backends.cuda.kernels import elementwise as cuda_elementwise
 # that runs NumPy's call on both cores when large (sub, mul, div; add also).
 CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select", "add",
            "index_extremes", "sub", "mul", "div"}
+# And those CUDA replaces (falling back to the shared one for what its own do not take): the
+# gradient clip's two passes, one Triton launch over every gradient rather than one CuPy call each.
+CUDA_OWN = {"squared_norms", "scale_in_place"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():
@@ -27,12 +30,13 @@ def test_the_shared_kernels_run_the_same_code_on_both_devices():
     shared = array_kernels(np)
     assert len(shared) > 40
     for name in shared:
-        for device, kernels in (("cpu", cpu), ("cuda", cuda)):
-            if device == "cpu" and name in CPU_OWN:
+        for device, kernels, own in (("cpu", cpu, CPU_OWN), ("cuda", cuda, CUDA_OWN)):
+            if name in own:
                 continue
             assert getattr(kernels, name).__code__.co_filename == home, f"{device} {name}: another implementation"
-    for name in CPU_OWN:
-        assert getattr(cpu, name).__code__.co_filename != home
+    for kernels, own in ((cpu, CPU_OWN), (cuda, CUDA_OWN)):
+        for name in own:
+            assert getattr(kernels, name).__code__.co_filename != home
 
 
 class ElementwiseKernelTypes:

@@ -236,6 +236,39 @@ def test_adamw_step_many_is_adamw_step_on_each(case, sizes):
                                        **TOLERANCE[case.dtype])
 
 
+@pytest.mark.parametrize("sizes", [[1025, 1, 0, 3000, 70_000], [4]])
+def test_the_clip_s_squared_norms_and_scaling_over_many_gradients(case, sizes):
+    rng = np.random.default_rng(len(sizes))
+    grads = [random(rng, (n,), case.dtype) for n in sizes]
+    grads[0] = grads[0].reshape(-1, 1)   # any shape
+    device = [case.arrays.put(g) for g in grads]
+    want, got = np.zeros(len(sizes), np.float32), case.arrays.put(np.zeros(len(sizes), np.float32))
+    cpu.squared_norms(grads, want)
+    cuda.squared_norms(device, got)
+    np.testing.assert_allclose(case.arrays.get(got), want, rtol=1e-5)
+    factor = np.array(0.37, np.float32)
+    cpu.scale_in_place(grads, factor)
+    cuda.scale_in_place(device, case.arrays.put(factor))
+    for index, (g, d) in enumerate(zip(grads, device)):
+        np.testing.assert_array_equal(case.arrays.get(d), g, err_msg=f"gradient {index}")
+
+
+def test_the_clip_s_kernels_take_strided_and_mixed_gradients_too(arrays):
+    rng = np.random.default_rng(5)
+    full = random(rng, (6, 8), np.float32)
+    grads = [full[:, ::2], random(rng, (9,), np.float64)]     # a strided view, and another dtype
+    device = [arrays.put(full)[:, ::2], arrays.put(grads[1])]
+    want, got = np.zeros(2, np.float32), arrays.put(np.zeros(2, np.float32))
+    cpu.squared_norms(grads, want)
+    cuda.squared_norms(device, got)
+    np.testing.assert_allclose(arrays.get(got), want, rtol=1e-6)
+    factor = np.array(0.5, np.float32)
+    cpu.scale_in_place(grads, factor)
+    cuda.scale_in_place(device, arrays.put(factor))
+    for g, d in zip(grads, device):
+        np.testing.assert_array_equal(arrays.get(d), g)
+
+
 def test_adamw_step_many_with_mixed_dtypes_updates_each(arrays):
     rng = np.random.default_rng(7)
     columns = [[random(rng, (33,), dtype) for dtype in (np.float32, np.float64)] for _ in range(4)]

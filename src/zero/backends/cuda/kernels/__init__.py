@@ -15,7 +15,7 @@ the GPU: the host waits only where it reads a value (``item()``, ``.cpu()``).
     linalg        cuBLAS GEMMs, strided views as transpose flags
     nn            softmax, cross-entropy, layer norm, dropout in Triton
     fused         linear, GELU FFN, linear + cross-entropy (cuBLAS + Triton), flash attention (Triton)
-    optim         AdamW and SGD steps in Triton
+    optim         AdamW and SGD steps, gradient norms and scaling (clip_grad_norm_) in Triton
     pooling       max and average pooling, forward and backward, in Triton
 """
 from ...array_kernels import array_kernels
@@ -29,5 +29,7 @@ from .nn import *
 from .optim import *
 from .pooling import *
 
-globals().update(array_kernels(cupy()))
+# The shared CuPy kernels, where this package has no kernel of the same name (squared_norms
+# and scale_in_place, for one: one Triton launch over every gradient, in optim).
+globals().update({name: kernel for name, kernel in array_kernels(cupy()).items() if name not in globals()})
 del array_kernels, cupy

@@ -1,4 +1,4 @@
-"""Optimizer updates on the GPU: one Triton kernel per parameter and step.
+"""Optimizer updates and gradient clipping on the GPU, in Triton.
 
 The contract is the CPU one (``zero.backends.cpu.kernels.optim``):
 
@@ -6,13 +6,16 @@ The contract is the CPU one (``zero.backends.cpu.kernels.optim``):
                weight_decay, step_size)
     adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, ...)   the same over lists
     sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
+    squared_norms(arrays, out), scale_in_place(arrays, factor)       clip_grad_norm_'s two passes
 
 with 1-D contiguous arrays of one length, updated in place.
 
 ``adamw_step_many`` is one launch for every parameter of a group (PyTorch's "foreach"),
 where one launch each costs the host more than the GPU's work on a small parameter: the
 first GPU runs found a GPT step bound by the host, its 76 AdamW launches 5.4 ms against
-PyTorch's 1.3. The kernel finds its parameter's arrays in a table of addresses on the
+PyTorch's 1.3, and clip_grad_norm_ (a CuPy dot and multiply per gradient) 8.0 ms against
+0.5; the clip's two passes are likewise one launch each (and one to add the norms' parts
+in a fixed order, so a run repeats to the bit). The kernels find its parameter's arrays in a table of addresses on the
 device; a table is made once for each set of addresses and kept (the caching allocator
 hands a step's gradients the same blocks as the last step's, so the set repeats).
 """
@@ -22,11 +25,12 @@ from collections import OrderedDict
 
 import numpy as np
 
-from ..triton_kernels.optim import adamw_kernel, adamw_many_kernel, sgd_kernel
+from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
+                                   squared_norm_parts_kernel, squared_norms_kernel)
 from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, elementwise_grid, launch
 
-__all__ = ["adamw_step", "adamw_step_many", "sgd_step"]
+__all__ = ["adamw_step", "adamw_step_many", "scale_in_place", "sgd_step", "squared_norms"]
 
 
 def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
@@ -46,14 +50,13 @@ def adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps_
         return
     scalars = (float(lr), float(beta1), float(beta2), float(eps_inside), float(eps_outside), float(weight_decay),
                float(step_size))
-    dtype = params[0].dtype
-    if dtype not in (np.float32, np.float64) or any(p.dtype != dtype for p in params):
+    if not _takes(params):   # (the optimizer hands over 1-D contiguous arrays of the parameters' dtype)
         for arrays in zip(params, grads, exp_avgs, exp_avg_sqs):
             adamw_step(*arrays, *scalars)
         return
     table, chunks = _parameter_table((params, grads, exp_avgs, exp_avg_sqs), ELEMENTWISE_BLOCK)
     if chunks:
-        launch(adamw_many_kernel, (chunks,), table, len(params), *scalars, FLOAT64=bool(dtype == np.float64),
+        launch(adamw_many_kernel, (chunks,), table, len(params), *scalars, FLOAT64=bool(params[0].dtype == np.float64),
                BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
@@ -62,19 +65,22 @@ _KEPT_TABLES = 8
 
 
 def _parameter_table(columns, block: int):
-    """The table ``adamw_many_kernel`` reads (see it), on the arrays' device, and the number
-    of programs: one per ``block`` elements of each parameter. Made once per set of
-    addresses, then found again (the most recent few are kept)."""
+    """The table the many-tensor kernels read, on the arrays' device, and their number of
+    programs, one per ``block`` elements of each tensor. Per tensor: an address from each
+    column, its length, its first program; then per program: its tensor, its first element.
+    Made once per set of addresses, then found again (the most recent few are kept)."""
     xp = array_module(columns[0][0])
-    rows = [(*(_address(a) for a in arrays), arrays[0].size) for arrays in zip(*columns)]
+    rows, starts = [], []
+    for index, arrays in enumerate(zip(*columns)):
+        size = arrays[0].size
+        rows.append((*(_address(a) for a in arrays), size, len(starts)))
+        starts.extend((index, start) for start in range(0, size, block))
     key = (xp.__name__, tuple(rows))
     found = _tables.get(key)
     if found is not None:
         _tables.move_to_end(key)
         return found
-    entries = np.array(rows, dtype=np.uint64).reshape(-1)
-    starts = [(index, start) for index, row in enumerate(rows) for start in range(0, row[4], block)]
-    table = np.concatenate([entries, np.array(starts, dtype=np.uint64).reshape(-1)])
+    table = np.concatenate([np.array(rows, dtype=np.uint64).reshape(-1), np.array(starts, dtype=np.uint64).reshape(-1)])
     found = _tables[key] = (xp.asarray(table), len(starts))
     if len(_tables) > _KEPT_TABLES:
         _tables.popitem(last=False)
@@ -84,6 +90,50 @@ def _parameter_table(columns, block: int):
 def _address(array) -> int:
     """A contiguous array's first element's address (a NumPy array's under the interpreter)."""
     return array.ctypes.data if isinstance(array, np.ndarray) else array.data.ptr
+
+
+def squared_norms(arrays, out) -> None:
+    """out[i] = the sum of the squares of arrays[i] (any shape), summed in float64 in a fixed
+    order: two launches for all of them (the CPU's is a BLAS dot each)."""
+    if not _takes(arrays):
+        return _shared("squared_norms", arrays)(arrays, out)
+    flats = [a.reshape(-1) for a in arrays]
+    table, chunks = _parameter_table((flats,), ELEMENTWISE_BLOCK)
+    xp = array_module(out)
+    parts, sums = xp.empty(max(chunks, 1), np.float64), xp.empty(len(flats), np.float64)
+    if chunks:
+        launch(squared_norm_parts_kernel, (chunks,), table, len(flats), parts,
+               FLOAT64=bool(flats[0].dtype == np.float64), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+    launch(squared_norms_kernel, (len(flats),), table, parts, sums, ELEMENTWISE_BLOCK, PARTS=64, num_warps=2)
+    output(out)[...] = sums
+
+
+def scale_in_place(arrays, factor) -> None:
+    """arrays[i] *= factor (a 0-d array: the scale stays on the device), one launch for all."""
+    if not _takes(arrays):
+        return _shared("scale_in_place", arrays)(arrays, factor)
+    flats = [a.reshape(-1) for a in arrays]   # views: the arrays are contiguous
+    table, chunks = _parameter_table((flats,), ELEMENTWISE_BLOCK)
+    if chunks:
+        launch(scale_many_kernel, (chunks,), table, len(flats), factor, FLOAT64=bool(flats[0].dtype == np.float64),
+               BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+
+
+def _takes(arrays) -> bool:
+    """Whether the many-tensor kernels take these arrays: some, contiguous, all float32 or
+    all float64."""
+    if not arrays:
+        return False
+    dtype = arrays[0].dtype
+    return dtype in (np.float32, np.float64) and all(a.dtype == dtype and a.flags.c_contiguous for a in arrays)
+
+
+def _shared(name: str, arrays):
+    """The shared CuPy (or, under the interpreter, NumPy) kernel of that name, for what the
+    many-tensor kernels do not take."""
+    from ...array_kernels import array_kernels
+
+    return array_kernels(array_module(arrays[0]) if arrays else np)[name]
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:

@@ -21,10 +21,10 @@ def adamw_many_kernel(table_ptr, tensor_count, lr: tl.float64, beta1: tl.float64
                       eps_inside: tl.float64, eps_outside: tl.float64, weight_decay: tl.float64,
                       step_size: tl.float64, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
     """adamw_kernel over many parameters in one launch. ``table_ptr`` is a uint64 table:
-    per parameter its five entries (the addresses of p, g, m, v and its length), then per
-    program two (the parameter it updates, the first element of its block)."""
-    chunk = table_ptr + tensor_count * 5 + tl.program_id(0) * 2
-    entry = table_ptr + tl.load(chunk).to(tl.int64) * 5
+    per parameter six entries (the addresses of p, g, m, v, its length, its first block's
+    program), then per program two (the parameter it updates, its block's first element)."""
+    chunk = table_ptr + tensor_count * 6 + tl.program_id(0) * 2
+    entry = table_ptr + tl.load(chunk).to(tl.int64) * 6
     offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
     mask = offsets < tl.load(entry + 4).to(tl.int64)
     if FLOAT64:
@@ -71,3 +71,51 @@ def sgd_kernel(param_ptr, grad_ptr, buffer_ptr, n, lr: tl.float64, momentum: tl.
         else:
             g = b
     tl.store(param_ptr + offsets, p - lr * g, mask=mask)
+
+
+# -- clip_grad_norm_: every gradient's sum of squares, then every gradient scaled -------------
+# Tables as adamw_many_kernel's, with three entries per gradient (its address, its length,
+# its first block's program).
+
+
+@triton.jit
+def squared_norm_parts_kernel(table_ptr, tensor_count, parts_ptr, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
+    """parts[program] = the sum of the squares of one block of one gradient, in float64."""
+    chunk = table_ptr + tensor_count * 3 + tl.program_id(0) * 2
+    entry = table_ptr + tl.load(chunk).to(tl.int64) * 3
+    offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
+    mask = offsets < tl.load(entry + 1).to(tl.int64)
+    if FLOAT64:
+        element = tl.pointer_type(tl.float64)
+    else:
+        element = tl.pointer_type(tl.float32)
+    x = tl.load(tl.load(entry).to(element, bitcast=True) + offsets, mask=mask, other=0.0).to(tl.float64)
+    tl.store(parts_ptr + tl.program_id(0), tl.sum(x * x, axis=0))
+
+
+@triton.jit
+def squared_norms_kernel(table_ptr, parts_ptr, out_ptr, BLOCK_ELEMENTS, PARTS: tl.constexpr):
+    """out[gradient] = the sum of its blocks' parts, in their order (the same sum every run)."""
+    entry = table_ptr + tl.program_id(0).to(tl.int64) * 3
+    first = tl.load(entry + 2).to(tl.int64)
+    count = tl.cdiv(tl.load(entry + 1).to(tl.int64), BLOCK_ELEMENTS)
+    total = tl.zeros((PARTS,), tl.float64)
+    for start in range(0, count, PARTS):
+        index = start + tl.arange(0, PARTS)
+        total += tl.load(parts_ptr + first + index, mask=index < count, other=0.0)
+    tl.store(out_ptr + tl.program_id(0), tl.sum(total, axis=0))
+
+
+@triton.jit
+def scale_many_kernel(table_ptr, tensor_count, factor_ptr, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
+    """Each block of each gradient times the 0-d factor (read on the device: no host wait)."""
+    chunk = table_ptr + tensor_count * 3 + tl.program_id(0) * 2
+    entry = table_ptr + tl.load(chunk).to(tl.int64) * 3
+    offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
+    mask = offsets < tl.load(entry + 1).to(tl.int64)
+    if FLOAT64:
+        element = tl.pointer_type(tl.float64)
+    else:
+        element = tl.pointer_type(tl.float32)
+    pointer = tl.load(entry).to(element, bitcast=True) + offsets
+    tl.store(pointer, tl.load(pointer, mask=mask) * tl.load(factor_ptr), mask=mask)
