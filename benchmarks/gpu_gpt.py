@@ -379,16 +379,19 @@ def main() -> int:
         if args.dropout == 0.0:
             runs[framework] = runs[f"{framework}_no_dropout"]
     text = table(args, config, runs, args.batch * args.block, environment() if args.device == "cuda" else "cpu")
+    print(text, flush=True)
+    out = Path(os.environ["OUT"]) if os.environ.get("OUT") else None
+    if out:   # written before the profile, which a time limit may stop
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "gpu_gpt.md").write_text(text + "\n")
+        (out / "gpu_gpt.json").write_text(json.dumps({"args": vars(args), "config": config, "runs": runs}, indent=1))
     if args.profile:
         profile_text = attempt("zero profile", zero_profile, config, *data[0], args.device)
-        text += "\n\nZero, one step, per op (host: issuing it; dev: the GPU running it):\n" + (profile_text or "failed")
-    print(text, flush=True)
-    out = os.environ.get("OUT")
-    if out:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        (Path(out) / "gpu_gpt.md").write_text(text + "\n")
-        (Path(out) / "gpu_gpt.json").write_text(json.dumps({"args": vars(args), "config": config, "runs": runs},
-                                                           indent=1))
+        profile_text = ("\n\nZero, one step, per op (host: issuing it; dev: the GPU running it):\n"
+                        + (profile_text or "failed"))
+        print(profile_text, flush=True)
+        if out:
+            (out / "gpu_gpt.md").write_text(text + profile_text + "\n")
     return 0 if all(runs.get(k) is not None for k in runs) else 1
 
 

@@ -18,7 +18,8 @@
 #                   kernel, a backward pass, no torch imported: a broken environment shows here
 #   gpu        90   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
 #   kernels    45   every Triton kernel compiled for this GPU, against the CPU kernels
-#   benchmark  50   benchmarks/gpu_gpt.py: a GPT training step, Zero against PyTorch
+#   benchmark  50   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against PyTorch,
+#                   then where Zero's time goes (host and GPU per op; 26 s and ~15 s on an H200)
 #   kernel_bench 85   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
 #                     shapes, Zero against PyTorch and against the GPU's copy and cuBLAS rates
 #   suite     130   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
@@ -178,7 +179,7 @@ first_tests() {
 }
 benchmarks() {
     section "benchmark: GPT training step, Zero against PyTorch"
-    stage benchmark 50 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:-}
+    stage benchmark 50 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:---profile}
     section "benchmark: every kernel of a step, Zero against PyTorch and the GPU's limits"
     stage kernel_bench 85 "$PYTHON" benchmarks/kernels.py --device cuda --configs book --rounds 1 --target 0.03 \
         --round-wait 0 --patience 15 --extra-rounds 0 --quiet 2 --out "$OUT/kernels.md"
