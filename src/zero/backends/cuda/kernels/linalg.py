@@ -25,6 +25,8 @@ kernels use for running sums.
 """
 from __future__ import annotations
 
+import functools
+
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -191,9 +193,14 @@ def _run(cp, gemm: Gemm, beta: float = 0.0) -> None:
     else:
         compute = COMPUTE_32F_FAST_TF32 if dtype == np.float32 and fast_matmul() else COMPUTE_32F
     scalar = np.float64 if dtype == np.float64 else np.float32   # cuBLAS's alpha and beta for float16/32: float32
-    alpha, beta_host = np.ones((), scalar), np.full((), beta, scalar)  # host scalars, alive through the call
+    alpha, beta_host = _host_scalar(scalar, 1.0), _host_scalar(scalar, beta)
     handle = cp.cuda.device.get_cublas_handle()
-    cublas.setStream(handle, cp.cuda.get_current_stream().ptr)
+    stream = cp.cuda.get_current_stream().ptr
+    if cublas.getStream(handle) != stream:
+        # Only when it differs: setting a handle's stream also resets its workspace to cuBLAS's
+        # default pool (cuBLAS's documentation), and the first GPU runs saw ~60 us of host
+        # time per product with it set before each one.
+        cublas.setStream(handle, stream)
     kind = _DATA_TYPE[dtype]
     if gemm.batch == 1:
         cublas.gemmEx(handle, gemm.op_a, gemm.op_b, gemm.m, gemm.n, gemm.k, alpha.ctypes.data,
@@ -204,3 +211,12 @@ def _run(cp, gemm: Gemm, beta: float = 0.0) -> None:
                                     gemm.a.data.ptr, kind, gemm.lda, gemm.stride_a, gemm.b.data.ptr, kind,
                                     gemm.ldb, gemm.stride_b, beta_host.ctypes.data, gemm.c.data.ptr, kind, gemm.ldc,
                                     gemm.stride_c, gemm.batch, compute, GEMM_DEFAULT)
+
+
+@functools.cache
+def _host_scalar(scalar_type, value: float) -> np.ndarray:
+    """A 0-d host array holding cuBLAS's alpha or beta (read at the call, never written):
+    made once per type and value rather than per product."""
+    array = np.full((), value, scalar_type)
+    array.flags.writeable = False
+    return array
