@@ -21,8 +21,9 @@ from zero.backends.cuda.kernels import elementwise as cuda_elementwise
 CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backward", "sum", "index_select", "add",
            "index_extremes", "sub", "mul", "div"}
 # And those CUDA replaces (falling back to the shared one for what its own do not take): the
-# gradient clip's two passes, one Triton launch over every gradient rather than one CuPy call each.
-CUDA_OWN = {"squared_norms", "scale_in_place"}
+# gradient clip's two passes, one Triton launch over every gradient rather than one CuPy call
+# each, and sums over leading axes, bias gradients as Triton column sums.
+CUDA_OWN = {"squared_norms", "scale_in_place", "sum"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():

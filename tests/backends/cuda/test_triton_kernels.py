@@ -201,6 +201,39 @@ def test_layer_norm_eps_is_float64_for_float64(arrays):
     np.testing.assert_allclose(arrays.get(rstd["cuda"]), rstd["cpu"], rtol=1e-13)
 
 
+# -- column sums (bias gradients) ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(1, 5), (33, 130), (4100, 384), (0, 7)])
+def test_column_sums(case, shape):
+    """Bands of rows in parallel, then their sums (4100 rows make several bands)."""
+    from zero.backends.cuda.kernels.reduction import column_sums
+
+    x = random(np.random.default_rng(shape[0]), shape, case.dtype)
+    want = x.sum(axis=0, dtype=np.float64)
+    out = case.arrays.put(np.full(shape[1], GUARD, case.dtype))
+    column_sums(case.arrays.put(x), out)
+    tolerance = {"rtol": 1e-5, "atol": 1e-4} if case.dtype == np.float32 else TOLERANCE[case.dtype]  # 4100 terms
+    np.testing.assert_allclose(case.arrays.get(out), want, **tolerance)
+
+
+def test_column_sums_of_strided_rows_and_sums_over_leading_axes(arrays):
+    from zero.backends.cuda.kernels.reduction import column_sums
+
+    rng = np.random.default_rng(4)
+    x = random(rng, (300, 70), np.float32)
+    out = arrays.put(np.zeros(70, np.float32))
+    column_sums(arrays.put(x)[::3], out)                      # every third row: a row stride of 210
+    np.testing.assert_allclose(arrays.get(out), x[::3].sum(axis=0), rtol=1e-5, atol=1e-5)
+    y = random(rng, (4, 5, 6, 7), np.float64)
+    for axes in ((0,), (0, 1), (0, 1, 2), (1,), (0, 2)):    # the last two: the shared CuPy sum
+        shape = tuple(n for i, n in enumerate(y.shape) if i not in axes)
+        want, got = np.zeros(shape), arrays.put(np.zeros(shape))
+        cpu.sum(y, axes, want)
+        cuda.sum(arrays.put(y), axes, got)
+        np.testing.assert_allclose(arrays.get(got), want, rtol=1e-12, err_msg=str(axes))
+
+
 # -- optimizers ---------------------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ the GPU: the host waits only where it reads a value (``item()``, ``.cpu()``).
     fused         linear, GELU FFN, linear + cross-entropy (cuBLAS + Triton), flash attention (Triton)
     optim         AdamW and SGD steps, gradient norms and scaling (clip_grad_norm_) in Triton
     pooling       max and average pooling, forward and backward, in Triton
+    reduction     sums over leading axes (bias gradients) in Triton
 """
 from ...array_kernels import array_kernels
 from ..runtime import cupy
@@ -28,8 +29,9 @@ from .linalg import *
 from .nn import *
 from .optim import *
 from .pooling import *
+from .reduction import *
 
-# The shared CuPy kernels, where this package has no kernel of the same name (squared_norms
-# and scale_in_place, for one: one Triton launch over every gradient, in optim).
+# The shared CuPy kernels, where this package has no kernel of the same name (sum, squared_norms
+# and scale_in_place have Triton ones: reduction, optim).
 globals().update({name: kernel for name, kernel in array_kernels(cupy()).items() if name not in globals()})
 del array_kernels, cupy

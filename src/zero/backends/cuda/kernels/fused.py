@@ -36,6 +36,7 @@ from ._arrays import array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 from .linalg import fast_matmul, matmul, matmul_accumulate
 from .nn import cross_entropy_backward, cross_entropy_forward
+from .reduction import column_sums
 
 __all__ = ["ffn_backward", "ffn_forward", "flash_attention_backward", "flash_attention_forward",
            "linear_backward", "linear_cross_entropy_backward", "linear_cross_entropy_forward",
@@ -52,13 +53,12 @@ def linear_forward(x, weight, bias, out) -> None:
 
 
 def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None:
-    xp = array_module(grad_out)
     if grad_x is not None:
         matmul(grad_out, weight, grad_x)                                  # (N, IN)
     if grad_weight is not None:
         matmul(grad_out.T, x, grad_weight)                                # (OUT, IN)
     if grad_bias is not None:
-        xp.sum(grad_out, axis=0, out=grad_bias)
+        column_sums(grad_out, grad_bias)
 
 
 # -- GELU feed-forward --------------------------------------------------------------------
@@ -102,7 +102,7 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
         _bias_gelu(h, b1, buffer, tanh)
         matmul(grad_out.T, buffer, grad_w2)                               # (C2, H)
     if grad_b2 is not None:
-        xp.sum(grad_out, axis=0, out=grad_b2)
+        column_sums(grad_out, grad_b2)
     if grad_x is None and grad_w1 is None and grad_b1 is None:
         return
     matmul(grad_out, w2, buffer)                                          # d gelu (N, H)

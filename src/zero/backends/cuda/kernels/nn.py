@@ -24,6 +24,7 @@ from ..triton_kernels.softmax import (
 )
 from ._arrays import array_module, contiguous, flat, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2, row_block, warps_for
+from .reduction import column_sums
 
 __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
@@ -156,9 +157,9 @@ def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_b
         partial_weight.fill(0)
         partial_bias.fill(0)
     if grad_weight is not None:
-        xp.sum(partial_weight, axis=0, out=grad_weight)
+        column_sums(partial_weight, grad_weight)
     if grad_bias is not None:
-        xp.sum(partial_bias, axis=0, out=grad_bias)
+        column_sums(partial_bias, grad_bias)
 
 
 def _layer_norm_forward_wide(x, weight, bias, eps, out, mean, rstd) -> None:

@@ -1,0 +1,64 @@
+"""Sums over leading axes (bias gradients, ``x.sum(0)``) in Triton.
+
+CuPy's reduction over axis 0 of a (16384, 1536) float32 matrix took 0.47 ms on an H200,
+7 times PyTorch's, and 75 us of host time a call; a GPT step makes 52 of them (the bias
+gradients of its linear layers and layer norms). ``column_sums`` is two launches of
+``column_sums_kernel`` at most: bands of rows in parallel, then their sums.
+"""
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ...array_kernels import array_kernels
+from ..triton_kernels.reduction import column_sums_kernel
+from ._arrays import array_module
+from ._launch import cdiv, launch
+
+__all__ = ["sum"]
+
+BLOCK_R, BLOCK_C = 32, 128
+PROGRAMS = 512   # enough to fill a GPU of ~130 multiprocessors a few times over
+
+
+def column_sums(x, out) -> None:
+    """out (columns,) = x (rows, columns) summed over its rows. Float32 and float64, x's
+    columns contiguous (its rows may be strided), out contiguous: in Triton, float32 summed
+    in float32, float64 in float64; anything else: CuPy's sum."""
+    if not (x.ndim == 2 and x.dtype == out.dtype and x.dtype in (np.float32, np.float64)
+            and x.strides[1] == x.itemsize and x.strides[0] >= 0 and out.flags.c_contiguous):
+        array_module(x).sum(x, axis=0, out=out)
+        return
+    rows, columns = x.shape
+    if rows == 0 or columns == 0:
+        out.fill(0)
+        return
+    column_blocks = cdiv(columns, BLOCK_C)
+    bands = max(1, min(cdiv(PROGRAMS, column_blocks), cdiv(rows, 4 * BLOCK_R)))
+    band_rows = cdiv(cdiv(rows, bands), BLOCK_R) * BLOCK_R
+    bands = cdiv(rows, band_rows)
+    float64 = bool(x.dtype == np.float64)
+    target = out if bands == 1 else array_module(x).empty((bands, columns), x.dtype)
+    launch(column_sums_kernel, (column_blocks, bands), x, target, rows, columns, x.strides[0] // x.itemsize,
+           band_rows, FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
+    if bands > 1:
+        launch(column_sums_kernel, (column_blocks, 1), target, out, bands, columns, columns, bands,
+               FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
+
+
+def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name)
+    """Sums over the leading axes of a C-contiguous array as column sums (the CPU's are a
+    product with ones); anything else: the shared CuPy kernel."""
+    lead = len(axes)
+    if (0 < lead < x.ndim and axes == tuple(range(lead)) and x.dtype == out.dtype and x.flags.c_contiguous
+            and out.flags.c_contiguous):
+        column_sums(x.reshape(math.prod(x.shape[:lead]), -1), out.reshape(-1))
+        return
+    _shared_kernels(array_module(x))["sum"](x, axes, out)
+
+
+@functools.cache
+def _shared_kernels(xp) -> dict:
+    return array_kernels(xp)
