@@ -99,9 +99,13 @@ def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
     if constexprs is None:
         constexprs = _constexpr_positions[kernel] = frozenset(p.num for p in kernel.params if p.is_constexpr)
     values, classes = [], []
+    device_array = _device_array_type()
     for position, value in enumerate(args):
         kind = type(value)
-        if kind is float:
+        if kind is device_array:   # the common case first: a CuPy array, as its address
+            dtype, value = value.dtype, value.data.ptr
+            classes.append((dtype, value % 16 == 0))
+        elif kind is float:
             classes.append(float)
         elif kind is int:
             classes.append(_integer_class(value, position in constexprs))
@@ -113,13 +117,26 @@ def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
         elif isinstance(value, np.floating):
             value = float(value)
             classes.append(float)
-        elif hasattr(value, "data") and hasattr(value.data, "ptr"):  # a CuPy array: its address
+        elif hasattr(value, "data") and hasattr(value.data, "ptr"):  # another array with a device address
             dtype, value = value.dtype, value.data.ptr
             classes.append((dtype, value % 16 == 0))
         else:
             return None
         values.append(value)
     return values, tuple(classes)
+
+
+def _device_array_type():
+    """CuPy's ndarray type (looked up once, when the first fast launch needs it)."""
+    global _cupy_ndarray
+    if _cupy_ndarray is None:
+        from ..runtime import cupy
+
+        _cupy_ndarray = cupy().ndarray
+    return _cupy_ndarray
+
+
+_cupy_ndarray = None
 
 
 def launch(kernel, grid: tuple, *args, **meta) -> None:
