@@ -80,7 +80,8 @@ def array_view(handle, meta):
 
 def new_array(handle, shape: tuple, dtype):
     """``array_view`` of a new contiguous tensor (CuPy's default strides)."""
-    return cupy().ndarray(shape, dtype, memptr=cupy().cuda.MemoryPointer(handle, 0))
+    cp = cupy()
+    return cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(handle, 0))
 
 
 def to_numpy(array):
