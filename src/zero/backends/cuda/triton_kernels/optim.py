@@ -20,20 +20,33 @@ def adamw_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, n, lr: tl.flo
 def adamw_many_kernel(table_ptr, tensor_count, lr: tl.float64, beta1: tl.float64, beta2: tl.float64,
                       eps_inside: tl.float64, eps_outside: tl.float64, weight_decay: tl.float64,
                       step_size: tl.float64, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
-    """adamw_kernel over many parameters in one launch. ``table_ptr`` is a uint64 table:
-    per parameter six entries (the addresses of p, g, m, v, its length, its first block's
-    program), then per program two (the parameter it updates, its block's first element)."""
-    chunk = table_ptr + tensor_count * 6 + tl.program_id(0) * 2
-    entry = table_ptr + tl.load(chunk).to(tl.int64) * 6
+    """adamw_kernel over many parameters in one launch; the table's columns: p, g, m, v."""
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 4, BLOCK)
+    _adamw_block(_table_pointer(entry, 0, FLOAT64), _table_pointer(entry, 1, FLOAT64),
+                 _table_pointer(entry, 2, FLOAT64), _table_pointer(entry, 3, FLOAT64), offsets, mask, lr, beta1,
+                 beta2, eps_inside, eps_outside, weight_decay, step_size)
+
+
+@triton.jit
+def _table_block(table_ptr, tensor_count, COLUMNS: tl.constexpr, BLOCK: tl.constexpr):
+    """This program's place in a many-tensor table, a uint64 array: per tensor COLUMNS
+    addresses, its length and its first block's program; then per program its tensor and its
+    block's first element. Gives the tensor's row, the block's offsets and their mask."""
+    chunk = table_ptr + tensor_count * (COLUMNS + 2) + tl.program_id(0) * 2
+    entry = table_ptr + tl.load(chunk).to(tl.int64) * (COLUMNS + 2)
     offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
-    mask = offsets < tl.load(entry + 4).to(tl.int64)
+    return entry, offsets, offsets < tl.load(entry + COLUMNS).to(tl.int64)
+
+
+@triton.jit
+def _table_pointer(entry, COLUMN: tl.constexpr, FLOAT64: tl.constexpr):
+    """The address in a table row's column, as a pointer to float64 or float32."""
+    address = tl.load(entry + COLUMN)
     if FLOAT64:
-        element = tl.pointer_type(tl.float64)
+        pointer = address.to(tl.pointer_type(tl.float64), bitcast=True)
     else:
-        element = tl.pointer_type(tl.float32)
-    _adamw_block(tl.load(entry).to(element, bitcast=True), tl.load(entry + 1).to(element, bitcast=True),
-                 tl.load(entry + 2).to(element, bitcast=True), tl.load(entry + 3).to(element, bitcast=True),
-                 offsets, mask, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
+        pointer = address.to(tl.pointer_type(tl.float32), bitcast=True)
+    return pointer
 
 
 @triton.jit
@@ -74,22 +87,14 @@ def sgd_kernel(param_ptr, grad_ptr, buffer_ptr, n, lr: tl.float64, momentum: tl.
 
 
 # -- clip_grad_norm_: every gradient's sum of squares, then every gradient scaled -------------
-# Tables as adamw_many_kernel's, with three entries per gradient (its address, its length,
-# its first block's program).
+# Tables with one column, the gradients (``_table_block``).
 
 
 @triton.jit
 def squared_norm_parts_kernel(table_ptr, tensor_count, parts_ptr, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
     """parts[program] = the sum of the squares of one block of one gradient, in float64."""
-    chunk = table_ptr + tensor_count * 3 + tl.program_id(0) * 2
-    entry = table_ptr + tl.load(chunk).to(tl.int64) * 3
-    offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
-    mask = offsets < tl.load(entry + 1).to(tl.int64)
-    if FLOAT64:
-        element = tl.pointer_type(tl.float64)
-    else:
-        element = tl.pointer_type(tl.float32)
-    x = tl.load(tl.load(entry).to(element, bitcast=True) + offsets, mask=mask, other=0.0).to(tl.float64)
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, BLOCK)
+    x = tl.load(_table_pointer(entry, 0, FLOAT64) + offsets, mask=mask, other=0.0).to(tl.float64)
     tl.store(parts_ptr + tl.program_id(0), tl.sum(x * x, axis=0))
 
 
@@ -109,13 +114,6 @@ def squared_norms_kernel(table_ptr, parts_ptr, out_ptr, BLOCK_ELEMENTS, PARTS: t
 @triton.jit
 def scale_many_kernel(table_ptr, tensor_count, factor_ptr, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
     """Each block of each gradient times the 0-d factor (read on the device: no host wait)."""
-    chunk = table_ptr + tensor_count * 3 + tl.program_id(0) * 2
-    entry = table_ptr + tl.load(chunk).to(tl.int64) * 3
-    offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
-    mask = offsets < tl.load(entry + 1).to(tl.int64)
-    if FLOAT64:
-        element = tl.pointer_type(tl.float64)
-    else:
-        element = tl.pointer_type(tl.float32)
-    pointer = tl.load(entry).to(element, bitcast=True) + offsets
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, BLOCK)
+    pointer = _table_pointer(entry, 0, FLOAT64) + offsets
     tl.store(pointer, tl.load(pointer, mask=mask) * tl.load(factor_ptr), mask=mask)
