@@ -13,7 +13,9 @@ queue -- so the two columns say whether a step is bound by the host or by the GP
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from .autograd import op as op_module
 
@@ -52,7 +54,7 @@ class profile:
         self.stats: dict[str, OpStats] = {}
         self.wall_seconds = 0.0
         self._previous = None
-        self._new_event = None
+        self._new_event: Callable[[], Any] | None = None
         self._queued: list[tuple] = []   # (name, phase, start event, end event), read at exit
         if use_device == "cuda":
             from . import cuda
@@ -86,7 +88,7 @@ class profile:
         """Called as an op ends, with what ``begin`` gave: records the op's times."""
         host_start, start_event = started
         seconds = time.perf_counter() - host_start
-        if start_event is not None:
+        if start_event is not None and self._new_event is not None:
             end_event = self._new_event()
             end_event.record()
             self._queued.append((name, phase, start_event, end_event))

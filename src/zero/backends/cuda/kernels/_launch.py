@@ -98,7 +98,8 @@ def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
     constexprs = _constexpr_positions.get(kernel)
     if constexprs is None:
         constexprs = _constexpr_positions[kernel] = frozenset(p.num for p in kernel.params if p.is_constexpr)
-    values, classes = [], []
+    values: list = []
+    classes: list = []
     device_array = _device_array_type()
     for position, value in enumerate(args):
         kind = type(value)

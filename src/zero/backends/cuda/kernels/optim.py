@@ -70,7 +70,8 @@ def _parameter_table(columns, block: int):
     column, its length, its first program; then per program: its tensor, its first element.
     Made once per set of addresses, then found again (the most recent few are kept)."""
     xp = array_module(columns[0][0])
-    rows, starts = [], []
+    rows: list[tuple] = []
+    starts: list[tuple[int, int]] = []
     for index, arrays in enumerate(zip(*columns)):
         size = arrays[0].size
         rows.append((*(_address(a) for a in arrays), size, len(starts)))
