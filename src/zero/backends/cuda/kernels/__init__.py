@@ -19,8 +19,8 @@ the GPU: the host waits only where it reads a value (``item()``, ``.cpu()``).
     pooling       max and average pooling, forward and backward, in Triton
     reduction     sums over leading axes (bias gradients) in Triton
 """
-from ...array_kernels import array_kernels
 from ..runtime import cupy
+from ._arrays import shared_kernels
 from .conv import *
 from .elementwise import *
 from .fused import *
@@ -33,5 +33,5 @@ from .reduction import *
 
 # The shared CuPy kernels, where this package has no kernel of the same name (sum, squared_norms
 # and scale_in_place have Triton ones: reduction, optim).
-globals().update({name: kernel for name, kernel in array_kernels(cupy()).items() if name not in globals()})
-del array_kernels, cupy
+globals().update({name: kernel for name, kernel in shared_kernels(cupy()).items() if name not in globals()})
+del shared_kernels, cupy

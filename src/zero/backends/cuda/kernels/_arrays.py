@@ -2,8 +2,11 @@
 interpreter tests, on NumPy arrays alike."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
+from ...array_kernels import array_kernels
 from ..runtime import cupy
 
 
@@ -27,3 +30,10 @@ def output(out):
     if not out.flags.c_contiguous:
         raise ValueError("kernel output must be contiguous")
     return out
+
+
+@functools.cache
+def shared_kernels(xp) -> dict:
+    """The kernels shared with the CPU (``array_kernels``) over ``xp``: the fallback of a
+    CUDA kernel of the same name for what its own Triton path does not take."""
+    return array_kernels(xp)

@@ -15,9 +15,10 @@ where one launch each costs the host more than the GPU's work on a small paramet
 first GPU runs found a GPT step bound by the host, its 76 AdamW launches 5.4 ms against
 PyTorch's 1.3, and clip_grad_norm_ (a CuPy dot and multiply per gradient) 8.0 ms against
 0.5; the clip's two passes are likewise one launch each (and one to add the norms' parts
-in a fixed order, so a run repeats to the bit). The kernels find its parameter's arrays in a table of addresses on the
-device; a table is made once for each set of addresses and kept (the caching allocator
-hands a step's gradients the same blocks as the last step's, so the set repeats).
+in a fixed order, so a run repeats to the bit). Each program finds its tensor's arrays in
+a table of addresses on the device, made once for each set of addresses and kept (the
+caching allocator hands a step's gradients the same blocks as the last step's, so the set
+repeats).
 """
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ import numpy as np
 
 from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
                                    squared_norm_parts_kernel, squared_norms_kernel)
-from ._arrays import array_module, output
+from ._arrays import array_module, output, shared_kernels
 from ._launch import ELEMENTWISE_BLOCK, elementwise_grid, launch
 
 __all__ = ["adamw_step", "adamw_step_many", "scale_in_place", "sgd_step", "squared_norms"]
@@ -132,9 +133,7 @@ def _takes(arrays) -> bool:
 def _shared(name: str, arrays):
     """The shared CuPy (or, under the interpreter, NumPy) kernel of that name, for what the
     many-tensor kernels do not take."""
-    from ...array_kernels import array_kernels
-
-    return array_kernels(array_module(arrays[0]) if arrays else np)[name]
+    return shared_kernels(array_module(arrays[0]) if arrays else np)[name]
 
 
 def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:

@@ -7,14 +7,12 @@ gradients of its linear layers and layer norms). ``column_sums`` is two launches
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
 
-from ...array_kernels import array_kernels
 from ..triton_kernels.reduction import column_sums_kernel
-from ._arrays import array_module
+from ._arrays import array_module, shared_kernels
 from ._launch import cdiv, launch
 
 __all__ = ["sum"]
@@ -56,9 +54,4 @@ def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name
             and out.flags.c_contiguous):
         column_sums(x.reshape(math.prod(x.shape[:lead]), -1), out.reshape(-1))
         return
-    _shared_kernels(array_module(x))["sum"](x, axes, out)
-
-
-@functools.cache
-def _shared_kernels(xp) -> dict:
-    return array_kernels(xp)
+    shared_kernels(array_module(x))["sum"](x, axes, out)
