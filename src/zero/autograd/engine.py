@@ -25,7 +25,6 @@ buffers it already gave to a leaf, so two leaves never share one.
 """
 from __future__ import annotations
 
-
 from ..errors import AutogradError, describe
 from ..grad_mode import no_grad
 from ..tensors.creation import ones_like

@@ -48,9 +48,6 @@ class AdamW(Optimizer):
     def _init_state(self, p, group) -> dict:
         return {"step": self.new_step(), "exp_avg": p.new_zeros(p.shape), "exp_avg_sq": p.new_zeros(p.shape)}
 
-    def _update(self, p, group) -> None:
-        self._update_group([p], group)
-
     def _update_group(self, params: list, group: dict) -> None:
         """The update of every parameter of ``group`` with a gradient, one kernel call for
         each set that shares a device and a step count (usually all of them)."""

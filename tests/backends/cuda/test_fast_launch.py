@@ -49,6 +49,7 @@ def kernel(monkeypatch):
     monkeypatch.setattr(_launch, "_constexpr_positions", {})
     monkeypatch.setattr(_launch, "interpreting", lambda: False)
     monkeypatch.setattr(_launch.triton_driver, "launch_stream", lambda: 77)
+    monkeypatch.setattr(_launch, "_cupy_ndarray", FakeArray)   # the device arrays' type
     return FakeKernel()
 
 

@@ -200,7 +200,8 @@ def test_clip_grad_norm_and_adamw_on_cuda_match_the_cpu():
             norms.append(zero.nn.utils.clip_grad_norm_(params, 50.0).item())
             optimizer.step()
         results[device] = norms, [p.detach().cpu().numpy() for p in params]
-    np.testing.assert_allclose(results["cuda"][0], results["cpu"][0], rtol=1e-6)
+    # the GPU adds the squares in float64, the CPU's BLAS dot in float32 (~450,000 of them)
+    np.testing.assert_allclose(results["cuda"][0], results["cpu"][0], rtol=2e-5)
     for got, want in zip(results["cuda"][1], results["cpu"][1]):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 

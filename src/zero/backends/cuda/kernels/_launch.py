@@ -103,7 +103,7 @@ def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
     device_array = _device_array_type()
     for position, value in enumerate(args):
         kind = type(value)
-        if kind is device_array:   # the common case first: a CuPy array, as its address
+        if kind is device_array:   # a CuPy array, as its address (other arrays: Triton's own path)
             dtype, value = value.dtype, value.data.ptr
             classes.append((dtype, value % 16 == 0))
         elif kind is float:
@@ -118,9 +118,6 @@ def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
         elif isinstance(value, np.floating):
             value = float(value)
             classes.append(float)
-        elif hasattr(value, "data") and hasattr(value.data, "ptr"):  # another array with a device address
-            dtype, value = value.dtype, value.data.ptr
-            classes.append((dtype, value % 16 == 0))
         else:
             return None
         values.append(value)

@@ -26,7 +26,6 @@ kernels use for running sums.
 from __future__ import annotations
 
 import functools
-
 import math
 from dataclasses import dataclass
 from typing import Any

@@ -29,7 +29,7 @@ import numpy as np
 from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
                                    squared_norm_parts_kernel, squared_norms_kernel)
 from ._arrays import array_module, output, shared_kernels
-from ._launch import ELEMENTWISE_BLOCK, elementwise_grid, launch
+from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch
 
 __all__ = ["adamw_step", "adamw_step_many", "scale_in_place", "sgd_step", "squared_norms"]
 
@@ -69,21 +69,23 @@ def _parameter_table(columns, block: int):
     """The table the many-tensor kernels read, on the arrays' device, and their number of
     programs, one per ``block`` elements of each tensor. Per tensor: an address from each
     column, its length, its first program; then per program: its tensor, its first element.
-    Made once per set of addresses, then found again (the most recent few are kept)."""
+    Made once per set of addresses, then found again (the most recent few are kept): a step
+    builds only the per-tensor rows, the key."""
     xp = array_module(columns[0][0])
     rows: list[tuple] = []
-    starts: list[tuple[int, int]] = []
-    for index, arrays in enumerate(zip(*columns)):
+    programs = 0
+    for arrays in zip(*columns):
         size = arrays[0].size
-        rows.append((*(_address(a) for a in arrays), size, len(starts)))
-        starts.extend((index, start) for start in range(0, size, block))
+        rows.append((*(_address(a) for a in arrays), size, programs))
+        programs += cdiv(size, block)
     key = (xp.__name__, tuple(rows))
     found = _tables.get(key)
     if found is not None:
         _tables.move_to_end(key)
         return found
+    starts = [(index, start) for index, (*_, size, _) in enumerate(rows) for start in range(0, size, block)]
     table = np.concatenate([np.array(rows, dtype=np.uint64).reshape(-1), np.array(starts, dtype=np.uint64).reshape(-1)])
-    found = _tables[key] = (xp.asarray(table), len(starts))
+    found = _tables[key] = (xp.asarray(table), programs)
     if len(_tables) > _KEPT_TABLES:
         _tables.popitem(last=False)
     return found
@@ -101,13 +103,11 @@ def squared_norms(arrays, out) -> None:
         return _shared("squared_norms", arrays)(arrays, out)
     flats = [a.reshape(-1) for a in arrays]
     table, chunks = _parameter_table((flats,), ELEMENTWISE_BLOCK)
-    xp = array_module(out)
-    parts, sums = xp.empty(max(chunks, 1), np.float64), xp.empty(len(flats), np.float64)
+    parts = array_module(out).empty(max(chunks, 1), np.float64)
     if chunks:
         launch(squared_norm_parts_kernel, (chunks,), table, len(flats), parts,
                FLOAT64=bool(flats[0].dtype == np.float64), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
-    launch(squared_norms_kernel, (len(flats),), table, parts, sums, ELEMENTWISE_BLOCK, PARTS=64, num_warps=2)
-    output(out)[...] = sums
+    launch(squared_norms_kernel, (len(flats),), table, parts, output(out), ELEMENTWISE_BLOCK, PARTS=64, num_warps=2)
 
 
 def scale_in_place(arrays, factor) -> None:

@@ -1,8 +1,8 @@
 """Sums over leading axes (bias gradients, ``x.sum(0)``) in Triton.
 
-CuPy's reduction over axis 0 of a (16384, 1536) float32 matrix took 0.47 ms on an H200,
-7 times PyTorch's, and 75 us of host time a call; a GPT step makes 52 of them (the bias
-gradients of its linear layers and layer norms). ``column_sums`` is two launches of
+CuPy's reduction over axis 0 of a (16384, 1536) float32 matrix took 0.47 ms on an H200
+against PyTorch's 0.07, and ~75 us of host time a call (under cProfile); a GPT step makes 52
+of them (the bias gradients of its linear layers and layer norms). ``column_sums`` is two launches of
 ``column_sums_kernel`` at most: bands of rows in parallel, then their sums.
 """
 from __future__ import annotations

@@ -100,7 +100,8 @@ def squared_norm_parts_kernel(table_ptr, tensor_count, parts_ptr, FLOAT64: tl.co
 
 @triton.jit
 def squared_norms_kernel(table_ptr, parts_ptr, out_ptr, BLOCK_ELEMENTS, PARTS: tl.constexpr):
-    """out[gradient] = the sum of its blocks' parts, in their order (the same sum every run)."""
+    """out[gradient] = the sum of its blocks' parts, in their order (the same sum every run),
+    rounded once to out's dtype."""
     entry = table_ptr + tl.program_id(0).to(tl.int64) * 3
     first = tl.load(entry + 2).to(tl.int64)
     count = tl.cdiv(tl.load(entry + 1).to(tl.int64), BLOCK_ELEMENTS)
