@@ -14,6 +14,7 @@ import pytest
 
 import zero.backends.cpu.kernels as cpu
 import zero.backends.cuda.kernels as cuda
+import zero.backends.cuda.kernels.optim as optim_kernels
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # inf/nan on purpose (masked rows)
 
@@ -139,18 +140,49 @@ def test_cross_entropy_forward_and_backward(case, classes, weighted, smoothing):
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("ignored", [0, 3, 9])
 def test_class_loss_mean_over_the_kept_rows(case, weighted, ignored):
-    """(CuPy array calls on the device, not Triton; compared here with the CPU's loop all the
-    same.) All nine rows ignored: 0 / 0 = nan on both."""
+    """One program over every row (1500: the loop over blocks of 1024 takes two steps). All
+    the rows ignored: 0 / 0 = nan on both."""
+    rows = 9 if ignored < 9 else 1500
     rng = np.random.default_rng(ignored)
-    loss, target = random(rng, (9,), case.dtype, 0, 4), rng.integers(0, 5, 9)
-    target[:ignored] = -100
-    loss[:ignored] = 0
+    loss, target = random(rng, (rows,), case.dtype, 0, 4), rng.integers(0, 5, rows)
+    target[:ignored if ignored < 9 else rows] = -100
+    loss[target == -100] = 0
     weight = random(rng, (5,), case.dtype, 0.1, 2.0) if weighted else None
     got, _ = case.run("class_loss_mean", [loss, target, weight, -100], {"mean": ((), None), "divisor": ((), None)})
     kept = target != -100
     divisor = (weight[target[kept]].astype(np.float64).sum() if weighted else kept.sum())
     np.testing.assert_allclose(got["divisor"], divisor, rtol=1e-6)
     np.testing.assert_allclose(got["mean"], loss.astype(np.float64).sum() / divisor if divisor else np.nan, rtol=1e-6)
+
+
+@pytest.mark.parametrize("rows,classes", [(9, 1), (300, 70), (5, 4100)])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("target_dtype", [np.int64, np.int32])
+def test_nll_loss_forward_and_backward(case, rows, classes, weighted, target_dtype):
+    """300 rows: two programs of the forward's 256; 4100 classes: two column blocks a row."""
+    rng = np.random.default_rng(rows + classes)
+    log_probs = random(rng, (rows, classes), case.dtype, -6, 0)
+    target = rng.integers(0, classes, rows).astype(target_dtype)
+    target[1] = -100  # an ignored row
+    weight = random(rng, (classes,), case.dtype, 0.1, 2.0) if weighted else None
+    case.run("nll_loss_forward", [log_probs, target, weight, -100], {"loss": ((rows,), None)})
+    case.run("nll_loss_backward", [random(rng, (rows,), case.dtype), target, weight, -100],
+             {"grad_input": ((rows, classes), None)})
+
+
+@pytest.mark.parametrize("n", [1, 1000, 40_000])
+@pytest.mark.parametrize("ignore", [None, -100])
+def test_index_extremes_parts_give_the_extremes(arrays, n, ignore):
+    """The range check's chunks (16384 entries each: 40000 is three), ignored entries
+    counted as the valid value given."""
+    rng = np.random.default_rng(n)
+    index = rng.integers(-5, 50, n)
+    if ignore is not None:
+        index[::7] = ignore
+    parts = arrays.get(cuda.index_extremes_parts(arrays.put(index), ignore, 3))
+    kept = index if ignore is None else np.where(index == ignore, 3, index)
+    assert parts.shape == (-(-n // 16384), 2)
+    assert (parts[:, 0].min(), parts[:, 1].max()) == (kept.min(), kept.max())
 
 
 def test_cross_entropy_at_logits_near_ten_million(case):
@@ -284,6 +316,31 @@ def test_the_clip_s_squared_norms_and_scaling_over_many_gradients(case, sizes):
     cuda.scale_in_place(device, case.arrays.put(factor))
     for index, (g, d) in enumerate(zip(grads, device)):
         np.testing.assert_array_equal(case.arrays.get(d), g, err_msg=f"gradient {index}")
+
+
+def test_a_long_list_of_tensors_takes_several_tables(arrays, monkeypatch):
+    """Lists longer than one table holds (TABLE_TENSORS, 2 here) go in several launches;
+    each program finds its tensor among up to a power of two of rows, here 1 and 2."""
+    monkeypatch.setattr(optim_kernels, "TABLE_TENSORS", 2)
+    rng = np.random.default_rng(11)
+    sizes = [1025, 0, 7, 3000, 1]
+    host = [[random(rng, (n,), np.float32) for n in sizes] for _ in range(3)]
+    host.append([random(rng, (n,), np.float32, 0.0, 1.0) for n in sizes])
+    device = [[arrays.put(a) for a in column] for column in host]
+    scalars = (1e-3, 0.9, 0.95, 0.0, 1e-8, 0.1, 1e-3)
+    cpu.adamw_step_many(*host, *scalars)
+    cuda.adamw_step_many(*device, *scalars)
+    for want, got in zip(host[0], device[0]):
+        np.testing.assert_allclose(arrays.get(got), want, **TOLERANCE[np.float32])
+    want, got = np.zeros(len(sizes), np.float32), arrays.put(np.zeros(len(sizes), np.float32))
+    cpu.squared_norms(host[1], want)
+    cuda.squared_norms(device[1], got)
+    np.testing.assert_allclose(arrays.get(got), want, rtol=1e-5)
+    factor = np.array(0.25, np.float32)
+    cpu.scale_in_place(host[1], factor)
+    cuda.scale_in_place(device[1], arrays.put(factor))
+    for g, d in zip(host[1], device[1]):
+        np.testing.assert_array_equal(arrays.get(d), g)
 
 
 def test_the_clip_s_kernels_take_strided_and_mixed_gradients_too(arrays):

@@ -16,9 +16,10 @@ first GPU runs found a GPT step bound by the host, its 76 AdamW launches 5.4 ms 
 PyTorch's 1.3, and clip_grad_norm_ (a CuPy dot and multiply per gradient) 8.0 ms against
 0.5; the clip's two passes are likewise one launch each (and one to add the norms' parts
 in a fixed order, so a run repeats to the bit). Each program finds its tensor's arrays in
-a table of addresses on the device, made once for each set of addresses and kept (the
-caching allocator hands a step's gradients the same blocks as the last step's, so the set
-repeats).
+a table on the device, a row of addresses per tensor, kept for each set of addresses;
+the third GPU run's profiled step found a new set (a step's gradients do not always get
+the last step's blocks), and a per-program list in the table then cost the host 6 ms, so
+a program now finds its row itself, from the rows' first programs.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import numpy as np
 from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
                                    squared_norm_parts_kernel, squared_norms_kernel)
 from ._arrays import array_module, output, shared_kernels
-from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch
+from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 
 __all__ = ["adamw_step", "adamw_step_many", "scale_in_place", "sgd_step", "squared_norms"]
 
@@ -55,22 +56,34 @@ def adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps_
         for arrays in zip(params, grads, exp_avgs, exp_avg_sqs):
             adamw_step(*arrays, *scalars)
         return
-    table, chunks = _parameter_table((params, grads, exp_avgs, exp_avg_sqs), ELEMENTWISE_BLOCK)
-    if chunks:
-        launch(adamw_many_kernel, (chunks,), table, len(params), *scalars, FLOAT64=bool(params[0].dtype == np.float64),
-               BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+    float64 = bool(params[0].dtype == np.float64)
+    for group in _groups(len(params)):
+        table, programs, tensors = _parameter_table((params[group], grads[group], exp_avgs[group],
+                                                     exp_avg_sqs[group]), ELEMENTWISE_BLOCK)
+        if programs:
+            launch(adamw_many_kernel, (programs,), table, tensors, *scalars, FLOAT64=float64,
+                   TENSORS=next_power_of_2(tensors), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-_tables: OrderedDict = OrderedDict()   # (addresses and lengths) -> (table on the device, programs)
+# Tensors in one table at most: each program reads the table's column of first programs
+# (a power of two of them) to find its tensor; a longer list takes several tables.
+TABLE_TENSORS = 1024
+
+_tables: OrderedDict = OrderedDict()   # rows -> (table on the device, programs, tensors)
 _KEPT_TABLES = 8
 
 
+def _groups(count: int) -> list[slice]:
+    """``count`` list entries in slices of at most TABLE_TENSORS, one table each."""
+    return [slice(start, start + TABLE_TENSORS) for start in range(0, count, TABLE_TENSORS)]
+
+
 def _parameter_table(columns, block: int):
-    """The table the many-tensor kernels read, on the arrays' device, and their number of
-    programs, one per ``block`` elements of each tensor. Per tensor: an address from each
-    column, its length, its first program; then per program: its tensor, its first element.
-    Made once per set of addresses, then found again (the most recent few are kept): a step
-    builds only the per-tensor rows, the key."""
+    """The table the many-tensor kernels read, on the arrays' device: a row per tensor of an
+    address from each column, its length and its first program (one program per ``block``
+    elements); with the number of programs and of tensors. The rows are the key: a table is
+    made once for a set of addresses and found again after (the most recent few are kept),
+    and a new one is one small copy to the device."""
     xp = array_module(columns[0][0])
     rows: list[tuple] = []
     programs = 0
@@ -83,9 +96,7 @@ def _parameter_table(columns, block: int):
     if found is not None:
         _tables.move_to_end(key)
         return found
-    starts = [(index, start) for index, (*_, size, _) in enumerate(rows) for start in range(0, size, block)]
-    table = np.concatenate([np.array(rows, dtype=np.uint64).reshape(-1), np.array(starts, dtype=np.uint64).reshape(-1)])
-    found = _tables[key] = (xp.asarray(table), programs)
+    found = _tables[key] = (xp.asarray(np.array(rows, dtype=np.uint64).reshape(-1)), programs, len(rows))
     if len(_tables) > _KEPT_TABLES:
         _tables.popitem(last=False)
     return found
@@ -102,12 +113,15 @@ def squared_norms(arrays, out) -> None:
     if not _takes(arrays):
         return _shared("squared_norms", arrays)(arrays, out)
     flats = [a.reshape(-1) for a in arrays]
-    table, chunks = _parameter_table((flats,), ELEMENTWISE_BLOCK)
-    parts = array_module(out).empty(max(chunks, 1), np.float64)
-    if chunks:
-        launch(squared_norm_parts_kernel, (chunks,), table, len(flats), parts,
-               FLOAT64=bool(flats[0].dtype == np.float64), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
-    launch(squared_norms_kernel, (len(flats),), table, parts, output(out), ELEMENTWISE_BLOCK, PARTS=64, num_warps=2)
+    float64 = bool(flats[0].dtype == np.float64)
+    for group in _groups(len(flats)):
+        table, programs, tensors = _parameter_table((flats[group],), ELEMENTWISE_BLOCK)
+        parts = array_module(out).empty(max(programs, 1), np.float64)
+        if programs:
+            launch(squared_norm_parts_kernel, (programs,), table, tensors, parts, FLOAT64=float64,
+                   TENSORS=next_power_of_2(tensors), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+        launch(squared_norms_kernel, (tensors,), table, parts, output(out[group]), ELEMENTWISE_BLOCK, PARTS=64,
+               num_warps=2)
 
 
 def scale_in_place(arrays, factor) -> None:
@@ -115,10 +129,12 @@ def scale_in_place(arrays, factor) -> None:
     if not _takes(arrays):
         return _shared("scale_in_place", arrays)(arrays, factor)
     flats = [a.reshape(-1) for a in arrays]   # views: the arrays are contiguous
-    table, chunks = _parameter_table((flats,), ELEMENTWISE_BLOCK)
-    if chunks:
-        launch(scale_many_kernel, (chunks,), table, len(flats), factor, FLOAT64=bool(flats[0].dtype == np.float64),
-               BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+    float64 = bool(flats[0].dtype == np.float64)
+    for group in _groups(len(flats)):
+        table, programs, tensors = _parameter_table((flats[group],), ELEMENTWISE_BLOCK)
+        if programs:
+            launch(scale_many_kernel, (programs,), table, tensors, factor, FLOAT64=float64,
+                   TENSORS=next_power_of_2(tensors), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
 def _takes(arrays) -> bool:

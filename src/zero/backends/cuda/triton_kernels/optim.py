@@ -19,22 +19,28 @@ def adamw_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, n, lr: tl.flo
 @triton.jit
 def adamw_many_kernel(table_ptr, tensor_count, lr: tl.float64, beta1: tl.float64, beta2: tl.float64,
                       eps_inside: tl.float64, eps_outside: tl.float64, weight_decay: tl.float64,
-                      step_size: tl.float64, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
+                      step_size: tl.float64, FLOAT64: tl.constexpr, TENSORS: tl.constexpr, BLOCK: tl.constexpr):
     """adamw_kernel over many parameters in one launch; the table's columns: p, g, m, v."""
-    entry, offsets, mask = _table_block(table_ptr, tensor_count, 4, BLOCK)
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 4, TENSORS, BLOCK)
     _adamw_block(_table_pointer(entry, 0, FLOAT64), _table_pointer(entry, 1, FLOAT64),
                  _table_pointer(entry, 2, FLOAT64), _table_pointer(entry, 3, FLOAT64), offsets, mask, lr, beta1,
                  beta2, eps_inside, eps_outside, weight_decay, step_size)
 
 
 @triton.jit
-def _table_block(table_ptr, tensor_count, COLUMNS: tl.constexpr, BLOCK: tl.constexpr):
-    """This program's place in a many-tensor table, a uint64 array: per tensor COLUMNS
-    addresses, its length and its first block's program; then per program its tensor and its
-    block's first element. Gives the tensor's row, the block's offsets and their mask."""
-    chunk = table_ptr + tensor_count * (COLUMNS + 2) + tl.program_id(0) * 2
-    entry = table_ptr + tl.load(chunk).to(tl.int64) * (COLUMNS + 2)
-    offsets = tl.load(chunk + 1).to(tl.int64) + tl.arange(0, BLOCK)
+def _table_block(table_ptr, tensor_count, COLUMNS: tl.constexpr, TENSORS: tl.constexpr, BLOCK: tl.constexpr):
+    """This program's place in a many-tensor table, a uint64 array of one row per tensor:
+    COLUMNS addresses, the tensor's length, its first block's program (TENSORS: a power of
+    two at least the row count). The program's tensor is the last whose first program is at
+    most this one (one vector load of that column); gives the tensor's row, the block's
+    offsets and their mask."""
+    program = tl.program_id(0).to(tl.int64)
+    rows = tl.arange(0, TENSORS)
+    present = rows < tensor_count
+    firsts = tl.load(table_ptr + rows * (COLUMNS + 2) + (COLUMNS + 1), mask=present, other=0).to(tl.int64)
+    index = tl.sum((present & (firsts <= program)).to(tl.int32), axis=0) - 1
+    entry = table_ptr + index.to(tl.int64) * (COLUMNS + 2)
+    offsets = (program - tl.load(entry + COLUMNS + 1).to(tl.int64)) * BLOCK + tl.arange(0, BLOCK)
     return entry, offsets, offsets < tl.load(entry + COLUMNS).to(tl.int64)
 
 
@@ -91,9 +97,10 @@ def sgd_kernel(param_ptr, grad_ptr, buffer_ptr, n, lr: tl.float64, momentum: tl.
 
 
 @triton.jit
-def squared_norm_parts_kernel(table_ptr, tensor_count, parts_ptr, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
+def squared_norm_parts_kernel(table_ptr, tensor_count, parts_ptr, FLOAT64: tl.constexpr, TENSORS: tl.constexpr,
+                              BLOCK: tl.constexpr):
     """parts[program] = the sum of the squares of one block of one gradient, in float64."""
-    entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, BLOCK)
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, TENSORS, BLOCK)
     x = tl.load(_table_pointer(entry, 0, FLOAT64) + offsets, mask=mask, other=0.0).to(tl.float64)
     tl.store(parts_ptr + tl.program_id(0), tl.sum(x * x, axis=0))
 
@@ -113,8 +120,9 @@ def squared_norms_kernel(table_ptr, parts_ptr, out_ptr, BLOCK_ELEMENTS, PARTS: t
 
 
 @triton.jit
-def scale_many_kernel(table_ptr, tensor_count, factor_ptr, FLOAT64: tl.constexpr, BLOCK: tl.constexpr):
+def scale_many_kernel(table_ptr, tensor_count, factor_ptr, FLOAT64: tl.constexpr, TENSORS: tl.constexpr,
+                      BLOCK: tl.constexpr):
     """Each block of each gradient times the 0-d factor (read on the device: no host wait)."""
-    entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, BLOCK)
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, TENSORS, BLOCK)
     pointer = _table_pointer(entry, 0, FLOAT64) + offsets
     tl.store(pointer, tl.load(pointer, mask=mask) * tl.load(factor_ptr), mask=mask)
