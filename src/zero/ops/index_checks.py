@@ -40,24 +40,25 @@ def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str 
     a value ``problem`` accepts."""
     if not index.numel():
         return
-    if index.device.type == "cpu":   # the common case, at the cost of one pass over the indices
-        if problem(*index.device.kernels.index_extremes(index._array)) is None:
-            return                   # else an ignored entry may be the extreme: look again below
-    if ignore is not None:
-        index = index.masked_fill(index == ignore, valid)
-    extremes = Tensor._empty((2,), index.dtype, index.device)
-    kernels, axes, values = index.device.kernels, tuple(range(index.ndim)), extremes._array
-    kernels.amin(index._array, axes, values[0:1].reshape(()))
-    kernels.amax(index._array, axes, values[1:2].reshape(()))
+    device = index.device
+    if device.type == "cpu":   # at once, at the cost of one pass over the indices
+        message = problem(*device.kernels.index_extremes(index._array))
+        if message is not None and ignore is not None:   # an ignored entry may be the extreme
+            kept = index.masked_fill(index == ignore, valid)
+            message = problem(*device.kernels.index_extremes(kept._array))
+        if message is not None:
+            raise ZeroIndexError(f"{op}: {message}")
+        return
+    parts = device.kernels.index_extremes_parts(index._array, ignore, valid)   # (chunks, 2), on the device
 
     def verify(where: str = "") -> None:
-        smallest, largest = (int(v) for v in extremes.tolist())
-        message = problem(smallest, largest)
+        chunks = device.backend.to_numpy(parts)
+        message = problem(int(chunks[:, 0].min()), int(chunks[:, 1].max()))
         if message is not None:
             raise ZeroIndexError(f"{op}: {message}{where}")
 
-    if index.device.type == "cpu" or _eager:
+    if _eager:
         verify()
     else:
-        index.device.defer_check(lambda: verify(
-            f" (found at a later read from {index.device}; set ZERO_EAGER_CHECKS=1 to stop at the op itself)"))
+        device.defer_check(lambda: verify(
+            f" (found at a later read from {device}; set ZERO_EAGER_CHECKS=1 to stop at the op itself)"))

@@ -116,6 +116,12 @@ def record_step(dtype=np.float32):
         k.cross_entropy_forward(logits, target, weight, -100, smoothing, loss, lse)
         k.cross_entropy_backward(np.broadcast_to(loss[:1], (rows,)), logits, target, weight, lse, -100, smoothing,
                                  logits)
+        k.nll_loss_forward(logits, target, weight, -100, loss)
+        k.nll_loss_backward(loss, target, weight, -100, logits)
+        k.class_loss_mean(loss, target, weight, -100, loss[0:1].reshape(()), loss[1:2].reshape(()))
+    for ignore in (None, -100):   # the range checks of gathers and of class targets
+        k.index_extremes_parts(target, ignore, 0)
+        k.index_extremes_parts(target.astype(np.int32), ignore, 0)
     params = [r(1000) for _ in range(4)]
     k.adamw_step(*params, 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)
     k.adamw_step_many(*[[p, p[:10]] for p in params], 1e-3, 0.9, 0.99, 0.0, 1e-8, 0.1, 1e-3)

@@ -22,8 +22,9 @@ CPU_OWN = {"where", "relu", "relu_backward", "nll_loss_forward", "nll_loss_backw
            "index_extremes", "sub", "mul", "div"}
 # And those CUDA replaces (falling back to the shared one for what its own do not take): the
 # gradient clip's two passes, one Triton launch over every gradient rather than one CuPy call
-# each, and sums over leading axes, bias gradients as Triton column sums.
-CUDA_OWN = {"squared_norms", "scale_in_place", "sum"}
+# each, sums over leading axes, bias gradients as Triton column sums, and NLL, one launch each
+# way rather than CuPy's gathers and masks.
+CUDA_OWN = {"squared_norms", "scale_in_place", "sum", "nll_loss_forward", "nll_loss_backward"}
 
 
 def test_the_shared_kernels_run_the_same_code_on_both_devices():

@@ -8,7 +8,7 @@ import numpy as np
 
 from ._jit import njit
 
-__all__ = ["index_add_along", "index_extremes", "index_select"]
+__all__ = ["index_add_along", "index_extremes", "index_extremes_parts", "index_select"]
 
 
 def index_select(x, axis: int, index, out) -> None:
@@ -53,6 +53,16 @@ def index_extremes(index) -> tuple[int, int]:
     here, call included (5.6-6.0 against 1.9-2.3 at 16384)."""
     smallest, largest = _extremes(np.ascontiguousarray(index).reshape(-1))
     return int(smallest), int(largest)
+
+
+def index_extremes_parts(index, ignore: int | None, replacement: int):
+    """The GPU's form of ``index_extremes`` for a check it defers (entries equal to
+    ``ignore`` counted as ``replacement``), as one chunk: a (1, 2) int64 array, computed at
+    once here (a device played by the CPU in tests takes this path)."""
+    values = np.ascontiguousarray(index).reshape(-1)
+    if ignore is not None:
+        values = np.where(values == ignore, replacement, values)
+    return np.array([index_extremes(values)], np.int64)
 
 
 @njit

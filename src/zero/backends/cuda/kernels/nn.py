@@ -2,9 +2,8 @@
 
 The contract is the CPU one (``zero.backends.cpu.kernels.nn``, whose docstring
 lists every signature): C-contiguous (rows, C) arrays, outputs written in place,
-``weight``/``bias`` optional. Softmax, log-softmax, cross-entropy, layer norm and
-dropout launch the Triton kernels in ``triton_kernels``; NLL (a gather) is CuPy's
-(``zero.backends.array_kernels``).
+``weight``/``bias`` optional. Softmax, log-softmax, cross-entropy, NLL, the mean of a
+loss over kept rows, layer norm and dropout launch the Triton kernels in ``triton_kernels``.
 Dropout draws the SplitMix64 numbers of ``zero.backends.dropout_mask``, so a seed
 gives the same mask on both devices, bit for bit.
 
@@ -17,8 +16,11 @@ from ...dropout_mask import keep_scale, keep_threshold
 from ..triton_kernels.elementwise import dropout_kernel
 from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
 from ..triton_kernels.softmax import (
+    class_loss_mean_kernel,
     cross_entropy_backward_kernel,
     cross_entropy_forward_kernel,
+    nll_backward_kernel,
+    nll_forward_kernel,
     softmax_backward_kernel,
     softmax_forward_kernel,
 )
@@ -28,7 +30,7 @@ from .reduction import column_sums
 
 __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
-           "softmax_backward", "softmax_forward"]
+           "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
@@ -102,15 +104,39 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
 
 
 def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> None:
-    """The CPU contract (sum of the losses over the count, or weight, of the kept rows),
-    as array calls that stay on the device: nothing is read back."""
-    xp = array_module(loss)
-    kept = target != ignore_index
-    if weight is None:
-        divisor[...] = xp.count_nonzero(kept)
-    else:
-        divisor[...] = (weight[xp.where(kept, target, 0)] * kept).sum()
-    xp.divide(loss.sum(), divisor, out=mean)    # no kept row: 0 / 0 = nan
+    """The CPU contract (sum of the losses over the count, or weight, of the kept rows), in
+    one launch of one program that stays on the device: nothing is read back."""
+    rows = loss.shape[0]
+    launch(class_loss_mean_kernel, (1,), contiguous(loss), contiguous(target),
+           loss if weight is None else contiguous(weight), output(mean), output(divisor), rows, int(ignore_index),
+           HAS_WEIGHT=weight is not None, BLOCK=CLASS_LOSS_MEAN_BLOCK, num_warps=4)
+
+
+CLASS_LOSS_MEAN_BLOCK = 1024   # rows per step of class_loss_mean's one program
+NLL_ROWS = 256                 # rows per program of the NLL forward (a gather: one value a row)
+
+
+def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
+    """loss (N,) = -w[t] * log_probs[t] per row, 0 where ignored."""
+    log_probs = contiguous(log_probs)
+    rows, classes = log_probs.shape
+    if rows == 0:
+        return
+    launch(nll_forward_kernel, (cdiv(rows, NLL_ROWS),), log_probs, contiguous(target),
+           log_probs if weight is None else contiguous(weight), output(loss), rows, classes, int(ignore_index),
+           HAS_WEIGHT=weight is not None, BLOCK=NLL_ROWS, num_warps=4)
+
+
+def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
+    """grad_input (N, C): -w[t] * grad_loss at the target, 0 elsewhere: every element
+    written in one launch (no separate fill)."""
+    rows, classes = grad_input.shape
+    if rows == 0 or classes == 0:
+        return
+    block = row_block(classes)
+    launch(nll_backward_kernel, (rows, cdiv(classes, block)), contiguous(grad_loss), contiguous(target),
+           grad_input if weight is None else contiguous(weight), output(grad_input), classes, int(ignore_index),
+           HAS_WEIGHT=weight is not None, BLOCK=block, num_warps=warps_for(block))
 
 
 # -- layer norm -----------------------------------------------------------------------------

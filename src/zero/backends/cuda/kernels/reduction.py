@@ -1,4 +1,5 @@
-"""Sums over leading axes (bias gradients, ``x.sum(0)``) in Triton.
+"""Sums over leading axes (bias gradients, ``x.sum(0)``) in Triton; and the extremes of
+integer indices, for the range checks that a GPU defers to the next read.
 
 CuPy's reduction over axis 0 of a (16384, 1536) float32 matrix took 0.47 ms on an H200
 against PyTorch's 0.07, and ~75 us of host time a call (under cProfile); a GPT step makes 52
@@ -11,11 +12,11 @@ import math
 
 import numpy as np
 
-from ..triton_kernels.reduction import column_sums_kernel
-from ._arrays import array_module, shared_kernels
+from ..triton_kernels.reduction import column_sums_kernel, index_extremes_kernel
+from ._arrays import array_module, flat, shared_kernels
 from ._launch import cdiv, launch
 
-__all__ = ["sum"]
+__all__ = ["index_extremes_parts", "sum"]
 
 BLOCK_R, BLOCK_C = 32, 128
 PROGRAMS = 512   # enough to fill a GPU of ~130 multiprocessors a few times over
@@ -55,3 +56,21 @@ def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name
         column_sums(x.reshape(math.prod(x.shape[:lead]), -1), out.reshape(-1))
         return
     shared_kernels(array_module(x))["sum"](x, axes, out)
+
+
+INDEX_CHUNK, INDEX_BLOCK = 16384, 1024   # indices per program of the range check, and per step of its loop
+
+
+def index_extremes_parts(index, ignore: int | None, replacement: int):
+    """The (smallest, largest) of each chunk of an integer array's entries (at least one),
+    with entries equal to ``ignore`` counted as ``replacement``: a new (chunks, 2) int64
+    array on the device, one launch and no wait -- the host takes its extremes when the
+    deferred check reads it. (On the CPU, ``index_extremes`` answers at once; on the GPU
+    a masked fill and two reductions had been four launches.)"""
+    values = flat(index)
+    programs = cdiv(values.size, INDEX_CHUNK)
+    parts = array_module(values).empty((programs, 2), np.int64)
+    launch(index_extremes_kernel, (programs,), values, values.size, 0 if ignore is None else int(ignore),
+           int(replacement), parts, HAS_IGNORE=ignore is not None, CHUNK=INDEX_CHUNK, BLOCK=INDEX_BLOCK,
+           num_warps=4)
+    return parts

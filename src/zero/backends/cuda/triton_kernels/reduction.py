@@ -1,4 +1,5 @@
-"""Column sums: a (rows, columns) matrix summed over its rows, as bias gradients need.
+"""Column sums: a (rows, columns) matrix summed over its rows, as bias gradients need; and
+the extremes of integer indices, for the range checks of gathers and class targets.
 
 Each program sums a band of rows for a block of columns; with more than one band the
 bands' sums go to a (bands, columns) scratch that a second launch of the same kernel
@@ -24,3 +25,24 @@ def column_sums_kernel(x_ptr, out_ptr, rows, columns, row_stride, band_rows, FLO
         mask = (r[:, None] < last) & (c[None, :] < columns)
         total += tl.load(x_ptr + r[:, None] * row_stride + c[None, :], mask=mask, other=0.0)
     tl.store(out_ptr + tl.program_id(1).to(tl.int64) * columns + c, tl.sum(total, axis=0), mask=c < columns)
+
+
+@triton.jit
+def index_extremes_kernel(index_ptr, n, ignore, replacement, parts_ptr, HAS_IGNORE: tl.constexpr,
+                          CHUNK: tl.constexpr, BLOCK: tl.constexpr):
+    """parts[program] = (smallest, largest) of the CHUNK indices of this program (with
+    HAS_IGNORE, an entry equal to ``ignore`` counted as ``replacement``); int64. The host takes the extremes of
+    the parts when it reads them (a check deferred to the next read)."""
+    first = tl.program_id(0).to(tl.int64) * CHUNK
+    smallest = tl.full((BLOCK,), 9223372036854775807, tl.int64)
+    largest = tl.full((BLOCK,), -9223372036854775807 - 1, tl.int64)
+    for start in range(0, CHUNK, BLOCK):
+        offsets = first + start + tl.arange(0, BLOCK)
+        inside = offsets < n
+        value = tl.load(index_ptr + offsets, mask=inside, other=0).to(tl.int64)
+        if HAS_IGNORE:
+            value = tl.where(value == ignore, replacement, value)
+        smallest = tl.where(inside, tl.minimum(smallest, value), smallest)
+        largest = tl.where(inside, tl.maximum(largest, value), largest)
+    tl.store(parts_ptr + 2 * tl.program_id(0), tl.min(smallest, axis=0))
+    tl.store(parts_ptr + 2 * tl.program_id(0) + 1, tl.max(largest, axis=0))

@@ -1,4 +1,7 @@
 """Softmax, log-softmax and cross-entropy (log-softmax + NLL in one pass): one program per row.
+Then the other losses over class targets: NLL on log-probabilities, and the mean of a
+per-row loss over the kept rows (one launch each, where CuPy's gathers, masks and
+reductions had been five to eight launches).
 
 A row is read in chunks of ``BLOCK`` columns, so any width works (a vocabulary of
 50k classes as well as 65). The statistics come from one pass with an *online*
@@ -155,3 +158,61 @@ def cross_entropy_backward_kernel(grad_loss_ptr, grad_loss_stride, logits_ptr, t
                 y -= spread
         y = tl.where(start + columns == safe, y - hit_grad, y)
         tl.store(grad_ptr + row * classes + start + columns, tl.where(ignored, 0.0, y), mask=mask)
+
+
+# -- NLL on log-probabilities, and the mean over kept rows --------------------------------------
+
+
+@triton.jit
+def nll_forward_kernel(log_probs_ptr, target_ptr, weight_ptr, loss_ptr, rows, classes, ignore_index,
+                       HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+    """loss[r] = -w[t] log_probs[r, t] for the BLOCK rows of this program; 0 where t is ignored."""
+    row = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    inside = row < rows
+    target = tl.load(target_ptr + row, mask=inside, other=ignore_index)
+    ignored = target == ignore_index
+    safe = tl.where(ignored | (target < 0) | (target >= classes), 0, target)
+    picked = tl.load(log_probs_ptr + row * classes + safe, mask=inside, other=0.0)
+    if HAS_WEIGHT:
+        picked = picked * tl.load(weight_ptr + safe, mask=inside, other=0.0)
+    tl.store(loss_ptr + row, tl.where(ignored, 0.0, -picked), mask=inside)
+
+
+@triton.jit
+def nll_backward_kernel(grad_loss_ptr, target_ptr, weight_ptr, grad_ptr, classes, ignore_index,
+                        HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+    """grad[r, c] = -w[t] grad_loss[r] where c == t (not ignored), else 0: row
+    ``program_id(0)``, columns of block ``program_id(1)``, every element written."""
+    row = tl.program_id(0).to(tl.int64)
+    columns = tl.program_id(1).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
+    g = -tl.load(grad_loss_ptr + row)
+    if HAS_WEIGHT:
+        g = g * tl.load(weight_ptr + safe)
+    value = tl.where(ignored, 0.0, tl.where(columns == safe, g, 0.0))
+    tl.store(grad_ptr + row * classes + columns, value.to(grad_ptr.dtype.element_ty), mask=columns < classes)
+
+
+@triton.jit
+def class_loss_mean_kernel(loss_ptr, target_ptr, weight_ptr, mean_ptr, divisor_ptr, rows, ignore_index,
+                           HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+    """mean = sum(loss) / divisor, divisor = the count of rows whose target is kept (or the
+    sum of their w[t]); one program, sums in float64 over blocks in order (the same sum every
+    run), each result rounded once. No kept row: 0 / 0 = nan."""
+    total = tl.zeros((BLOCK,), tl.float64)
+    kept = tl.zeros((BLOCK,), tl.float64)
+    for start in range(0, rows, BLOCK):
+        row = start + tl.arange(0, BLOCK).to(tl.int64)
+        inside = row < rows
+        total += tl.load(loss_ptr + row, mask=inside, other=0.0).to(tl.float64)
+        target = tl.load(target_ptr + row, mask=inside, other=ignore_index)
+        keep = target != ignore_index
+        if HAS_WEIGHT:
+            kept += tl.where(keep, tl.load(weight_ptr + tl.where(keep, target, 0), mask=inside & keep,
+                                           other=0.0).to(tl.float64), 0.0)
+        else:
+            kept += keep.to(tl.float64)
+    total_sum = tl.sum(total, axis=0)
+    kept_sum = tl.sum(kept, axis=0)
+    tl.store(mean_ptr, (total_sum / kept_sum).to(mean_ptr.dtype.element_ty))
+    tl.store(divisor_ptr, kept_sum.to(divisor_ptr.dtype.element_ty))
