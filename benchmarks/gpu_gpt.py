@@ -86,7 +86,7 @@ def run_zero(config: dict, data: list, steps: int, warmup: int, lr: float, devic
     synchronize = zero.cuda.synchronize if device == "cuda" else (lambda: None)
     model = zero_model(config).to(device)
     optimizer = zero.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.99), weight_decay=0.1)
-    losses, times = [], []
+    losses, times, issue_times = [], [], []   # issue: the host's part, before the wait for the GPU
     for i, (x, y) in enumerate(data):
         if i == warmup:
             synchronize()
@@ -96,11 +96,13 @@ def run_zero(config: dict, data: list, steps: int, warmup: int, lr: float, devic
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
+        issue_times.append(time.perf_counter() - start)
         synchronize()
         times.append(time.perf_counter() - start)
         losses.append(loss.detach())
     stats = memory.memory_stats()
-    result = dict(ms=1e3 * statistics.median(times[warmup:]), losses=[float(v.item()) for v in losses],
+    result = dict(ms=1e3 * statistics.median(times[warmup:]), issue_ms=1e3 * statistics.median(issue_times[warmup:]),
+                  losses=[float(v.item()) for v in losses],
                   peak=stats["peak_bytes"], reserved=stats["reserved_bytes"], first_ms=1e3 * times[0])
     del model, optimizer, loss, losses
     if device == "cuda":
@@ -150,6 +152,7 @@ def zero_profile(config: dict, x: np.ndarray, y: np.ndarray, device: str) -> str
     host.disable()
     synchronize()
     by_function = host_table(pstats.Stats(host), 30)
+    by_caller = callers_table(pstats.Stats(host), 8)
     lines = [prof.table(row_limit=25), "",
              f"the step: {wall * 1e3:.1f} ms wall; the host issued it in {(issued - start) * 1e3:.1f} ms "
              f"(the optimizer's step {(issued - optimizer_start) * 1e3:.1f} ms of it)"]
@@ -160,7 +163,7 @@ def zero_profile(config: dict, x: np.ndarray, y: np.ndarray, device: str) -> str
                      f"({span - ops_device * 1e3 - optimizer_span:.1f} ms) the GPU waited for the host "
                      "or ran work outside the ops (gradient accumulation)")
     lines += ["", "the host's time in one step by function (cProfile, its own overhead included), top 30:",
-              by_function]
+              by_function, "", "their callers (the 8 of most own time):", by_caller]
     return "\n".join(lines)
 
 
@@ -171,6 +174,19 @@ def host_table(stats: pstats.Stats, limit: int) -> str:
     for (path, line, name), (_, calls, own, cumulative, _) in rows:
         where = f"{path.split('/src/')[-1]}:{line}" if path != "~" else "(built-in)"
         lines.append(f"{calls:>7}{own * 1e3:>9.3f}{cumulative * 1e3:>17.3f}  {name} {where}")
+    return "\n".join(lines)
+
+
+def callers_table(stats: pstats.Stats, count: int, callers: int = 4) -> str:
+    """Who calls the ``count`` functions of most own time: their ``callers`` biggest callers,
+    with the calls and the own time spent on their behalf."""
+    rows = sorted(stats.stats.items(), key=lambda item: item[1][2], reverse=True)[:count]  # type: ignore[attr-defined]
+    lines = []
+    for (_, _, name), (*_, by_caller) in rows:
+        lines.append(f"{name}:")
+        ranked = sorted(by_caller.items(), key=lambda item: item[1][2], reverse=True)[:callers]
+        for (path, line, caller), (_, calls, own, _) in ranked:
+            lines.append(f"    {calls:>5} calls {own * 1e3:>7.3f} ms  from {caller} {path.split('/src/')[-1]}:{line}")
     return "\n".join(lines)
 
 
@@ -247,7 +263,7 @@ def run_torch(config: dict, data: list, steps: int, warmup: int, lr: float, devi
     model.to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, betas=(0.9, 0.99), weight_decay=0.1)
     synchronize = torch.cuda.synchronize if on_gpu else (lambda: None)
-    losses, times = [], []
+    losses, times, issue_times = [], [], []   # issue: the host's part, before the wait for the GPU
     for i, (x, y) in enumerate(data):
         if i == warmup:
             synchronize()
@@ -258,10 +274,12 @@ def run_torch(config: dict, data: list, steps: int, warmup: int, lr: float, devi
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()
+        issue_times.append(time.perf_counter() - start)
         synchronize()
         times.append(time.perf_counter() - start)
         losses.append(loss.detach())
-    result = dict(ms=1e3 * statistics.median(times[warmup:]), losses=[float(v) for v in losses],
+    result = dict(ms=1e3 * statistics.median(times[warmup:]), issue_ms=1e3 * statistics.median(issue_times[warmup:]),
+                  losses=[float(v) for v in losses],
                   peak=torch.cuda.max_memory_allocated() if on_gpu else 0,
                   reserved=torch.cuda.max_memory_reserved() if on_gpu else 0, first_ms=1e3 * times[0])
     del model, optimizer, loss, losses
@@ -309,6 +327,7 @@ def table(args, config, runs: dict, tokens: int, environment: str) -> str:
              ",.0f"),
             ("peak memory held by tensors (MiB)", get(z, "peak", mib), get(t, "peak", mib), ".0f"),
             ("memory reserved from the device (MiB)", get(z, "reserved", mib), get(t, "reserved", mib), ".0f"),
+            ("host's time to issue a step, before the wait (ms)", get(z, "issue_ms"), get(t, "issue_ms"), ".1f"),
             ("first step incl. compilation (ms)", get(z, "first_ms"), get(t, "first_ms"), ".0f")]
     if args.dropout != 0.0:
         rows.append(("ms/step (dropout 0)", get(z0, "ms"), get(t0, "ms"), ".1f"))
