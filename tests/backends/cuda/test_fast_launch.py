@@ -102,3 +102,48 @@ def test_triton_s_own_path_when_something_hooks_its_launches_or_the_stream_is_un
 
 def test_triton_3_6_s_empty_hook_chains_count_as_no_hooks():
     assert _launch._no_launch_hooks()
+
+
+class FakeLauncher:
+    """Triton 3.6's CudaLauncher as far as launch uses it: its C function, scratch sizes."""
+
+    def __init__(self, scratch: int):
+        self.global_scratch_size, self.profile_scratch_size = scratch, 0
+        self.launch_cooperative_grid, self.launch_pdl = False, True
+        self.through_call, self.through_c = [], []
+
+    def __call__(self, *args):
+        self.through_call.append(args)
+
+    def launch(self, *args):
+        self.through_c.append(args)
+
+
+class KernelWithLauncher(FakeKernel):
+    """A fake kernel whose compiled form carries ``launcher``."""
+
+    def __init__(self, launcher):
+        super().__init__()
+        self.compiled = SimpleNamespace(run=launcher, function="function", packed_metadata="metadata")
+
+    def __getitem__(self, grid):
+        return lambda *args, **meta: self.compiled
+
+
+@pytest.mark.parametrize("scratch", [0, 256])
+def test_a_kernel_without_scratch_memory_goes_to_the_c_launcher_itself(kernel, scratch):
+    """Triton's launcher object only allocates scratch memory before calling its C function:
+    without scratch, launch calls that function with the same arguments the object would.
+    (``kernel``: the fixture's set-up, a stream and a fresh cache.)"""
+    launcher = FakeLauncher(scratch)
+    with_launcher = KernelWithLauncher(launcher)
+    for _ in range(2):
+        _launch.launch(with_launcher, (8, 2), FakeArray(4096), FakeArray(8192), 1000, 384)
+    values = (4096, 8192, 1000, 384, 64, False)   # BLOCK and EVEN: their defaults
+    if scratch:
+        assert launcher.through_call == [(8, 2, 1, 77, "function", "metadata", None, None, None, *values)]
+        assert not launcher.through_c
+    else:
+        assert launcher.through_c == [(8, 2, 1, 77, "function", False, True, None, None, "metadata", None, None,
+                                       None, *values)]
+        assert not launcher.through_call

@@ -69,19 +69,36 @@ def _argument(value):
 
 class _Launcher:
     """A kernel Triton compiled for one argument class, and what its launcher takes besides
-    the call's own arguments: the keyword and default values of the later parameters."""
+    the call's own arguments: the keyword and default values of the later parameters.
 
-    __slots__ = ("run", "function", "metadata", "tail")
+    Triton's launcher object allocates the kernel's scratch memory, when it needs any, and
+    passes everything on to its compiled C function; a kernel without scratch memory (all of
+    Zero's) calls that function directly here, one Python frame less per launch."""
+
+    __slots__ = ("run", "function", "metadata", "tail", "direct", "head")
 
     def __init__(self, compiled, kernel, positional: int, meta: dict):
-        self.run = compiled.run                   # Triton's launcher (handles loaded by the first launch)
+        run = compiled.run                        # Triton's launcher (handles loaded by the first launch)
+        self.run = run
         self.function = compiled.function
         self.metadata = compiled.packed_metadata
         self.tail = tuple(meta[p.name] if p.name in meta else p.default for p in kernel.params[positional:])
+        no_scratch = getattr(run, "global_scratch_size", None) == 0 and getattr(run, "profile_scratch_size", None) == 0
+        self.direct = run.launch if no_scratch and hasattr(run, "launch") else None
+        self.head = (getattr(run, "launch_cooperative_grid", False), getattr(run, "launch_pdl", False), None, None)
+
+    def __call__(self, grid: tuple, stream: int, values: list) -> None:
+        x, y, z = grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1
+        if self.direct is not None:   # (cooperative, pdl, no global scratch, no profile scratch)
+            self.direct(x, y, z, stream, self.function, *self.head, self.metadata, None, None, None, *values,
+                        *self.tail)
+        else:
+            self.run(x, y, z, stream, self.function, self.metadata, None, None, None, *values, *self.tail)
 
 
+# Keyed by the kernel's id: hashing a Triton kernel object reads its source hash under a lock.
 _launchers: dict[tuple, _Launcher] = {}
-_constexpr_positions: dict[Any, frozenset] = {}
+_constexpr_positions: dict[int, frozenset] = {}
 
 
 def _integer_class(value: int, constexpr: bool):
@@ -95,9 +112,9 @@ def _integer_class(value: int, constexpr: bool):
 def _fast_arguments(kernel, args) -> tuple[list, tuple] | None:
     """The launcher's arguments (CuPy arrays as addresses) and their class; None when an
     argument is of a kind only Triton's own path takes."""
-    constexprs = _constexpr_positions.get(kernel)
+    constexprs = _constexpr_positions.get(id(kernel))
     if constexprs is None:
-        constexprs = _constexpr_positions[kernel] = frozenset(p.num for p in kernel.params if p.is_constexpr)
+        constexprs = _constexpr_positions[id(kernel)] = frozenset(p.num for p in kernel.params if p.is_constexpr)
     values: list = []
     classes: list = []
     device_array = _device_array_type()
@@ -144,20 +161,19 @@ def launch(kernel, grid: tuple, *args, **meta) -> None:
     if recorder is not None:
         recorder(kernel, grid, args, meta)
         return
+    stream = triton_driver.launch_stream()   # None until Zero's driver is installed (and under the interpreter)
+    fast = _fast_arguments(kernel, args) if stream is not None and _no_launch_hooks() else None
+    if fast is not None:
+        values, classes = fast
+        key = (id(kernel), classes, tuple(meta.items()))
+        launcher = _launchers.get(key)
+        if launcher is not None:
+            launcher(grid, stream, values)
+            return
     if interpreting():
         patch_interpreter()
         kernel[grid](*typed_scalars(kernel, [_argument(a) for a in args]), **meta)
         return
-    stream = triton_driver.launch_stream()
-    fast = _fast_arguments(kernel, args) if stream is not None and _no_launch_hooks() else None
-    if fast is not None:
-        values, classes = fast
-        key = (kernel, classes, tuple(meta.items()))
-        launcher = _launchers.get(key)
-        if launcher is not None:
-            launcher.run(grid[0], grid[1] if len(grid) > 1 else 1, grid[2] if len(grid) > 2 else 1, stream,
-                         launcher.function, launcher.metadata, None, None, None, *values, *launcher.tail)
-            return
     compiled = kernel[grid](*[_argument(a) for a in args], **meta)
     if fast is not None and hasattr(compiled, "function"):  # (not a future of an asynchronous compile)
         _launchers[key] = _Launcher(compiled, kernel, len(args), meta)
