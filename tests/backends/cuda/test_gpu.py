@@ -95,6 +95,30 @@ def test_op_on_cuda_matches_the_cpu(name, dtype):
     parity(fn, *values, dtype=dtype, **tolerance)
 
 
+@pytest.mark.parametrize("layout", ["plain", "transposed", "batched, broadcast", "strided columns (copied)"])
+def test_a_layout_s_kept_plan_computes_later_products_of_that_layout(layout):
+    """The first product of a layout plans it, and keeps the plan when it reads the operands
+    in place; later products of the layout, on other arrays, use the kept plan."""
+    from zero.backends.cuda.kernels import linalg
+
+    linalg._in_place_plans.clear()
+    for seed in range(3):
+        rng = np.random.default_rng(seed)
+        a, b = rng.standard_normal((4, 8, 12)), rng.standard_normal((6, 5))
+        x, w = (zero.tensor(v, dtype=zero.float32, device="cuda") for v in (a, b))
+        if layout == "plain":
+            a, b, x, w = a[0, :, :6], b, x[0, :, :6], w     # rows 12 apart: read in place
+        elif layout == "transposed":
+            a, x, w = a[0, :6, :8].T, x[0, :6, :8].mT, w.mT.contiguous().mT
+        elif layout == "batched, broadcast":
+            a, x = a[:, :, :6], x[:, :, :6]
+        else:
+            a, x = a[:, :, ::2], x[:, :, ::2]                # columns 2 apart: cuBLAS needs a copy
+        got = (x @ w).cpu().numpy()
+        np.testing.assert_allclose(got, np.matmul(a, b), rtol=1e-4, atol=1e-4, err_msg=f"product {seed}")
+    assert len(linalg._in_place_plans) == (0 if "copied" in layout else 1)
+
+
 def test_dropout_draws_the_same_mask_on_both_devices():
     x = np.ones((33, 65))
     masks = []
