@@ -135,11 +135,13 @@ def record_step(dtype=np.float32):
     groups = batch * heads
     q, kk, v = r(groups, block, head), r(groups, block, head), r(groups, block, head)
     o, lse_a = r(groups, block, head), r(groups, block)
-    record_attention(q, kk, v, o, lse_a, head ** -0.5)
-    if dtype == np.float32:  # and with TF32 tensor-core products, as allow_tf32 runs them
-        matmul_flags.allow_tf32 = True
+    qkv, y = r(batch, block, 3 * heads * head), r(batch, block, heads * head)   # the GPT's packed heads
+    for fast in (False, True) if dtype == np.float32 else (False,):  # and TF32 products, as allow_tf32 runs them
+        matmul_flags.allow_tf32 = fast
         record_attention(q, kk, v, o, lse_a, head ** -0.5)
-        matmul_flags.allow_tf32 = False
+        k.self_attention_forward(qkv, heads, head ** -0.5, True, y, lse_a)
+        k.self_attention_backward(y, qkv, y, lse_a, heads, head ** -0.5, True, qkv)
+    matmul_flags.allow_tf32 = False
 
 
 def record_vision(dtype) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 import zero.backends.cpu.kernels as cpu
 import zero.backends.cuda.kernels as cuda
+import zero.backends.cuda.kernels.fused as fused_kernels
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -172,6 +173,57 @@ def test_self_attention_forward_and_backward(arrays, dtype, causal):
     grad = random(rng, (batch, length, heads * size), dtype)
     compare(arrays, dtype, "self_attention_backward", [grad, qkv, host["out"], host["lse"], heads, scale, causal],
             {"grad_qkv": qkv.shape})
+
+
+@pytest.mark.parametrize("layout", ["strided views", "4-d heads", "features apart (copied)"])
+def test_flash_attention_reads_and_writes_arrays_where_they_lie(arrays, monkeypatch, layout):
+    """Views of larger arrays in, views out: (G, L, E) views whose rows are further apart
+    than their width, (B, H, L, E) heads of a (B, L, H·E) array (as self-attention's), and
+    features two apart (copied for the kernels, and the results copied back). Launches of
+    at most two groups each, so later launches start at a later group."""
+    monkeypatch.setattr(fused_kernels, "MAX_GROUPS_PER_LAUNCH", 2)
+    rng = np.random.default_rng(4)
+    batch, heads, length, width = 2, 3, 37, 8
+    groups = batch * heads
+
+    def views(array):   # (G, L, E) or (B, H, L, E) views of a larger array, NumPy or CuPy alike
+        if layout == "strided views":
+            return array[:, :length, :width]                  # from (G, L + 5, E + 4)
+        if layout == "4-d heads":
+            return array.reshape(batch, length, heads, width).transpose(0, 2, 1, 3)
+        return array[:, :, ::2]                               # from (G, L, 2E)
+
+    def big():
+        if layout == "strided views":
+            return random(rng, (groups, length + 5, width + 4), np.float64)
+        if layout == "4-d heads":
+            return random(rng, (batch, length, heads * width), np.float64)
+        return random(rng, (groups, length, 2 * width), np.float64)
+
+    q, k, v, grad = big(), big(), big(), big()
+    flat = [np.ascontiguousarray(views(a)).reshape(groups, length, width) for a in (q, k, v, grad)]
+    want_out, want_lse = np.zeros((groups, length, width)), np.zeros((groups, length))
+    cpu.flash_attention_forward(*flat[:3], 0.3, True, want_out, want_lse)
+    wants = [np.zeros((groups, length, width)) for _ in range(3)]
+    cpu.flash_attention_backward(flat[3], *flat[:3], want_out, want_lse, 0.3, True, *wants)
+
+    device_q, device_k, device_v, device_grad = (arrays.put(a) for a in (q, k, v, grad))
+    out_storage, grad_storage = arrays.put(np.zeros_like(q)), [arrays.put(np.zeros_like(q)) for _ in range(3)]
+    lse = arrays.put(np.zeros((groups, length)))
+    cuda.flash_attention_forward(views(device_q), views(device_k), views(device_v), 0.3, True,
+                                 views(out_storage), lse)
+    got_out = np.ascontiguousarray(views(arrays.get(out_storage))).reshape(groups, length, width)
+    np.testing.assert_allclose(got_out, want_out, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(arrays.get(lse), want_lse, rtol=1e-9, atol=1e-12)
+    cuda.flash_attention_backward(views(device_grad), views(device_q), views(device_k), views(device_v),
+                                  views(out_storage), lse, 0.3, True, *(views(g) for g in grad_storage))
+    for name, storage, want in zip(("q", "k", "v"), grad_storage, wants):
+        got = arrays.get(storage)
+        np.testing.assert_allclose(np.ascontiguousarray(views(got)).reshape(groups, length, width), want,
+                                   rtol=1e-8, atol=1e-10, err_msg=f"grad_{name}")
+        untouched = got.copy()
+        views(untouched)[...] = 0
+        assert not untouched.any(), f"grad_{name}: written outside its view"
 
 
 def test_flash_attention_matches_the_plain_formula(arrays):

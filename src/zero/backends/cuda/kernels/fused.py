@@ -11,9 +11,10 @@ transposed weights as transpose flags); what lies between them is Triton:
                      cross-entropy row kernel; backward turns the recomputed logits into
                      d logits in place and accumulates grad_weight with GEMMs (beta = 1,
                      ``linalg.matmul_accumulate``)
-    attention        Triton flash-attention kernels (``triton_kernels.attention``); self-
-                     attention copies the heads out of the packed qkv into (G, T, D) for
-                     them and the outputs and gradients back
+    attention        Triton flash-attention kernels (``triton_kernels.attention``), which
+                     read and write every array where it lies by its strides: self-
+                     attention's heads straight out of the packed qkv, its output and
+                     gradients straight into theirs
 
 Scratch is a lease from the caching allocator (CuPy allocates through it) and goes back to
 its bucket when its last array goes, normally when the call returns. Under
@@ -177,13 +178,13 @@ ATTENTION_TILES = {4: ((64, 64, 2), (128, 32, 2), (256, 32, 2), (512, 16, 2)),
 
 def _attention_config(q, v):
     """Tile sizes, stages and dot precision for head sizes E (queries, keys) and Ev (values)."""
-    block_e = max(16, next_power_of_2(q.shape[2]))
-    block_ev = max(16, next_power_of_2(v.shape[2]))
+    block_e = max(16, next_power_of_2(q.shape[-1]))
+    block_ev = max(16, next_power_of_2(v.shape[-1]))
     head = max(block_e, block_ev)
     choices = ATTENTION_TILES[q.dtype.itemsize]
     fitting = [(tile, stages) for largest, tile, stages in choices if head <= largest]
     if not fitting:
-        raise ValueError(f"flash attention on CUDA: head size {max(q.shape[2], v.shape[2])} in {q.dtype} needs more "
+        raise ValueError(f"flash attention on CUDA: head size {max(q.shape[-1], v.shape[-1])} in {q.dtype} needs more "
                          f"shared memory than a GPU block has; the largest is {choices[-1][0]} for this dtype")
     tile, stages = fitting[0]
     precision = "tf32" if q.dtype == np.float32 and fast_matmul() else "ieee"
@@ -192,72 +193,101 @@ def _attention_config(q, v):
 
 
 def _group_slices(groups: int):
+    """(first group, count) of each launch: at most MAX_GROUPS_PER_LAUNCH groups each."""
     for g0 in range(0, groups, MAX_GROUPS_PER_LAUNCH):
-        yield slice(g0, min(g0 + MAX_GROUPS_PER_LAUNCH, groups))
+        yield g0, min(MAX_GROUPS_PER_LAUNCH, groups - g0)
+
+
+def _strided(x):
+    """(array, its element strides between batches, heads and rows) of (G, L, E) or
+    (B, H, L, E) attention operands, G = B·H (a 3-D array is one head per batch); copied
+    when its features are not adjacent. (For outputs: ``output`` checks contiguity, so an
+    output here is written where it lies only when it comes as a view the kernels can
+    address, the 4-D views of self-attention.)"""
+    if x.shape[-1] > 1 and x.strides[-1] != x.itemsize:
+        x = contiguous(x)
+    strides = [s // x.itemsize for s in x.strides]
+    if x.ndim == 3:
+        return x, (strides[0], 0, strides[1])
+    return x, (strides[0], strides[1], strides[2])
+
+
+def _heads(x) -> int:
+    return x.shape[1] if x.ndim == 4 else 1
 
 
 def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
-    groups, length, width = q.shape
-    source, value_width = k.shape[1], v.shape[2]
+    """out (G, L, Ev) = softmax(scale q kᵀ) v, lse (G, L) its log-sum-exp; q, k, v and out
+    (G, ·, ·) or (B, H, ·, ·) arrays of any strides with adjacent features."""
+    length, width = q.shape[-2:]
+    source, value_width = k.shape[-2], v.shape[-1]
     if source == 0 or length == 0:
         out.fill(0)
         lse.fill(-np.inf)
         return
-    q, k, v = contiguous(q), contiguous(k), contiguous(v)
+    (q, q_strides), (k, k_strides), (v, v_strides) = _strided(q), _strided(k), _strided(v)
+    target, out_strides = _strided(out)
     config = _attention_config(q, v)
-    for part in _group_slices(groups):
-        launch(attention_forward_kernel, (cdiv(length, config["BLOCK_M"]), part.stop - part.start),
-               q[part], k[part], v[part], output(out)[part], output(lse)[part], length, source, width, value_width,
+    heads, groups = _heads(q), lse.size // length
+    for g0, count in _group_slices(groups):
+        launch(attention_forward_kernel, (cdiv(length, config["BLOCK_M"]), count), q, k, v, target, output(lse),
+               *q_strides, *k_strides, *v_strides, *out_strides, heads, g0, length, source, width, value_width,
                float(scale), CAUSAL=bool(causal), **config)
+    if target is not out:
+        out[...] = target
 
 
 def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
                              grad_v) -> None:
+    """The gradients of ``flash_attention_forward`` (any of grad_q, grad_k, grad_v None:
+    not computed); the same layouts."""
     xp = array_module(q)
-    groups, length, width = q.shape
-    source, value_width = k.shape[1], v.shape[2]
+    length, width = q.shape[-2:]
+    source, value_width = k.shape[-2], v.shape[-1]
     if source == 0 or length == 0:
         for grad in (grad_q, grad_k, grad_v):
             if grad is not None:
                 grad.fill(0)
         return
-    q, k, v, grad_out, out = (contiguous(t) for t in (q, k, v, grad_out, out))
+    (q, q_strides), (k, k_strides), (v, v_strides) = _strided(q), _strided(k), _strided(v)
+    (grad_out, d_strides), (out, o_strides) = _strided(grad_out), _strided(out)
     config = _attention_config(q, v)
+    heads, groups = _heads(q), lse.size // length
     delta = xp.empty((groups, length), q.dtype)                           # rowsum(dO * O)
-    launch(attention_delta_kernel, (cdiv(groups * length, 64),), grad_out, out, delta, groups * length,
-           value_width, BLOCK_M=64, BLOCK_EV=config["BLOCK_EV"], num_warps=4)
-    common = (length, source, width, value_width, float(scale))
+    for g0, count in _group_slices(groups):
+        launch(attention_delta_kernel, (cdiv(length, 64), count), grad_out, out, delta, *d_strides, *o_strides,
+               heads, g0, length, value_width, BLOCK_M=64, BLOCK_EV=config["BLOCK_EV"], num_warps=4)
+    common = (heads, length, source, width, value_width, float(scale))
+    inputs = (*q_strides, *k_strides, *v_strides, *d_strides)
     if grad_k is not None or grad_v is not None:
-        grad_k = output(grad_k) if grad_k is not None else xp.empty(k.shape, k.dtype)
-        grad_v = output(grad_v) if grad_v is not None else xp.empty(v.shape, v.dtype)
-        for part in _group_slices(groups):
-            launch(attention_backward_kv_kernel, (cdiv(source, config["BLOCK_N"]), part.stop - part.start),
-                   q[part], k[part], v[part], grad_out[part], lse[part], delta[part], grad_k[part], grad_v[part],
-                   *common, CAUSAL=bool(causal), **config)
+        grad_k = xp.empty(k.shape, k.dtype) if grad_k is None else grad_k
+        grad_v = xp.empty(v.shape, v.dtype) if grad_v is None else grad_v
+        (k_target, gk_strides), (v_target, gv_strides) = _strided(grad_k), _strided(grad_v)
+        for g0, count in _group_slices(groups):
+            launch(attention_backward_kv_kernel, (cdiv(source, config["BLOCK_N"]), count), q, k, v, grad_out, lse,
+                   delta, k_target, v_target, *inputs, *gk_strides, *gv_strides, common[0], g0, *common[1:],
+                   CAUSAL=bool(causal), **config)
+        for target, grad in ((k_target, grad_k), (v_target, grad_v)):
+            if target is not grad:
+                grad[...] = target
     if grad_q is not None:
-        for part in _group_slices(groups):
-            launch(attention_backward_q_kernel, (cdiv(length, config["BLOCK_M"]), part.stop - part.start),
-                   q[part], k[part], v[part], grad_out[part], lse[part], delta[part], output(grad_q)[part],
-                   *common, CAUSAL=bool(causal), **config)
-
-
-def _laid_out(heads):
-    """A (B, H, T, D) view of heads -> a contiguous (G, T, D) copy, G = B·H."""
-    return array_module(heads).ascontiguousarray(heads).reshape(-1, heads.shape[-2], heads.shape[-1])
+        q_target, gq_strides = _strided(grad_q)
+        for g0, count in _group_slices(groups):
+            launch(attention_backward_q_kernel, (cdiv(length, config["BLOCK_M"]), count), q, k, v, grad_out, lse,
+                   delta, q_target, *inputs, *gq_strides, common[0], g0, *common[1:], CAUSAL=bool(causal), **config)
+        if q_target is not grad_q:
+            grad_q[...] = q_target
 
 
 def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
-    q, k, v = (_laid_out(h) for h in packed_heads(qkv, n_head))         # (G, T, D) each
-    heads_out = array_module(q).empty(q.shape, q.dtype)
-    flash_attention_forward(q, k, v, scale, causal, heads_out, output(lse))
-    target = merged_heads(output(out), n_head)                           # (B, H, T, D) view of out
-    target[...] = heads_out.reshape(target.shape)
+    """Each head read out of qkv (B, T, 3C) where it lies, its output written into out
+    (B, T, C) where it goes: no copies."""
+    q, k, v = packed_heads(qkv, n_head)                                  # (B, H, T, D) views
+    flash_attention_forward(q, k, v, scale, causal, merged_heads(output(out), n_head), output(lse))
 
 
 def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
-    q, k, v = (_laid_out(h) for h in packed_heads(qkv, n_head))
-    grad_heads = array_module(q).empty((3,) + q.shape, q.dtype)         # (3, G, T, D)
-    flash_attention_backward(_laid_out(merged_heads(grad_out, n_head)), q, k, v, _laid_out(merged_heads(out, n_head)),
-                             lse, scale, causal, *grad_heads)
-    target = packed_heads(output(grad_qkv), n_head)                      # (3, B, H, T, D) view of grad_qkv
-    target[...] = grad_heads.reshape(target.shape)
+    q, k, v = packed_heads(qkv, n_head)
+    grads = packed_heads(output(grad_qkv), n_head)                      # (3, B, H, T, D) view of grad_qkv
+    flash_attention_backward(merged_heads(grad_out, n_head), q, k, v, merged_heads(out, n_head), lse, scale,
+                             causal, *grads)
