@@ -8,8 +8,15 @@ The GPU runs found Zero's GPT step bound by the host (benchmarks/RESULTS.md, "GP
 is ~200 Triton launches, 75 cuBLAS products and ~100 CuPy calls, and cProfile put 61 us of
 host time on each cuBLAS product. This splits such a figure into its parts -- Zero's
 launch path against Triton's own, Zero's matmul against the bare cuBLAS call, a CuPy
-ufunc, an event -- and PyTorch's small op for scale. The table goes to stdout and, when
-``$OUT`` is set, to ``$OUT/gpu_host_costs.md``.
+ufunc, an event -- and PyTorch's small op for scale.
+
+A second table times the GPT's own modules the same way, both frameworks, at a shape
+small enough for the GPU to keep up (batch 2, block 16, 384 wide, 6 heads, 6 layers): a
+layer norm, the attention, the feed-forward, a block, the whole model forward and
+backward, and AdamW's step, so a step's host time splits into its parts without a
+profiler's own cost. The tables go to stdout and, when ``$OUT`` is set, to
+``$OUT/gpu_host_costs.md``. ``--device cpu`` checks the script (the figures then mean
+nothing).
 """
 from __future__ import annotations
 
@@ -73,7 +80,8 @@ def zero_cases() -> list[tuple[str, Callable[[], object]]]:
                                            BLOCK=1024, num_warps=4)),
         ("Zero kernel: matmul (64, 64) @ (64, 64)", lambda: kernels.matmul(a, b, out)),
         ("plan_matmul alone", lambda: linalg.plan_matmul(a, b, out)),
-        ("linalg._run of a made plan", lambda: linalg._run(cp, plan)),
+        ("linalg._run of a made plan",
+         lambda: linalg._run(cp, plan, 0.0, b.data.ptr, a.data.ptr, out.data.ptr, out.dtype)),
         ("bare cublas.gemmEx (64, 64), TF32", raw_gemm),
         ("cublas.getStream", lambda: cublas.getStream(handle)),
         ("CuPy ufunc: cp.add(a, b, out=c)", lambda: cp.add(a, b, out=out)),
@@ -92,13 +100,91 @@ def torch_cases() -> list[tuple[str, Callable[[], object]]]:
             ("PyTorch matmul (64, 64), out=", lambda: torch.matmul(a, b, out=out))]
 
 
+SMALL_GPT = dict(vocab_size=65, block_size=16, n_layer=6, n_head=6, n_embd=384, dropout=0.2)
+
+
+def module_cases(framework: str, device: str) -> tuple[list, Callable[[], None]]:
+    """(label, forward, forward and backward) for the GPT's modules in ``framework``, and its
+    synchronize."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import gpu_gpt
+
+    rng = np.random.default_rng(0)
+    x_host = rng.standard_normal((2, SMALL_GPT["block_size"], SMALL_GPT["n_embd"])).astype(np.float32)
+    ids = rng.integers(0, SMALL_GPT["vocab_size"], (2, 2, SMALL_GPT["block_size"]))
+    if framework == "zero":
+        import zero
+
+        model = gpu_gpt.zero_model(SMALL_GPT).to(device)
+        optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
+        x = zero.tensor(x_host, device=device, requires_grad=True)
+        idx, targets = (zero.tensor(a, device=device) for a in ids)
+        synchronize = zero.cuda.synchronize if device == "cuda" else (lambda: None)
+    else:
+        import torch
+
+        model = gpu_gpt.torch_model(SMALL_GPT).to(device)
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        x = torch.tensor(x_host, device=device, requires_grad=True)
+        idx, targets = (torch.tensor(a, device=device) for a in ids)
+        synchronize = torch.cuda.synchronize if device == "cuda" else (lambda: None)
+    block = model.blocks[0]
+
+    def both(module):
+        out = module(x)
+        grad = out.detach() * 0 + 1   # a ready gradient of out's shape, on the device
+        return (lambda: module(x)), (lambda: module(x).backward(grad))
+
+    def step():
+        model(idx, targets).backward()
+
+    step()   # gradients exist: the optimizer's step has work
+    cases = [("layer norm", *both(block.ln1)), ("attention (qkv, attention, projection, dropout)", *both(block.attn)),
+             ("feed-forward (fc1, GELU, fc2, dropout)", *both(block.ffn)), ("block", *both(block)),
+             ("whole model: forward, then forward and backward", lambda: model(idx, targets), step),
+             ("AdamW step (76 parameters)", optimizer.step, None)]
+    return cases, synchronize
+
+
+def module_table(calls: int, device: str) -> list[str]:
+    lines = ["", f"The GPT's modules at batch 2, block 16 (the GPU keeps up), host time per call, {calls} calls "
+             "in a row, median of 5 rounds:", "",
+             "| module | Zero forward us | Zero fwd+bwd us | PyTorch forward us | PyTorch fwd+bwd us | "
+             "fwd+bwd Zero/PyTorch |", "|---|---:|---:|---:|---:|---:|"]
+    measured: dict = {}
+    for framework in ("zero", "torch"):
+        try:
+            cases, synchronize = module_cases(framework, device)
+            for label, forward, forward_backward in cases:
+                measured[(framework, label)] = (
+                    host_us(forward, calls, synchronize),
+                    None if forward_backward is None else host_us(forward_backward, calls, synchronize))
+        except Exception:
+            print(f"!! {framework} modules failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+    labels = list(dict.fromkeys(label for _, label in measured))
+
+    def cell(value):
+        return "-" if value is None else f"{value:.1f}"
+
+    for label in labels:
+        zf, zb = measured.get(("zero", label), (None, None))
+        tf, tb = measured.get(("torch", label), (None, None))
+        ratio = "-" if not (zb or zf) or not (tb or tf) else f"{(zb or zf) / (tb or tf):.2f}"
+        lines.append(f"| {label} | {cell(zf)} | {cell(zb)} | {cell(tf)} | {cell(tb)} | {ratio} |")
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--module-calls", type=int, default=100)
+    parser.add_argument("--device", default="cuda")
     args = parser.parse_args()
     lines = [f"Host time per call on the GPU, {args.calls} calls in a row, median of 5 rounds", "",
              "| call | host us/call |", "|---|---:|"]
     for name, cases, sync in (("zero", zero_cases, "zero"), ("torch", torch_cases, "torch")):
+        if args.device != "cuda":
+            break
         try:
             made = cases()
             if sync == "zero":
@@ -115,6 +201,7 @@ def main() -> int:
                 lines.append(f"| {label} | {host_us(call, args.calls, synchronize):.2f} |")
             except Exception as error:
                 lines.append(f"| {label} | failed: {type(error).__name__}: {str(error)[:80]} |")
+    lines += module_table(args.module_calls, args.device)
     text = "\n".join(lines)
     print(text)
     if os.environ.get("OUT"):
