@@ -221,6 +221,25 @@ def test_layer_norm_forward_and_backward(case, shape, affine):
         np.testing.assert_allclose(case.arrays.get(device_grad), got, **TOLERANCE[case.dtype])
 
 
+@pytest.mark.parametrize("wanted,rows", [("grad_weight", 37), ("grad_bias", 37), ("grad_weight", 4100)])
+def test_layer_norm_backward_gives_one_parameter_gradient_alone(arrays, wanted, rows):
+    """Either half of the (programs, 2 * width) partial sums alone; 4100 rows are 129
+    programs, whose partial rows are summed in two bands."""
+    rng = np.random.default_rng(rows)
+    width = 48
+    x, grad = (random(rng, (rows, width), np.float32) for _ in range(2))
+    weight = random(rng, (width,), np.float32)
+    mean, rstd = np.zeros(rows, np.float32), np.zeros(rows, np.float32)
+    cpu.layer_norm_forward(x, weight, None, 1e-5, np.zeros_like(x), mean, rstd)
+    want = {"grad_weight": np.zeros(width, np.float32), "grad_bias": np.zeros(width, np.float32)}
+    cpu.layer_norm_backward(grad, x, weight, mean, rstd, np.zeros_like(x), *want.values())
+    got = arrays.put(np.full(width, GUARD, np.float32))
+    others = {"grad_weight": None, "grad_bias": None, wanted: got}
+    cuda.layer_norm_backward(*(arrays.put(a) for a in (grad, x, weight, mean, rstd)), arrays.put(np.zeros_like(x)),
+                             others["grad_weight"], others["grad_bias"])
+    np.testing.assert_allclose(arrays.get(got), want[wanted], rtol=1e-4, atol=1e-4)
+
+
 def test_layer_norm_eps_is_float64_for_float64(arrays):
     """Rows of nearly equal values: rstd is about 1/sqrt(eps), so an eps rounded to float32
     (1e-5 becomes 9.99999974737875e-06) moves it by 1.3e-8, far beyond float64's rounding."""
@@ -247,6 +266,22 @@ def test_column_sums(case, shape):
     column_sums(case.arrays.put(x), out)
     tolerance = {"rtol": 1e-5, "atol": 1e-4} if case.dtype == np.float32 else TOLERANCE[case.dtype]  # 4100 terms
     np.testing.assert_allclose(case.arrays.get(out), want, **tolerance)
+
+
+@pytest.mark.parametrize("shape", [(33, 130), (4100, 384)])
+def test_column_sums_into_two_outputs(case, shape):
+    """x's first columns into out, the rest into second, by the same launches."""
+    from zero.backends.cuda.kernels.reduction import column_sums
+
+    x = random(np.random.default_rng(shape[0]), shape, case.dtype)
+    want = x.sum(axis=0, dtype=np.float64)
+    split = shape[1] // 3
+    out = case.arrays.put(np.full(split, GUARD, case.dtype))
+    second = case.arrays.put(np.full(shape[1] - split, GUARD, case.dtype))
+    column_sums(case.arrays.put(x), out, second)
+    tolerance = {"rtol": 1e-5, "atol": 1e-4} if case.dtype == np.float32 else TOLERANCE[case.dtype]
+    np.testing.assert_allclose(case.arrays.get(out), want[:split], **tolerance)
+    np.testing.assert_allclose(case.arrays.get(second), want[split:], **tolerance)
 
 
 def test_column_sums_of_strided_rows_and_sums_over_leading_axes(arrays):

@@ -172,20 +172,20 @@ def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_b
         _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias)
         return
     programs = max(1, cdiv(rows, LAYER_NORM_ROWS_PER_PROGRAM))
-    partial_weight = xp.empty((programs, width) if want_params else (1, 1), x.dtype)
-    partial_bias = xp.empty_like(partial_weight)
+    partial = xp.empty((programs, 2 * width) if want_params else (1, 2), x.dtype)   # per program: dweight | dbias
     if rows:
         launch(layer_norm_backward_kernel, (programs,), contiguous(grad), x,
                x if weight is None else contiguous(weight), contiguous(mean), contiguous(rstd), output(grad_x),
-               partial_weight, partial_bias, rows, width, LAYER_NORM_ROWS_PER_PROGRAM,
+               partial, rows, width, LAYER_NORM_ROWS_PER_PROGRAM,
                HAS_WEIGHT=weight is not None, WANT_PARAMS=want_params, BLOCK=block, num_warps=warps_for(block))
     else:
-        partial_weight.fill(0)
-        partial_bias.fill(0)
-    if grad_weight is not None:
-        column_sums(partial_weight, grad_weight)
-    if grad_bias is not None:
-        column_sums(partial_bias, grad_bias)
+        partial.fill(0)
+    if grad_weight is not None and grad_bias is not None:
+        column_sums(partial, grad_weight, grad_bias)   # both in the same launches
+    elif grad_weight is not None:
+        column_sums(partial[:, :width], grad_weight)
+    elif grad_bias is not None:
+        column_sums(partial[:, width:], grad_bias)
 
 
 def _layer_norm_forward_wide(x, weight, bias, eps, out, mean, rstd) -> None:

@@ -22,29 +22,42 @@ BLOCK_R, BLOCK_C = 32, 128
 PROGRAMS = 512   # enough to fill a GPU of ~130 multiprocessors a few times over
 
 
-def column_sums(x, out) -> None:
-    """out (columns,) = x (rows, columns) summed over its rows. Float32 and float64, x's
-    columns contiguous (its rows may be strided), out contiguous: in Triton, float32 summed
-    in float32, float64 in float64; anything else: CuPy's sum."""
+def column_sums(x, out, second=None) -> None:
+    """out (columns,) = x (rows, columns) summed over its rows; with ``second``, x's columns
+    are out's then second's, both written by the same launches. Float32 and float64, x's
+    columns contiguous (its rows may be strided), out contiguous: in Triton, float32
+    summed in float32, float64 in float64; anything else: CuPy's sum."""
+    split = out.shape[0]
     if not (x.ndim == 2 and x.dtype == out.dtype and x.dtype in (np.float32, np.float64)
-            and x.strides[1] == x.itemsize and x.strides[0] >= 0 and out.flags.c_contiguous):
-        array_module(x).sum(x, axis=0, out=out)
+            and x.strides[1] == x.itemsize and x.strides[0] >= 0 and out.flags.c_contiguous
+            and (second is None or (second.dtype == x.dtype and second.flags.c_contiguous))):
+        sums = array_module(x).sum(x, axis=0)
+        out[...] = sums[:split]
+        if second is not None:
+            second[...] = sums[split:]
         return
     rows, columns = x.shape
     if rows == 0 or columns == 0:
         out.fill(0)
+        if second is not None:
+            second.fill(0)
         return
     column_blocks = cdiv(columns, BLOCK_C)
     bands = max(1, min(cdiv(PROGRAMS, column_blocks), cdiv(rows, 4 * BLOCK_R)))
     band_rows = cdiv(cdiv(rows, bands), BLOCK_R) * BLOCK_R
     bands = cdiv(rows, band_rows)
     float64 = bool(x.dtype == np.float64)
-    target = out if bands == 1 else array_module(x).empty((bands, columns), x.dtype)
-    launch(column_sums_kernel, (column_blocks, bands), x, target, rows, columns, x.strides[0] // x.itemsize,
-           band_rows, FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
-    if bands > 1:
-        launch(column_sums_kernel, (column_blocks, 1), target, out, bands, columns, columns, bands,
-               FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
+    if second is None:
+        second = out   # (never written: every column is below the split)
+    if bands == 1:
+        launch(column_sums_kernel, (column_blocks, 1), x, out, second, rows, columns, split,
+               x.strides[0] // x.itemsize, band_rows, FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
+        return
+    parts = array_module(x).empty((bands, columns), x.dtype)   # each band's sums, then theirs
+    launch(column_sums_kernel, (column_blocks, bands), x, parts, parts, rows, columns, columns,
+           x.strides[0] // x.itemsize, band_rows, FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
+    launch(column_sums_kernel, (column_blocks, 1), parts, out, second, bands, columns, split, columns, bands,
+           FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
 
 
 def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name)

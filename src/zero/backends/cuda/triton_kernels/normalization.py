@@ -32,12 +32,13 @@ def layer_norm_forward_kernel(x_ptr, weight_ptr, bias_ptr, out_ptr, mean_ptr, rs
 
 
 @triton.jit
-def layer_norm_backward_kernel(grad_ptr, x_ptr, weight_ptr, mean_ptr, rstd_ptr, grad_x_ptr,
-                               partial_weight_ptr, partial_bias_ptr, rows, width, rows_per_program,
-                               HAS_WEIGHT: tl.constexpr, WANT_PARAMS: tl.constexpr, BLOCK: tl.constexpr):
+def layer_norm_backward_kernel(grad_ptr, x_ptr, weight_ptr, mean_ptr, rstd_ptr, grad_x_ptr, partial_ptr,
+                               rows, width, rows_per_program, HAS_WEIGHT: tl.constexpr, WANT_PARAMS: tl.constexpr,
+                               BLOCK: tl.constexpr):
     """grad_x = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = grad * weight, for the
-    program's rows; the program's sums of grad * xhat and grad go to row ``program_id`` of
-    the partial buffers (the launcher adds the partials up: no atomics, same result every run)."""
+    program's rows; the program's sums of grad * xhat and of grad go to row ``program_id``
+    of the (programs, 2 * width) partial buffer, side by side (the launcher adds the rows up
+    in one pass for both: no atomics, same result every run)."""
     program = tl.program_id(0)
     columns = tl.arange(0, BLOCK)
     mask = columns < width
@@ -65,6 +66,6 @@ def layer_norm_backward_kernel(grad_ptr, x_ptr, weight_ptr, mean_ptr, rstd_ptr, 
             sum_weight += dy * xhat
             sum_bias += dy
     if WANT_PARAMS:
-        partial = program.to(tl.int64) * width + columns
-        tl.store(partial_weight_ptr + partial, sum_weight, mask=mask)
-        tl.store(partial_bias_ptr + partial, sum_bias, mask=mask)
+        partial = program.to(tl.int64) * (2 * width) + columns
+        tl.store(partial_ptr + partial, sum_weight, mask=mask)
+        tl.store(partial_ptr + partial + width, sum_bias, mask=mask)

@@ -9,10 +9,12 @@ import triton.language as tl
 
 
 @triton.jit
-def column_sums_kernel(x_ptr, out_ptr, rows, columns, row_stride, band_rows, FLOAT64: tl.constexpr,
-                       BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
+def column_sums_kernel(x_ptr, out_ptr, second_ptr, rows, columns, split, row_stride, band_rows,
+                       FLOAT64: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     """out[band, c] = sum of x[r, c] over the rows r of band ``program_id(1)`` (``band_rows``
-    each), for the columns c of block ``program_id(0)``; summed in x's dtype or float32."""
+    each), for the columns c of block ``program_id(0)``; summed in x's dtype or float32.
+    Columns from ``split`` on go to ``second`` instead (one launch for two outputs, as the
+    layer norm's weight and bias gradients; ``split`` = ``columns`` for none)."""
     c = tl.program_id(0).to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C)
     first = tl.program_id(1).to(tl.int64) * band_rows
     last = tl.minimum(first + band_rows, rows)
@@ -24,7 +26,10 @@ def column_sums_kernel(x_ptr, out_ptr, rows, columns, row_stride, band_rows, FLO
         r = r0 + tl.arange(0, BLOCK_R).to(tl.int64)
         mask = (r[:, None] < last) & (c[None, :] < columns)
         total += tl.load(x_ptr + r[:, None] * row_stride + c[None, :], mask=mask, other=0.0)
-    tl.store(out_ptr + tl.program_id(1).to(tl.int64) * columns + c, tl.sum(total, axis=0), mask=c < columns)
+    sums = tl.sum(total, axis=0)
+    inside = c < columns
+    tl.store(out_ptr + tl.program_id(1).to(tl.int64) * split + c, sums, mask=inside & (c < split))
+    tl.store(second_ptr + (c - split), sums, mask=inside & (c >= split))
 
 
 @triton.jit
