@@ -32,7 +32,7 @@ from .. import dtypes
 from ..backends.device import Device
 from ..errors import AutogradError, DeviceError, DTypeError
 from . import printing
-from .meta import TensorMeta, contiguous_meta, normalize_dim, numel
+from .meta import TensorMeta, contiguous_meta, contiguous_strides, normalize_dim, numel
 from .storage import Storage
 
 if TYPE_CHECKING:
@@ -118,6 +118,19 @@ class Tensor(TensorMethods):
         meta = self._meta
         return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device,
                                                               contiguous))
+
+    def _reshaped(self, shape: tuple) -> Tensor:
+        """A contiguous tensor's elements as another contiguous ``shape`` (as many elements) on
+        the same storage, no graph. Its array is the array's own reshape, a view (NumPy and CuPy
+        reshape a C-contiguous array without copying): cheaper than one built from the storage
+        (CuPy: 0.6 against 2.4 us)."""
+        meta = self._meta
+        strides = contiguous_strides(shape)
+        array = self._array
+        if not array.flags.c_contiguous:   # (a layout Zero calls contiguous that the library does not)
+            return self._view_as(shape, strides, meta.offset, contiguous=True)
+        return Tensor._made(array.reshape(shape), self._storage,
+                            TensorMeta(shape, strides, meta.offset, meta.dtype, meta.device, True), False)
 
     def _alias(self, cls: type[Tensor] | None = None) -> Tensor:
         """Same storage and metadata, no graph, no grad: what ops save for backward (and,
