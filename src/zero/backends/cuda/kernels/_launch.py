@@ -163,7 +163,7 @@ def launch(kernel, grid: tuple, *args, **meta) -> None:
         return
     stream = triton_driver.launch_stream()   # None until Zero's driver is installed (and under the interpreter)
     fast = _fast_arguments(kernel, args) if stream is not None and _no_launch_hooks() else None
-    if fast is not None:
+    if fast is not None and stream is not None:
         values, classes = fast
         key = (id(kernel), classes, tuple(meta.items()))
         launcher = _launchers.get(key)
