@@ -201,9 +201,10 @@ def main() -> int:
                 lines.append(f"| {label} | {host_us(call, args.calls, synchronize):.2f} |")
             except Exception as error:
                 lines.append(f"| {label} | failed: {type(error).__name__}: {str(error)[:80]} |")
-    lines += module_table(args.module_calls, args.device)
-    text = "\n".join(lines)
-    print(text)
+    print("\n".join(lines), flush=True)   # (before the modules' table, which a time limit may stop)
+    modules = module_table(args.module_calls, args.device)
+    print("\n".join(modules), flush=True)
+    text = "\n".join(lines + modules)
     if os.environ.get("OUT"):
         with open(os.path.join(os.environ["OUT"], "gpu_host_costs.md"), "w") as file:
             file.write(text + "\n")

@@ -5,7 +5,7 @@
 #
 #   scripts/gpu-check.sh          every stage below
 #   scripts/gpu-check.sh tests    every stage but the two benchmarks
-#   scripts/gpu-check.sh bench    the probe, the smoke stage and the two benchmarks
+#   scripts/gpu-check.sh bench    the probe, the smoke stage and the three benchmarks
 #
 # Stages, most informative first, each with a time limit (seconds). At its limit a stage
 # gets SIGINT -- pytest then stops, reports and writes its JUnit XML -- and SIGKILL 5 s
@@ -14,26 +14,31 @@
 # 9 minutes it may take (and the device machine's 10-minute limit on one command):
 #
 #   probe      15   is there a GPU? (none: exit 2 at once, nothing else runs)
-#   smoke      30   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
+#   smoke      15   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
 #                   kernel, a backward pass, no torch imported: a broken environment shows here
-#   gpu        90   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
-#   kernels    45   every Triton kernel compiled for this GPU, against the CPU kernels
-#   benchmark  50   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against PyTorch,
-#                   then where Zero's time goes (host and GPU per op; 26 s and ~15 s on an H200)
-#   kernel_bench 85   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
+#   gpu        75   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
+#   kernels    70   every Triton kernel compiled for this GPU, against the CPU kernels
+#   benchmark  40   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against PyTorch,
+#                   then where Zero's time goes (host and GPU per op)
+#   host_costs 20   benchmarks/gpu_host_costs.py: the host's time per launch, per product and
+#                   per GPT module, Zero against PyTorch (in the log only)
+#   kernel_bench 75   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
 #                     shapes, Zero against PyTorch and against the GPU's copy and cuBLAS rates
 #   suite     130   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
 #                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
-#   (7 x 5 s of kill allowance)
+#   (8 x 5 s of kill allowance)
 #
 # The first GPU run (2026-12-04, an H200, benchmarks/RESULTS.md) took 327 s with cold
 # caches; its two serial test stages ran out of time, hence the workers below. The second
 # took 357 s: the kernel stage 35 s, the kernel benchmark 60 s a round (hence one round).
+# The third took 329 s (smoke 6 s, gpu 64, kernels 32, benchmark 22, kernel_bench 72,
+# suite 124); its session then added kernels and tests, and the kernel stage alone took 67 s.
 #
-# Reports go to $OUT (a new directory under /tmp when OUT is unset), 8 files: gpu-check.log
-# (all output), <stage>.xml (JUnit, one per test stage), gpu_gpt.md and gpu_gpt.json (the
-# step), kernels.md (the kernel table), summary.txt (a line per stage, written as each
-# stage ends, so it survives a run that is itself stopped).
+# Reports go to $OUT (a new directory under /tmp when OUT is unset), 8 files -- the device
+# machine returns no more: gpu-check.log (all output), <stage>.xml (JUnit, one per test
+# stage), gpu_gpt.md and gpu_gpt.json (the step), kernels.md (the kernel table),
+# summary.txt (a line per stage, written as each stage ends, so it survives a run that is
+# itself stopped).
 #
 # Exit status: 0 every stage passed; 1 a stage failed or was stopped at its limit;
 # 2 no GPU is visible (nothing was run); 3 unknown mode.
@@ -107,7 +112,7 @@ if [ ${#failed[@]} -ne 0 ]; then
 fi
 
 section "smoke: a tensor on the GPU, a matmul, a Triton kernel, a backward"
-stage smoke 30 "$PYTHON" - <<'EOF'
+stage smoke 15 "$PYTHON" - <<'EOF'
 import sys, time, traceback
 
 torch_at_start = "torch" in sys.modules  # an interpreter's start-up (site-packages' .pth files) may load it
@@ -171,18 +176,20 @@ if "$PYTHON" -c "import xdist" 2>/dev/null; then parallel=(-n "$WORKERS"); fi
 first_tests() {
     export ZERO_TEST_DEVICE=cuda
     section "tests: ops and a GPT step on cuda against the CPU"
-    pytest_stage gpu 90 "${parallel[@]}" tests/backends/cuda/test_gpu.py
+    pytest_stage gpu 75 "${parallel[@]}" tests/backends/cuda/test_gpu.py
     section "tests: the Triton kernels compiled for this GPU, against the CPU kernels"
-    pytest_stage kernels 45 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
+    pytest_stage kernels 70 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
         tests/backends/cuda/test_fused_kernels.py tests/backends/cuda/test_shared_kernels.py
     unset ZERO_TEST_DEVICE
 }
 benchmarks() {
     section "benchmark: GPT training step, Zero against PyTorch"
-    stage benchmark 50 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:---profile}
+    stage benchmark 40 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:---profile}
+    section "benchmark: the host's time per launch, per product and per GPT module"
+    stage host_costs 20 env OUT= "$PYTHON" benchmarks/gpu_host_costs.py --calls 500 --module-calls 20
     section "benchmark: every kernel of a step, Zero against PyTorch and the GPU's limits"
-    stage kernel_bench 85 "$PYTHON" benchmarks/kernels.py --device cuda --configs book --rounds 1 --target 0.03 \
-        --round-wait 0 --patience 15 --extra-rounds 0 --quiet 2 --out "$OUT/kernels.md"
+    stage kernel_bench 75 "$PYTHON" benchmarks/kernels.py --device cuda --configs book --rounds 1 --target 0.03 \
+        --round-wait 0 --patience 5 --extra-rounds 0 --quiet 2 --out "$OUT/kernels.md"
 }
 rest_of_suite() {
     export ZERO_TEST_DEVICE=cuda
