@@ -44,8 +44,8 @@ def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str 
     if device.type == "cpu":   # at once, at the cost of one pass over the indices
         message = problem(*device.kernels.index_extremes(index._array))
         if message is not None and ignore is not None:   # an ignored entry may be the extreme
-            kept = index.masked_fill(index == ignore, valid)
-            message = problem(*device.kernels.index_extremes(kept._array))
+            ((smallest, largest),) = device.kernels.index_extremes_parts(index._array, ignore, valid)
+            message = problem(int(smallest), int(largest))
         if message is not None:
             raise ZeroIndexError(f"{op}: {message}")
         return
