@@ -60,6 +60,12 @@ class OpClock:
         self.regions, self.seen = regions, regions.seconds
         self.stats: dict = collections.defaultdict(lambda: [0, 0.0, 0.0])
 
+    def begin(self, device) -> float:   # (zero.profiler's protocol: begin as an op starts, end as it ends)
+        return time.perf_counter()
+
+    def end(self, name: str, direction: str, started: float, device) -> None:
+        self.record(name, direction, time.perf_counter() - started, device)
+
     def record(self, name: str, direction: str, seconds: float, device) -> None:
         inside, self.seen = self.regions.seconds - self.seen, self.regions.seconds
         entry = self.stats[(name, direction)]
