@@ -107,9 +107,10 @@ def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> N
     """The CPU contract (sum of the losses over the count, or weight, of the kept rows), in
     one launch of one program that stays on the device: nothing is read back."""
     rows = loss.shape[0]
+    classes = 0 if weight is None else weight.shape[0]   # (read only to keep weight's loads inside it)
     launch(class_loss_mean_kernel, (1,), contiguous(loss), contiguous(target),
-           loss if weight is None else contiguous(weight), output(mean), output(divisor), rows, int(ignore_index),
-           HAS_WEIGHT=weight is not None, BLOCK=CLASS_LOSS_MEAN_BLOCK, num_warps=4)
+           loss if weight is None else contiguous(weight), output(mean), output(divisor), rows, classes,
+           int(ignore_index), HAS_WEIGHT=weight is not None, BLOCK=CLASS_LOSS_MEAN_BLOCK, num_warps=4)
 
 
 CLASS_LOSS_MEAN_BLOCK = 1024   # rows per step of class_loss_mean's one program

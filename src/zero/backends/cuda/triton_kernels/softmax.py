@@ -80,11 +80,16 @@ def softmax_backward_kernel(grad_ptr, out_ptr, grad_in_ptr, width, LOG: tl.const
 
 @triton.jit
 def _target_of(target_ptr, row, classes, ignore_index):
-    """(ignored?, the target clamped into the row so that no load leaves it)."""
-    target = tl.load(target_ptr + row)
+    """(ignored?, the target clamped into the row so that no load leaves it) of one row."""
+    return _checked_targets(tl.load(target_ptr + row), classes, ignore_index)
+
+
+@triton.jit
+def _checked_targets(target, classes, ignore_index):
+    """(ignored?, target) with ignored and out-of-range targets replaced by class 0, so that
+    no load leaves its row (a GPU checks the range later, at the next read: index_checks)."""
     ignored = target == ignore_index
-    safe = tl.where(ignored | (target < 0) | (target >= classes), 0, target)
-    return ignored, safe
+    return ignored, tl.where(ignored | (target < 0) | (target >= classes), 0, target)
 
 
 @triton.jit
@@ -169,9 +174,8 @@ def nll_forward_kernel(log_probs_ptr, target_ptr, weight_ptr, loss_ptr, rows, cl
     """loss[r] = -w[t] log_probs[r, t] for the BLOCK rows of this program; 0 where t is ignored."""
     row = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     inside = row < rows
-    target = tl.load(target_ptr + row, mask=inside, other=ignore_index)
-    ignored = target == ignore_index
-    safe = tl.where(ignored | (target < 0) | (target >= classes), 0, target)
+    ignored, safe = _checked_targets(tl.load(target_ptr + row, mask=inside, other=ignore_index), classes,
+                                     ignore_index)
     picked = tl.load(log_probs_ptr + row * classes + safe, mask=inside, other=0.0)
     if HAS_WEIGHT:
         picked = picked * tl.load(weight_ptr + safe, mask=inside, other=0.0)
@@ -194,7 +198,7 @@ def nll_backward_kernel(grad_loss_ptr, target_ptr, weight_ptr, grad_ptr, classes
 
 
 @triton.jit
-def class_loss_mean_kernel(loss_ptr, target_ptr, weight_ptr, mean_ptr, divisor_ptr, rows, ignore_index,
+def class_loss_mean_kernel(loss_ptr, target_ptr, weight_ptr, mean_ptr, divisor_ptr, rows, classes, ignore_index,
                            HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
     """mean = sum(loss) / divisor, divisor = the count of rows whose target is kept (or the
     sum of their w[t]); one program, sums in float64 over blocks in order (the same sum every
@@ -205,13 +209,12 @@ def class_loss_mean_kernel(loss_ptr, target_ptr, weight_ptr, mean_ptr, divisor_p
         row = start + tl.arange(0, BLOCK).to(tl.int64)
         inside = row < rows
         total += tl.load(loss_ptr + row, mask=inside, other=0.0).to(tl.float64)
-        target = tl.load(target_ptr + row, mask=inside, other=ignore_index)
-        keep = target != ignore_index
+        ignored, safe = _checked_targets(tl.load(target_ptr + row, mask=inside, other=ignore_index), classes,
+                                         ignore_index)
         if HAS_WEIGHT:
-            kept += tl.where(keep, tl.load(weight_ptr + tl.where(keep, target, 0), mask=inside & keep,
-                                           other=0.0).to(tl.float64), 0.0)
+            kept += tl.load(weight_ptr + safe, mask=inside & ~ignored, other=0.0).to(tl.float64)
         else:
-            kept += keep.to(tl.float64)
+            kept += (~ignored).to(tl.float64)
     total_sum = tl.sum(total, axis=0)
     kept_sum = tl.sum(kept, axis=0)
     tl.store(mean_ptr, (total_sum / kept_sum).to(mean_ptr.dtype.element_ty))
