@@ -200,10 +200,9 @@ def _group_slices(groups: int):
 
 def _strided(x):
     """(array, its element strides between batches, heads and rows) of (G, L, E) or
-    (B, H, L, E) attention operands, G = B·H (a 3-D array is one head per batch); copied
-    when its features are not adjacent. (For outputs: ``output`` checks contiguity, so an
-    output here is written where it lies only when it comes as a view the kernels can
-    address, the 4-D views of self-attention.)"""
+    (B, H, L, E) attention operands, G = B·H (a 3-D array is one head per batch); a
+    contiguous copy when its features are not adjacent (for an output, the kernels then
+    write the copy and ``_copy_back`` moves it into place)."""
     if x.shape[-1] > 1 and x.strides[-1] != x.itemsize:
         x = contiguous(x)
     strides = [s // x.itemsize for s in x.strides]
@@ -214,6 +213,12 @@ def _strided(x):
 
 def _heads(x) -> int:
     return x.shape[1] if x.ndim == 4 else 1
+
+
+def _copy_back(written, out) -> None:
+    """Move a kernel's output into ``out`` when ``_strided`` gave the kernel a copy of it."""
+    if written is not out:
+        out[...] = written
 
 
 def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
@@ -233,8 +238,7 @@ def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> No
         launch(attention_forward_kernel, (cdiv(length, config["BLOCK_M"]), count), q, k, v, target, output(lse),
                *q_strides, *k_strides, *v_strides, *out_strides, heads, g0, length, source, width, value_width,
                float(scale), CAUSAL=bool(causal), **config)
-    if target is not out:
-        out[...] = target
+    _copy_back(target, out)
 
 
 def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
@@ -257,7 +261,7 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
     for g0, count in _group_slices(groups):
         launch(attention_delta_kernel, (cdiv(length, 64), count), grad_out, out, delta, *d_strides, *o_strides,
                heads, g0, length, value_width, BLOCK_M=64, BLOCK_EV=config["BLOCK_EV"], num_warps=4)
-    common = (heads, length, source, width, value_width, float(scale))
+    sizes = (length, source, width, value_width, float(scale))
     inputs = (*q_strides, *k_strides, *v_strides, *d_strides)
     if grad_k is not None or grad_v is not None:
         grad_k = xp.empty(k.shape, k.dtype) if grad_k is None else grad_k
@@ -265,18 +269,16 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
         (k_target, gk_strides), (v_target, gv_strides) = _strided(grad_k), _strided(grad_v)
         for g0, count in _group_slices(groups):
             launch(attention_backward_kv_kernel, (cdiv(source, config["BLOCK_N"]), count), q, k, v, grad_out, lse,
-                   delta, k_target, v_target, *inputs, *gk_strides, *gv_strides, common[0], g0, *common[1:],
+                   delta, k_target, v_target, *inputs, *gk_strides, *gv_strides, heads, g0, *sizes,
                    CAUSAL=bool(causal), **config)
-        for target, grad in ((k_target, grad_k), (v_target, grad_v)):
-            if target is not grad:
-                grad[...] = target
+        _copy_back(k_target, grad_k)
+        _copy_back(v_target, grad_v)
     if grad_q is not None:
         q_target, gq_strides = _strided(grad_q)
         for g0, count in _group_slices(groups):
             launch(attention_backward_q_kernel, (cdiv(length, config["BLOCK_M"]), count), q, k, v, grad_out, lse,
-                   delta, q_target, *inputs, *gq_strides, common[0], g0, *common[1:], CAUSAL=bool(causal), **config)
-        if q_target is not grad_q:
-            grad_q[...] = q_target
+                   delta, q_target, *inputs, *gq_strides, heads, g0, *sizes, CAUSAL=bool(causal), **config)
+        _copy_back(q_target, grad_q)
 
 
 def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
