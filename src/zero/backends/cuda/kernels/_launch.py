@@ -162,14 +162,16 @@ def launch(kernel, grid: tuple, *args, **meta) -> None:
         recorder(kernel, grid, args, meta)
         return
     stream = triton_driver.launch_stream()   # None until Zero's driver is installed (and under the interpreter)
-    fast = _fast_arguments(kernel, args) if stream is not None and _no_launch_hooks() else None
-    if fast is not None and stream is not None:
-        values, classes = fast
-        key = (id(kernel), classes, tuple(meta.items()))
-        launcher = _launchers.get(key)
-        if launcher is not None:
-            launcher(grid, stream, values)
-            return
+    fast = None
+    if stream is not None and _no_launch_hooks():
+        fast = _fast_arguments(kernel, args)
+        if fast is not None:
+            values, classes = fast
+            key = (id(kernel), classes, tuple(meta.items()))
+            launcher = _launchers.get(key)
+            if launcher is not None:
+                launcher(grid, stream, values)
+                return
     if interpreting():
         patch_interpreter()
         kernel[grid](*typed_scalars(kernel, [_argument(a) for a in args]), **meta)
