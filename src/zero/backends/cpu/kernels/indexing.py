@@ -56,9 +56,10 @@ def index_extremes(index) -> tuple[int, int]:
 
 
 def index_extremes_parts(index, ignore: int | None, replacement: int):
-    """The GPU's form of ``index_extremes`` for a check it defers (entries equal to
-    ``ignore`` counted as ``replacement``), as one chunk: a (1, 2) int64 array, computed at
-    once here (a device played by the CPU in tests takes this path)."""
+    """``index_extremes`` with entries equal to ``ignore`` counted as ``replacement``, in the
+    GPU's form (a (chunks, 2) int64 array; here one chunk, computed at once): the CPU's
+    check takes it when an ignored entry may be an extreme, and a device played by the
+    CPU in tests for every check."""
     values = np.ascontiguousarray(index).reshape(-1)
     if ignore is not None:
         values = np.where(values == ignore, replacement, values)
