@@ -14,15 +14,19 @@ A second table times the GPT's own modules the same way, both frameworks, at a s
 small enough for the GPU to keep up (batch 2, block 16, 384 wide, 6 heads, 6 layers): a
 layer norm, the attention, the feed-forward, a block, the whole model forward and
 backward, and AdamW's step, so a step's host time splits into its parts without a
-profiler's own cost. The tables go to stdout and, when ``$OUT`` is set, to
+profiler's own cost. Each framework runs in a process of its own, Zero's first (in one
+process their thread pools would compete for the host's cores). The tables go to stdout
+and, when ``$OUT`` is set, to
 ``$OUT/gpu_host_costs.md``. ``--device cpu`` checks the script (the figures then mean
 nothing).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
 import time
 import traceback
@@ -146,32 +150,74 @@ def module_cases(framework: str, device: str) -> tuple[list, Callable[[], None]]
     return cases, synchronize
 
 
-def module_table(calls: int, device: str) -> list[str]:
-    lines = ["", f"The GPT's modules at batch 2, block 16 (the GPU keeps up), host time per call, {calls} calls "
-             "in a row, median of 5 rounds:", "",
-             "| module | Zero forward us | Zero fwd+bwd us | PyTorch forward us | PyTorch fwd+bwd us | "
-             "fwd+bwd Zero/PyTorch |", "|---|---:|---:|---:|---:|---:|"]
-    measured: dict = {}
-    for framework in ("zero", "torch"):
+def measure(framework: str, args) -> dict:
+    """This process's figures for one framework: the single calls' host us, and per module
+    (forward, forward and backward) host us; a failure as its message."""
+    calls: dict = {}
+    modules: dict = {}
+    if args.device == "cuda":
         try:
-            cases, synchronize = module_cases(framework, device)
-            for label, forward, forward_backward in cases:
-                measured[(framework, label)] = (
-                    host_us(forward, calls, synchronize),
-                    None if forward_backward is None else host_us(forward_backward, calls, synchronize))
+            made = zero_cases() if framework == "zero" else torch_cases()
+            if framework == "zero":
+                import zero
+                synchronize = zero.cuda.synchronize
+            else:
+                import torch
+                synchronize = torch.cuda.synchronize
+            for label, call in made:
+                try:
+                    calls[label] = host_us(call, args.calls, synchronize)
+                except Exception as error:
+                    calls[label] = f"failed: {type(error).__name__}: {str(error)[:80]}"
         except Exception:
-            print(f"!! {framework} modules failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
-    labels = list(dict.fromkeys(label for _, label in measured))
+            print(f"!! {framework} cases failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+    try:
+        cases, synchronize = module_cases(framework, args.device)
+        for label, forward, forward_backward in cases:
+            modules[label] = (host_us(forward, args.module_calls, synchronize),
+                              None if forward_backward is None else
+                              host_us(forward_backward, args.module_calls, synchronize))
+    except Exception:
+        print(f"!! {framework} modules failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
+    return {"calls": calls, "modules": modules}
+
+
+def in_own_process(framework: str, args) -> dict:
+    """``measure`` in a fresh interpreter: the two frameworks never share a process (their
+    thread pools would compete for the host's cores)."""
+    command = [sys.executable, os.path.abspath(__file__), "--framework", framework, "--calls", str(args.calls),
+               "--module-calls", str(args.module_calls), "--device", args.device]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    sys.stderr.write(result.stderr)
+    lines = result.stdout.strip().splitlines()
+    try:
+        return json.loads(lines[-1])
+    except (IndexError, ValueError):
+        print(f"!! {framework}: no figures (exit {result.returncode})", file=sys.stderr, flush=True)
+        return {"calls": {}, "modules": {}}
+
+
+def tables(args, measured: dict) -> tuple[list[str], list[str]]:
+    calls = [f"Host time per call on the GPU, {args.calls} calls in a row, median of 5 rounds; each framework "
+             "in its own process", "", "| call | host us/call |", "|---|---:|"]
+    for framework in ("zero", "torch"):
+        for label, value in measured[framework]["calls"].items():
+            calls.append(f"| {label} | {value if isinstance(value, str) else format(value, '.2f')} |")
+    modules = ["", f"The GPT's modules at batch 2, block 16 (the GPU keeps up), host time per call, "
+               f"{args.module_calls} calls in a row, median of 5 rounds; each framework in its own process:", "",
+               "| module | Zero forward us | Zero fwd+bwd us | PyTorch forward us | PyTorch fwd+bwd us | "
+               "fwd+bwd Zero/PyTorch |", "|---|---:|---:|---:|---:|---:|"]
 
     def cell(value):
         return "-" if value is None else f"{value:.1f}"
 
-    for label in labels:
-        zf, zb = measured.get(("zero", label), (None, None))
-        tf, tb = measured.get(("torch", label), (None, None))
+    zero_modules, torch_modules = measured["zero"]["modules"], measured["torch"]["modules"]
+    for label in dict.fromkeys([*zero_modules, *torch_modules]):
+        zf, zb = zero_modules.get(label, (None, None))
+        tf, tb = torch_modules.get(label, (None, None))
         ratio = "-" if not (zb or zf) or not (tb or tf) else f"{(zb or zf) / (tb or tf):.2f}"
-        lines.append(f"| {label} | {cell(zf)} | {cell(zb)} | {cell(tf)} | {cell(tb)} | {ratio} |")
-    return lines
+        modules.append(f"| {label} | {cell(zf)} | {cell(zb)} | {cell(tf)} | {cell(tb)} | {ratio} |")
+    return calls, modules
 
 
 def main() -> int:
@@ -179,32 +225,15 @@ def main() -> int:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--module-calls", type=int, default=100)
     parser.add_argument("--device", default="cuda")
+    parser.add_argument("--framework", choices=("zero", "torch"), help=argparse.SUPPRESS)  # (a worker process)
     args = parser.parse_args()
-    lines = [f"Host time per call on the GPU, {args.calls} calls in a row, median of 5 rounds", "",
-             "| call | host us/call |", "|---|---:|"]
-    for name, cases, sync in (("zero", zero_cases, "zero"), ("torch", torch_cases, "torch")):
-        if args.device != "cuda":
-            break
-        try:
-            made = cases()
-            if sync == "zero":
-                import zero
-                synchronize = zero.cuda.synchronize
-            else:
-                import torch
-                synchronize = torch.cuda.synchronize
-        except Exception:
-            print(f"!! {name} cases failed:\n{traceback.format_exc()}", file=sys.stderr, flush=True)
-            continue
-        for label, call in made:
-            try:
-                lines.append(f"| {label} | {host_us(call, args.calls, synchronize):.2f} |")
-            except Exception as error:
-                lines.append(f"| {label} | failed: {type(error).__name__}: {str(error)[:80]} |")
-    print("\n".join(lines), flush=True)   # (before the modules' table, which a time limit may stop)
-    modules = module_table(args.module_calls, args.device)
-    print("\n".join(modules), flush=True)
-    text = "\n".join(lines + modules)
+    if args.framework:
+        print(json.dumps(measure(args.framework, args)), flush=True)
+        return 0
+    measured = {framework: in_own_process(framework, args) for framework in ("zero", "torch")}
+    calls, modules = tables(args, measured)
+    text = "\n".join(calls + modules)
+    print(text, flush=True)
     if os.environ.get("OUT"):
         with open(os.path.join(os.environ["OUT"], "gpu_host_costs.md"), "w") as file:
             file.write(text + "\n")
