@@ -22,15 +22,18 @@ clip-grad-norm and the column sums have no backward: the step / the reduction is
 forward. The fixed cost of one op (``a + b`` on 4x4, with and without an input that
 requires grad; cases ``small_add*``) is timed over 1000 calls per iteration.
 
-Processes (see ``turns.py``): one worker process for Zero, one for PyTorch (2 threads,
-``torch.set_num_threads(2)``; Zero as it is), one for NumPy's limits, started afresh per
-configuration. Round r runs every case once in each framework, Zero first in even rounds
-and PyTorch first in odd ones, then the limit worker. The table quotes the median over
-rounds of each framework's time and the median of the per-round ratios Zero / PyTorch, with
-their range. A case whose per-round times spread by more than ``--retry-spread`` (max-min
-over median) in either framework gets ``--extra-rounds`` more rounds: on a shared machine a
-disturbed round shows up as such a spread. A case that fails in a framework is marked so
-in the table, with the worker's error below it, and the run goes on without it.
+Processes (see ``turns.py``): one worker process for Zero, one for PyTorch, one for NumPy's
+limits, started afresh per configuration; each on ``--threads`` threads (default 2, the
+machine's cores: ``set_num_threads`` in both frameworks, BLAS's threads for the limits).
+``--threads 1`` compares the kernels themselves, one core each, without either framework's
+way of splitting a loop over threads. Round r runs every case once in each framework, Zero
+first in even rounds and PyTorch first in odd ones, then the limit worker. The table quotes
+the median over rounds of each framework's time and the median of the per-round ratios Zero
+/ PyTorch, with their range. A case whose per-round times spread by more than
+``--retry-spread`` (max-min over median) in either framework gets ``--extra-rounds`` more
+rounds: on a shared machine a disturbed round shows up as such a spread. A case that fails
+in a framework is marked so in the table, with the worker's error below it, and the run
+goes on without it.
 
 Work counted. Memory-bound cases: the minimal bytes read + written, float32 (4 bytes),
 int64 targets and ids (8 bytes): each operand read once and each result written once per
@@ -122,18 +125,19 @@ class Lib:
     """Zero or PyTorch on one device: tensor creation, the wait for the device, and the few
     calls whose names differ."""
 
-    def __init__(self, name: str, device: str = "cpu"):
+    def __init__(self, name: str, device: str = "cpu", threads: int = 2):
         self.name, self.device = name, device
         if name == "zero":
             import zero
             from zero.nn import functional
             from zero.nn.utils import clip_grad_norm_
 
+            zero.set_num_threads(threads)
             self.module, self.F, self.clip = zero, functional, clip_grad_norm_
         else:
             import torch
 
-            torch.set_num_threads(2)
+            torch.set_num_threads(threads)
             self.module, self.F, self.clip = torch, torch.nn.functional, torch.nn.utils.clip_grad_norm_
         self.no_grad = self.module.no_grad
         self.synchronize = self.module.cuda.synchronize if device == "cuda" else (lambda: None)
@@ -455,8 +459,8 @@ def time_iterations(runner: Runner, count: int, synchronize: Callable) -> tuple[
     return forward, backward
 
 
-def framework_worker(framework: str, config: str | None, device: str) -> None:
-    lib = Lib(framework, device)
+def framework_worker(framework: str, config: str | None, device: str, threads: int) -> None:
+    lib = Lib(framework, device, threads)
     shape = CONFIGS[config] if config else None
     cases = {c.name: c for c in all_cases(shape)}
     pool, runners, counts = Pool(lib), {}, {}
@@ -499,9 +503,14 @@ def best_seconds(fn, repeats: int, synchronize: Callable = lambda: None) -> floa
 COPY_MIB = {"cpu": 64, "cuda": 256}  # the copy that measures the memory's bandwidth: larger than the caches
 
 
-def limit_worker(config: str | None, device: str) -> None:
+def limit_worker(config: str | None, device: str, threads: int) -> None:
     """The machine's limits: copy bandwidth (GB/s, read + write) and GEMM GFLOP/s at a case's
-    products, with NumPy (OpenBLAS) on the CPU or CuPy (cuBLAS) on the GPU."""
+    products, with NumPy (OpenBLAS, on ``threads`` threads) on the CPU or CuPy (cuBLAS) on
+    the GPU."""
+    if device == "cpu":
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(threads, user_api="blas")
     shape = CONFIGS[config] if config else None
     cases = {c.name: c for c in all_cases(shape)}
     if device == "cuda":
@@ -565,7 +574,7 @@ def measure_config(config: str | None, cases: list[Case], args, frameworks: list
     """{case name: {"rounds": [{framework: reply}, ...], "limit": [rates], "failed": {framework:
     error}}, "copy": [rates], "versions": {...}}"""
     script = str(Path(__file__).resolve())
-    extra = (["--config", config] if config else []) + ["--device", args.device]
+    extra = (["--config", config] if config else []) + ["--device", args.device, "--threads", str(args.threads)]
     workers = {name: turns.Worker(name, turns.worker_command(script, name, *extra)) for name in frameworks}
     limits = turns.Worker("limits", turns.worker_command(script, "numpy", *extra))
     patience = turns.Patience(args.patience, args.quiet)
@@ -772,6 +781,9 @@ def main() -> int:
     parser.add_argument("--round-wait", type=float, default=30.0,
                         help="seconds to wait at most for a quiet machine before each round (out of --patience)")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="CPU threads for every framework (Zero, PyTorch, NumPy's BLAS for the limits); "
+                             "1 compares the kernels on one core, without either framework's splitting")
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                         help="where the kernels run (cuda: what scripts/gpu-check.sh measures)")
     parser.add_argument("--out", help="also write the tables (markdown) to this file")
@@ -782,10 +794,10 @@ def main() -> int:
     args = parser.parse_args()
 
     if args.worker == "numpy":
-        limit_worker(args.config, args.device)
+        limit_worker(args.config, args.device, args.threads)
         return 0
     if args.worker:
-        framework_worker(args.worker, args.config, args.device)
+        framework_worker(args.worker, args.config, args.device, args.threads)
         return 0
 
     configs = [c for c in args.configs.split(",") if c and c != "none"]
@@ -824,7 +836,8 @@ def main() -> int:
     big = {k: v for k, v in rows_by_config.items() if k != "none"}
     spreads = [s for rows_ in rows_by_config.values() for row in rows_ for s in (row["zero_spread"],
                                                                                 row["torch_spread"]) if s is not None]
-    peer = "PyTorch on 2 threads" if args.device == "cpu" else "on the GPU, each timed section synchronised"
+    peer = (f"Zero and PyTorch on {args.threads} thread{'s' * (args.threads != 1)}" if args.device == "cpu"
+            else "on the GPU, each timed section synchronised")
     lines = [f"Kernels, forward + backward, float32, {args.device} — {environment(versions)}",
              f"`{' '.join(['python', *sys.argv])}`: {args.rounds} rounds (more for disturbed cases), ~{args.target} s "
              f"per case, framework and round; {peer}; {time.perf_counter() - started:.0f} s in all.",
