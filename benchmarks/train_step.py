@@ -2,7 +2,7 @@
 ``kernels.py`` (AdamW, clip-grad-norm 1.0, dropout 0 and 0.2) and the MNIST MLP.
 
     PYTHONPATH=src python benchmarks/train_step.py [--configs tiny,small,medium,book,mlp] [--dropouts 0,0.2]
-        [--rounds 3] [--steps N] [--warmup 1] [--profile] [--out FILE] [--json FILE]
+        [--rounds 3] [--steps N] [--warmup 1] [--threads 2] [--profile] [--out FILE] [--json FILE]
 
 Identical work in both frameworks:
 
@@ -20,7 +20,7 @@ Identical work in both frameworks:
   0.9, 0.99, weight decay 0.1; MLP: ``zero mnist``'s AdamW(lr=1e-3) and PyTorch's defaults).
 
 Timing: each round, each framework (its own long-lived worker process, taking turns as
-``turns.py`` describes; PyTorch on 2 threads, Zero as it is) loads the initial weights,
+``turns.py`` describes; both on ``--threads`` threads, default 2, ``set_num_threads``) loads the initial weights,
 runs ``--warmup`` untimed steps and ``--steps`` timed ones, and reports the median step.
 The table gives the median over rounds, Zero / PyTorch as the median of the per-round
 ratios with their range, and the rounds free of foreign load. The loss after all steps
@@ -145,7 +145,6 @@ class TorchSide:
     def __init__(self):
         import torch
 
-        torch.set_num_threads(2)
         self.torch = torch
 
     def model(self, config: str, dropout: float):
@@ -201,8 +200,9 @@ def torch_mlp():
     return MLP()
 
 
-def worker(framework: str) -> None:
+def worker(framework: str, threads: int) -> None:
     side = ZeroSide() if framework == "zero" else TorchSide()
+    (side.zero if framework == "zero" else side.torch).set_num_threads(threads)
     batches: dict = {}
 
     def data(config: str, count: int):
@@ -252,7 +252,8 @@ def label(config: str) -> str:
 
 def measure(config: str, dropouts: list[float], args, frameworks: list[str], directory: str) -> dict:
     script = str(Path(__file__).resolve())
-    workers = {name: turns.Worker(name, turns.worker_command(script, name)) for name in frameworks}
+    workers = {name: turns.Worker(name, turns.worker_command(script, name, "--threads", str(args.threads)))
+               for name in frameworks}
     patience = turns.Patience(args.patience, args.quiet)
     path = str(Path(directory) / f"{config}.npz")
     steps = args.steps or DEFAULT_STEPS[config]
@@ -324,13 +325,15 @@ def main() -> int:
     parser.add_argument("--round-wait", type=float, default=30.0,
                         help="seconds to wait at most for a quiet machine before each round (out of --patience)")
     parser.add_argument("--no-torch", action="store_true")
+    parser.add_argument("--threads", type=int, default=2,
+                        help="threads for both frameworks (set_num_threads); 1 compares them on one core")
     parser.add_argument("--profile", action="store_true", help="add Zero's per-op profile of one step (dropout 0)")
     parser.add_argument("--out")
     parser.add_argument("--json")
     parser.add_argument("--worker", choices=("zero", "torch"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker)
+        worker(args.worker, args.threads)
         return 0
 
     import importlib.util
@@ -353,7 +356,8 @@ def main() -> int:
               "Zero/PyTorch (range)", "spread Zero / PyTorch", "loss after all steps, Zero / PyTorch",
               "Zero's losses bitwise equal in every round", "Zero first step ms (round 1 / later)", "quiet rounds"]
     lines = [f"Training step, CPU, float32 — {environment(versions)}",
-             f"`{' '.join(['python', *sys.argv])}`: {args.rounds} rounds, PyTorch on 2 threads, separate processes "
+             f"`{' '.join(['python', *sys.argv])}`: {args.rounds} rounds, Zero and PyTorch on {args.threads} "
+             f"thread{'s' * (args.threads != 1)}, separate processes "
              f"taking turns; {time.perf_counter() - started:.0f} s in all.", "",
              turns.markdown(header, body, "ll" + "r" * (len(header) - 2))]
     for config in configs:
