@@ -24,7 +24,7 @@ requires grad; cases ``small_add*``) is timed over 1000 calls per iteration.
 
 Processes (see ``turns.py``): one worker process for Zero, one for PyTorch, one for NumPy's
 limits, started afresh per configuration; each on ``--threads`` threads (default 2, the
-machine's cores: ``set_num_threads`` in both frameworks, BLAS's threads for the limits).
+project machine's cores: ``set_num_threads`` in both frameworks, BLAS's threads for the limits).
 ``--threads 1`` compares the kernels themselves, one core each, without either framework's
 way of splitting a loop over threads. Round r runs every case once in each framework, Zero
 first in even rounds and PyTorch first in odd ones, then the limit worker. The table quotes

@@ -20,8 +20,9 @@ Identical work in both frameworks:
   0.9, 0.99, weight decay 0.1; MLP: ``zero mnist``'s AdamW(lr=1e-3) and PyTorch's defaults).
 
 Timing: each round, each framework (its own long-lived worker process, taking turns as
-``turns.py`` describes; both on ``--threads`` threads, default 2, ``set_num_threads``) loads the initial weights,
-runs ``--warmup`` untimed steps and ``--steps`` timed ones, and reports the median step.
+``turns.py`` describes; both on ``--threads`` threads, 2 by default, through their
+``set_num_threads``) loads the initial weights, runs ``--warmup`` untimed steps and
+``--steps`` timed ones, and reports the median step.
 The table gives the median over rounds, Zero / PyTorch as the median of the per-round
 ratios with their range, and the rounds free of foreign load. The loss after all steps
 with dropout 0 is reported for both (they agree to rounding: both run PyTorch's AdamW
