@@ -104,10 +104,11 @@ def main() -> int:
             for r in range(args.rounds):
                 for name in turns.order(libraries, r):
                     times[name].append(workers[name].call(cmd="run", config=config, repeats=args.repeats)["seconds"])
-            flops = sum(2 * m * k * n for m, k, n in products(CONFIGS[config]))
+            shapes = products(CONFIGS[config])
+            flops = sum(2 * m * k * n for m, k, n in shapes)
             numpy_s, torch_s = statistics.median(times["numpy"]), statistics.median(times["torch"])
             ratio = statistics.median(turns.ratios(times["numpy"], times["torch"]))
-            body.append([CONFIGS[config].label, str(len(products(CONFIGS[config]))), f"{flops / 1e9:.2f}",
+            body.append([CONFIGS[config].label, str(len(shapes)), f"{flops / 1e9:.2f}",
                          f"{numpy_s * 1e3:,.1f}", f"{torch_s * 1e3:,.1f}", f"{flops / numpy_s / 1e9:.0f}",
                          f"{flops / torch_s / 1e9:.0f}", f"{ratio:.2f}"])
     finally:

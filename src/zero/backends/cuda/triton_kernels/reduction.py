@@ -12,7 +12,8 @@ import triton.language as tl
 def column_sums_kernel(x_ptr, out_ptr, second_ptr, rows, columns, split, row_stride, band_rows,
                        FLOAT64: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     """out[band, c] = sum of x[r, c] over the rows r of band ``program_id(1)`` (``band_rows``
-    each), for the columns c of block ``program_id(0)``; summed in x's dtype or float32.
+    each), for the columns c of block ``program_id(0)``; summed in x's dtype (FLOAT64:
+    float64, else float32).
     Columns from ``split`` on go to ``second`` instead (one launch for two outputs, as the
     layer norm's weight and bias gradients; ``split`` = ``columns`` for none)."""
     c = tl.program_id(0).to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C)
@@ -36,8 +37,8 @@ def column_sums_kernel(x_ptr, out_ptr, second_ptr, rows, columns, split, row_str
 def index_extremes_kernel(index_ptr, n, ignore, replacement, parts_ptr, HAS_IGNORE: tl.constexpr,
                           CHUNK: tl.constexpr, BLOCK: tl.constexpr):
     """parts[program] = (smallest, largest) of the CHUNK indices of this program (with
-    HAS_IGNORE, an entry equal to ``ignore`` counted as ``replacement``); int64. The host takes the extremes of
-    the parts when it reads them (a check deferred to the next read)."""
+    HAS_IGNORE, an entry equal to ``ignore`` counted as ``replacement``); int64. The host
+    takes the extremes of the parts when it reads them (a check deferred to the next read)."""
     first = tl.program_id(0).to(tl.int64) * CHUNK
     smallest = tl.full((BLOCK,), 9223372036854775807, tl.int64)
     largest = tl.full((BLOCK,), -9223372036854775807 - 1, tl.int64)
