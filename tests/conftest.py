@@ -1,4 +1,9 @@
-"""Fixtures shared by the whole suite, and the GPU run's dry run.
+"""Fixtures shared by the whole suite, PyTorch as the oracle, and the GPU run's dry run.
+
+PyTorch (CPU) is the oracle of every test that compares with it (``pytest.importorskip("torch")``
+where it is used). Without it those tests skip locally, saying so; with CI=true a missing
+PyTorch stops the run at once, and a test skipped for want of it fails, so CI can never pass
+an oracle test by skipping it (``.ci/run`` installs it, as a test-only dependency).
 
 ``ZERO_TEST_DEVICE=cuda ZERO_TEST_PLAY_CUDA=1 pytest tests`` runs the suite as
 scripts/gpu-check.sh runs it on a GPU (every op-harness input on "cuda"), on a machine
@@ -8,6 +13,7 @@ there. tests/backends/cuda, which needs the real device in that mode, is left ou
 """
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import pytest
@@ -15,6 +21,37 @@ import pytest
 import zero
 from zero.backends import cpu as cpu_backend
 from zero.backends.device import Device
+
+IN_CI = os.environ.get("CI") == "true"
+if IN_CI and importlib.util.find_spec("torch") is None:
+    raise RuntimeError("tests: CI must install PyTorch, the tests' oracle (pip install torch==2.13.0; see .ci/run)")
+
+
+def _skipped_for_pytorch(report) -> bool:
+    """Whether a skip's reason is a missing PyTorch (importorskip's or a skipif's words)."""
+    if not report.skipped or not isinstance(report.longrepr, tuple):
+        return False
+    reason = str(report.longrepr[2]).lower()
+    return "torch" in reason and ("import" in reason or "not installed" in reason)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI, a test skipped because PyTorch is missing fails instead."""
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and _skipped_for_pytorch(report):
+        report.outcome = "failed"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """In CI, a module skipped whole because PyTorch is missing fails instead."""
+    outcome = yield
+    report = outcome.get_result()
+    if IN_CI and _skipped_for_pytorch(report):
+        report.outcome = "failed"
+
 
 PLAYED_CUDA = os.environ.get("ZERO_TEST_PLAY_CUDA") == "1"
 if PLAYED_CUDA:
