@@ -35,43 +35,57 @@ from .dtypes import finfo, iinfo
 from .dtypes import bool_ as bool
 from .lazy_modules import on_first_use
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from .ops.functions import (abs, add, all, allclose, amax, amin, any, argmax, argmin, argsort, bitwise_and,
-                            bitwise_not, bitwise_or, bitwise_xor, broadcast_to, clamp, clip, clone, cos, cumsum, div,
-                            einsum, eq, exp, flatten, flip, ge, gt, is_tensor, isclose, le, log, log_softmax,
-                            logical_and, logical_not, logical_or, logical_xor, logsumexp, lt, masked_fill, max,
-                            maximum, mean, min, minimum, mul, multinomial, ne, neg, nelement, numel, permute, pow,
-                            relu, reshape, roll, rsqrt, sigmoid, sign, sin, softmax, sort, sqrt, square, squeeze, std,
-                            sub, sum, t, tanh, topk, transpose, unsqueeze, var, where)
-# PyTorch's common math functions (branch names)
-from .ops.math_functions import (absolute, acos, acosh, addcdiv, addcmul, arccos, arccosh, arcsin, arcsinh, arctan,
-                                 arctan2, arctanh, asin, asinh, atan, atan2, atanh, ceil, clamp_max, clamp_min, cosh,
-                                 divide, erf, erfc, erfinv, exp2, expm1, fix, floor, floor_divide, fmax, fmin, fmod,
-                                 frac, hypot, isfinite, isinf, isnan, isneginf, isposinf, lerp, log1p, log2, log10,
-                                 logaddexp, multiply, nan_to_num, negative, positive, reciprocal, remainder, round,
-                                 sgn, signbit, sinh, subtract, tan, true_divide, trunc, xlogy)
-from .ops.reduction_functions import (aminmax, count_nonzero, cumprod, dist, median, nanmean, nansum, norm, prod,
-                                      std_mean, var_mean)
-from .ops.linalg_functions import (addmm, addmv, baddbmm, bmm, diag, diag_embed, diagonal, dot, ger, kron, mm, mv,
-                                   outer, tensordot, trace, vdot)
-from .ops.indexing_functions import (argwhere, atleast_1d, atleast_2d, atleast_3d, bincount, block_diag, bucketize,
-                                     cartesian_prod, column_stack, concat, concatenate, dsplit, dstack, fliplr, flipud,
-                                     histc, hsplit, hstack, index_add, index_copy, index_fill, masked_select, meshgrid,
-                                     moveaxis, movedim, narrow, nonzero, rot90, row_stack, scatter, scatter_add,
-                                     searchsorted, swapaxes, swapdims, take, take_along_dim, tensor_split, tile,
-                                     tril_indices, triu_indices, unflatten, unique, vsplit, vstack)
-from .ops.joining import cat, chunk, gather, index_select, split, stack, tril, triu, unbind
+# The ops' functional forms, from the files that hold the ops (zero.add is ops/elementwise.py's add)
+from .ops.comparison import (bitwise_and, bitwise_not, bitwise_or, bitwise_xor, eq, ge, greater, greater_equal, gt,
+                             le, less, less_equal, logical_and, logical_not, logical_or, logical_xor, lt, ne,
+                             not_equal)
+from .ops.conversion import clone
+from .ops.elementwise import (abs, absolute, add, cos, exp, log, maximum, minimum, mul, multiply, neg, negative,
+                              positive, pow, relu, rsqrt, sgn, sigmoid, sign, sin, sqrt, square, sub, subtract, tanh,
+                              true_divide, where)
+from .ops.joining import cat, chunk, concat, gather, index_select, split, stack, tril, triu, unbind
 from .ops.matmul import matmul
+from .ops.reduction import all, amax, amin, any, argmax, argmin, logsumexp, max, mean, min, std, sum, var
+from .ops.selection import clamp, clamp_max, clamp_min, clip, masked_fill
+from .ops.softmax import log_softmax, softmax
+from .ops.views import broadcast_to, flatten, permute, reshape, squeeze, t, transpose, unsqueeze
+# PyTorch's other functions (ops/extra/)
+from .ops.extra.binary_math import (addcdiv, addcmul, arctan2, atan2, div, divide, floor_divide, fmax, fmin, fmod,
+                                    hypot, lerp, logaddexp, remainder, xlogy)
+from .ops.extra.closeness import allclose, isclose
+from .ops.extra.einsum import einsum
+from .ops.extra.linalg import (addmm, addmv, baddbmm, bmm, diag, diag_embed, diagonal, dot, ger, kron, mm, mv, outer,
+                               tensordot, trace, vdot)
+from .ops.extra.norms import dist, norm
+from .ops.extra.products import cumprod, prod
+from .ops.extra.rearrange import flip, roll
+from .ops.extra.sampling import multinomial
+from .ops.extra.scatter import (argwhere, index_add, index_copy, index_fill, masked_select, nonzero, scatter,
+                                scatter_add, take, take_along_dim)
+from .ops.extra.searching import bincount, bucketize, histc, searchsorted, tril_indices, triu_indices, unique
+from .ops.extra.shaping import (atleast_1d, atleast_2d, atleast_3d, block_diag, cartesian_prod, column_stack,
+                                concatenate, dsplit, dstack, fliplr, flipud, hsplit, hstack, meshgrid, moveaxis,
+                                movedim, narrow, rot90, row_stack, swapaxes, swapdims, tensor_split, tile, unflatten,
+                                vsplit, vstack)
+from .ops.extra.sorting import argsort, cumsum, sort, topk
+from .ops.extra.statistics import aminmax, count_nonzero, median, nanmean, nansum, std_mean, var_mean
+from .ops.extra.unary_math import (acos, acosh, arccos, arccosh, arcsin, arcsinh, arctan, arctanh, asin, asinh, atan,
+                                   atanh, ceil, cosh, erf, erfc, erfinv, exp2, expm1, fix, floor, frac, isfinite, isinf,
+                                   isnan, isneginf, isposinf, log1p, log2, log10, nan_to_num, reciprocal, round,
+                                   signbit, sinh, tan, trunc)
 from .backends.cpu.threads import get_num_threads, set_num_threads
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
                                ones_like, rand, rand_like, randint, randn, randn_like, randperm, tensor, zeros,
                                zeros_like)
 from .tensors.printing import get_printoptions, set_printoptions
-from .tensors.tensor import Tensor
+from .tensors.tensor import Tensor, is_tensor
+from .tensors.tensor import number_of_elements as numel
 
 __version__ = "0.1.0"
 
 # PyTorch's aliases
+nelement = numel
 float = float32
 double = float64
 long = int64

@@ -11,10 +11,10 @@ diagonal.
 """
 from __future__ import annotations
 
-from .ops import linalg as _linalg
+from .ops.extra import linalg as _linalg
 from .ops.matmul import matmul
-from .ops.norms import linalg_norm as norm
-from .ops.norms import matrix_norm, vector_norm
+from .ops.extra.norms import linalg_norm as norm
+from .ops.extra.norms import matrix_norm, vector_norm
 from .tensors.tensor import Tensor
 
 __all__ = ["diagonal", "matmul", "matrix_norm", "norm", "vector_norm"]

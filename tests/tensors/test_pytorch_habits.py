@@ -81,7 +81,7 @@ def test_multinomial_draws_by_weight_and_refuses_what_is_no_distribution():
     assert rows.shape == (2, 2)
     for row, weights in zip(rows.tolist(), ([0.0, 5.0, 1.0], [2.0, 0.0, 2.0])):
         assert len(set(row)) == 2 and all(weights[i] > 0 for i in row)   # without replacement, never weight 0
-    from zero.ops.sampling import SamplingError
+    from zero.ops.extra.sampling import SamplingError
     for bad in ([0.0, 0.0], [1.0, -1.0], [1.0, float("nan")]):
         with pytest.raises(SamplingError):
             zero.multinomial(zero.tensor(bad), 1)

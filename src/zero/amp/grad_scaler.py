@@ -35,7 +35,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.cuda import runtime as cuda_runtime
 from ..grad_mode import no_grad
-from ..ops.functions import logical_not
+from ..ops.comparison import logical_not
 from ..ops.joining import stack
 from ..tensors.tensor import Tensor
 

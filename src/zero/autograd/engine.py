@@ -93,6 +93,12 @@ def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None
     return result
 
 
+def backward_from(tensor: Tensor, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
+    """``tensor.backward()``: back-propagate from this tensor into the ``.grad`` of the leaves
+    it depends on (``gradient``: the seed, for a tensor of more than one element)."""
+    backward([tensor], None if gradient is None else [gradient], retain_graph=retain_graph)
+
+
 def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
     owned = _PassOwnership()  # before the seeds: an implicit seed (ones) is the engine's own
     roots, seeds = _seed_gradients(tensors, grad_tensors)

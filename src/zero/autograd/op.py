@@ -28,6 +28,8 @@ from ..grad_mode import _state
 from ..hooks import RemovableHandle, add_hook
 from ..tensors.tensor import Tensor
 
+Grads = tuple  # what backward returns: per input, its gradient (a Tensor) or None
+
 # Set by zero.profiler.profile while a profile is running; None otherwise.
 active_profiler = None
 

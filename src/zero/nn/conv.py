@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 
 from ..errors import ShapeError
-from ..ops.convolution import conv_padding, int_tuple
+from ..ops.extra.convolution import conv_padding, int_tuple
 from ..tensors.creation import empty
 from . import functional as F
 from . import init

@@ -4,11 +4,11 @@ Thin on purpose: each function checks its arguments and applies an op (or a
 short composition of ops). The ops, with their shape rules and backward, live
 in ``zero.ops``:
 
-    activations     relu, gelu, silu, sigmoid, tanh      ops.elementwise
+    activations     relu, gelu, silu, sigmoid, tanh      ops.elementwise (the same functions)
     softmax         softmax, log_softmax                  ops.softmax
     losses          cross_entropy, nll_loss, mse_loss     ops.loss
-    convolution     conv1d, conv2d                        ops.convolution
-    pooling         max_pool1d/2d, avg_pool1d/2d,         ops.pooling
+    convolution     conv1d, conv2d                        ops.extra.convolution
+    pooling         max_pool1d/2d, avg_pool1d/2d,         ops.extra.pooling
                     adaptive_avg_pool1d/2d
     normalisation   layer_norm                            ops.normalization
                     batch_norm                            composition (here)
@@ -17,14 +17,16 @@ in ``zero.ops``:
     fused layers    linear, ffn, linear_cross_entropy,    ops.fused
                     self_attention
     lookups         embedding, one_hot                    ops.joining / compositions
-    padding         pad                                    ops.rearrange
+    padding         pad                                    ops.extra.rearrange
 """
 from __future__ import annotations
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
 from ..grad_mode import no_grad
-from ..ops import attention, convolution, elementwise, fused, joining, pooling, rearrange
+from ..ops import attention, fused, joining
+from ..ops.elementwise import gelu, relu, sigmoid, silu, tanh
+from ..ops.extra import convolution, pooling, rearrange
 from ..ops.dropout import dropout, dropout2d
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
@@ -37,30 +39,6 @@ __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", 
            "self_attention", "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm", "conv1d",
            "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d"]
-
-
-# -- activations (elementwise ops) ----------------------------------------------------------
-
-
-def relu(input: Tensor) -> Tensor:  # noqa: A002  (PyTorch's argument names)
-    return elementwise.Relu.apply(input)
-
-
-def gelu(input: Tensor, approximate: str = "none") -> Tensor:  # noqa: A002
-    """x * Phi(x), or its tanh approximation (GPT-2's) with ``approximate="tanh"``."""
-    return elementwise.Gelu.apply(input, approximate=approximate)
-
-
-def silu(input: Tensor) -> Tensor:  # noqa: A002
-    return elementwise.Silu.apply(input)
-
-
-def sigmoid(input: Tensor) -> Tensor:  # noqa: A002
-    return elementwise.Sigmoid.apply(input)
-
-
-def tanh(input: Tensor) -> Tensor:  # noqa: A002
-    return elementwise.Tanh.apply(input)
 
 
 # -- layers ---------------------------------------------------------------------------------

@@ -11,6 +11,19 @@ from ..errors import DTypeError, ShapeError, describe
 from ..tensors.meta import numel
 from ..tensors.tensor import Tensor
 
+Number = bool | int | float     # a Python number: beside tensors it acts as a 0-d tensor of its kind
+Operand = Tensor | Number       # what an elementwise op takes on either side
+
+
+Sizes = tuple | list   # a shape or a list of dimensions, as one sequence
+
+
+def sizes_of(arguments: tuple) -> tuple:
+    """Sizes given either way PyTorch's methods take them: ``x.view(2, 3)`` or ``x.view((2, 3))``."""
+    if len(arguments) == 1 and isinstance(arguments[0], (tuple, list)):
+        return tuple(arguments[0])
+    return tuple(arguments)
+
 
 def check_floats(op: str, **operands) -> None:
     """Each operand (None allowed, for optional ones) is a floating-point tensor, all of one

@@ -5,7 +5,8 @@
     ToDevice   another device (the book's ``DeviceTransfer``); the gradient goes back
 
 ``to(t, ...)`` reads ``Tensor.to``'s arguments (a device, a dtype, both, or another
-tensor) and applies the ops it needs, none when nothing changes.
+tensor) and applies the ops it needs, none when nothing changes; the methods that are
+conversions (``x.clone()``, ``x.float()``, ``x.cpu()`` ...) are at the end of the file.
 """
 from __future__ import annotations
 
@@ -90,3 +91,63 @@ def to(t: Tensor, *args, copy: bool = False, **kwargs) -> Tensor:
     if copy and result is t:
         result = Copy.apply(t)
     return result
+
+
+# -- the methods that copy or convert (x.clone(), x.float() ... through ops/tensor_methods.py) ----
+
+
+def clone(input: Tensor) -> Tensor:
+    """A contiguous copy, in the graph (``zero.clone`` too)."""
+    return Copy.apply(input)
+
+
+def contiguous(input: Tensor) -> Tensor:
+    """The tensor itself when its elements are laid out in order, else a contiguous copy."""
+    return input if input.is_contiguous() else Copy.apply(input)
+
+
+def cpu(input: Tensor) -> Tensor:
+    return to(input, "cpu")
+
+
+def cuda(input: Tensor, device: Device | str | int | None = None) -> Tensor:
+    return to(input, "cuda" if device is None else device if not isinstance(device, int) else f"cuda:{device}")
+
+
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    return to_dtype(input, other.dtype)
+
+
+def to_float32(input: Tensor) -> Tensor:
+    """``x.float()``."""
+    return to_dtype(input, dtypes.float32)
+
+
+def to_float64(input: Tensor) -> Tensor:
+    """``x.double()``."""
+    return to_dtype(input, dtypes.float64)
+
+
+def to_float16(input: Tensor) -> Tensor:
+    """``x.half()``."""
+    return to_dtype(input, dtypes.float16)
+
+
+def to_bfloat16(input: Tensor) -> Tensor:
+    """``x.bfloat16()``."""
+    return to_dtype(input, dtypes.bfloat16)
+
+
+def to_int64(input: Tensor) -> Tensor:
+    """``x.long()``."""
+    return to_dtype(input, dtypes.int64)
+
+
+def to_int32(input: Tensor) -> Tensor:
+    """``x.int()``."""
+    return to_dtype(input, dtypes.int32)
+
+
+def to_bool(input: Tensor) -> Tensor:
+    """``x.bool()``."""
+    return to_dtype(input, dtypes.bool_)

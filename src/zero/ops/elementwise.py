@@ -1,11 +1,16 @@
 """Elementwise ops: each output element depends on the same position of the inputs.
 
-Binary ops broadcast (NumPy's rule) and accept a Python scalar on either side;
-their backward computes full-shape gradients and hands them to ``sum_to_shape``.
-The result dtype follows PyTorch's promotion (``dtypes.result_type``).
+    binary     + - * / ** (Add ... Pow), maximum, minimum: broadcast, a Python number on
+               either side, PyTorch's type promotion (``dtypes.result_type``)
+    unary      neg, abs, sign, exp, log, sqrt, rsqrt, sin, cos, tanh, and the activations
+               sigmoid, relu, silu, gelu
+    where      where(condition, a, b)
 
-Backward rules are written with tensor ops (they run under no_grad), so they
-work on every device without a line of device code.
+Binary backward rules compute full-shape gradients and hand them to ``sum_to_shape``.
+Backward rules are written with tensor ops (they run under no_grad), so they work on
+every device without a line of device code. Each op's functional form (``zero.add``,
+``x.add``) is at the end of the file; comparisons are in ``comparison``, clamp and
+masked_fill in ``selection``, PyTorch's other math functions in ``extra/``.
 """
 from __future__ import annotations
 
@@ -13,12 +18,12 @@ import math
 
 from .. import dtypes
 from ..autograd.op import Op
-from ..errors import DTypeError, ShapeError, describe
-from ..tensors.tensor import Tensor
+from ..errors import DTypeError, describe
 from ..tensors.creation import zeros_like
-from .arguments import fill_value
-from .conversion import Cast, Copy
+from ..tensors.tensor import Tensor
+from .arguments import Number, Operand
 from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
+from .conversion import Cast, Copy
 
 
 def _array(x):
@@ -278,76 +283,6 @@ def _pick_gradient(op, grad):
     return op._reduce(grad_a, grad_b)
 
 
-class Compare(BinaryOp):
-    """Comparisons and logical ops: a bool result, never differentiable."""
-
-    def forward(self, a, b):
-        out = self.allocate(a, b, dtypes.bool_)
-        common = dtypes.result_type(a, b)
-        self.kernel(out._meta.device.kernels)(_array(_in_dtype(a, common)), _array(_in_dtype(b, common)),
-                                              out._array)
-        return out
-
-
-class Eq(Compare):
-    kernel = staticmethod(lambda kernels: kernels.eq)
-
-
-class Ne(Compare):
-    kernel = staticmethod(lambda kernels: kernels.ne)
-
-
-class Lt(Compare):
-    kernel = staticmethod(lambda kernels: kernels.lt)
-
-
-class Le(Compare):
-    kernel = staticmethod(lambda kernels: kernels.le)
-
-
-class Gt(Compare):
-    kernel = staticmethod(lambda kernels: kernels.gt)
-
-
-class Ge(Compare):
-    kernel = staticmethod(lambda kernels: kernels.ge)
-
-
-class LogicalAnd(Compare):
-    kernel = staticmethod(lambda kernels: kernels.logical_and)
-
-
-class LogicalOr(Compare):
-    kernel = staticmethod(lambda kernels: kernels.logical_or)
-
-
-class LogicalXor(Compare):
-    kernel = staticmethod(lambda kernels: kernels.logical_xor)
-
-
-class Bitwise(BinaryOp):
-    """&, |, ^ on integers and bools (PyTorch's: bit by bit; on bools the logic); never
-    differentiable, refused on floats."""
-
-    def forward(self, a, b):
-        for x in (a, b):
-            if isinstance(x, float) or (isinstance(x, Tensor) and x.dtype.is_floating_point):
-                raise DTypeError(f"{self.op_name}: defined for integer and bool operands, got {describe(x)}")
-        return super().forward(a, b)
-
-
-class BitwiseAnd(Bitwise):
-    kernel = staticmethod(lambda kernels: kernels.bitwise_and)
-
-
-class BitwiseOr(Bitwise):
-    kernel = staticmethod(lambda kernels: kernels.bitwise_or)
-
-
-class BitwiseXor(Bitwise):
-    kernel = staticmethod(lambda kernels: kernels.bitwise_xor)
-
-
 # -- unary ------------------------------------------------------------------------------------
 
 
@@ -547,28 +482,6 @@ class Gelu(UnaryOp):
         return (out,)
 
 
-class BitwiseNot(UnaryOp):
-    """~x: the bits inverted for integers, logical not for bools; refused on floats."""
-
-    kernel = staticmethod(lambda kernels: kernels.bitwise_not)
-    float_only, saves = False, None
-
-    def allocate(self, x) -> Tensor:
-        if isinstance(x, Tensor) and x.dtype.is_floating_point:
-            raise DTypeError(f"bitwise_not: defined for integer and bool tensors, got {describe(x)}")
-        return super().allocate(x)
-
-
-class LogicalNot(UnaryOp):
-    """not x: a bool result, never differentiable."""
-
-    kernel = staticmethod(lambda kernels: kernels.logical_not)
-    saves = None
-
-    def allocate(self, x) -> Tensor:
-        super().allocate(x)
-        return Tensor._empty(x._meta.shape, dtypes.bool_, x._meta.device)
-
 
 # -- three operands ---------------------------------------------------------------------------
 
@@ -598,87 +511,117 @@ class Where(Op):
         return None, grad_a, grad_b
 
 
-class Clamp(Op):
-    """clamp(x, min, max) with Python-number bounds; the gradient passes where x is inside."""
-
-    def forward(self, x, low, high):
-        if low is None and high is None:
-            raise ValueError("clamp: at least one of min and max must be given")
-        dtype = dtypes.result_type(x, *(v for v in (low, high) if v is not None))
-        out = Tensor._empty(x.shape, dtype, x.device)
-        x.device.kernels.clamp(x._array, low, high, out._array)
-        self.save_for_backward(x)
-        self.low, self.high = low, high
-        return out
-
-    def backward(self, grad):
-        (x,) = self.saved_tensors
-        inside = None
-        if self.low is not None:
-            inside = x >= self.low
-        if self.high is not None:
-            upper = x <= self.high
-            inside = upper if inside is None else inside.logical_and(upper)
-        return (Where.apply(inside, grad, 0.0), None, None)  # selected: inf * 0 would be nan
+# -- the functional forms (zero.add, and x.add through ops/tensor_methods.py) ---------------------
 
 
-class MaskedFill(Op):
-    """masked_fill(x, mask, value): value where mask holds; mask broadcasts to x."""
-
-    def forward(self, x, mask, value):
-        if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
-            raise DTypeError("masked_fill: mask must be a bool tensor")
-        shape = broadcast_shape_of("masked_fill", x, mask)
-        if shape != x.shape:
-            raise ShapeError(f"masked_fill: mask {list(mask.shape)} must broadcast to the input's "
-                             f"shape {list(x.shape)}")
-        value = fill_value("masked_fill", value, x.dtype)
-        out = Tensor._empty(x.shape, x.dtype, x.device)
-        x.device.kernels.where(mask._array, value, x._array, out._array)
-        self.save_for_backward(mask)
-        return out
-
-    def backward(self, grad):
-        (mask,) = self.saved_tensors
-        return (Where.apply(mask, grad.new_zeros(()), grad), None, None)
+def add(input: Operand, other: Operand, *, alpha: Number = 1) -> Tensor:
+    """input + alpha * other."""
+    return Add.apply(input, other if alpha == 1 else other * alpha)
 
 
-def clamp(x: Tensor, low=None, high=None) -> Tensor:
-    """clamp with numbers (one op) or tensors (composed of maximum and minimum)."""
-    if isinstance(low, Tensor) or isinstance(high, Tensor):
-        out = x
-        if low is not None:
-            out = ClampMin.apply(out, low)
-        if high is not None:
-            out = ClampMax.apply(out, high)
-        return out
-    return Clamp.apply(x, low, high)
+def sub(input: Operand, other: Operand, *, alpha: Number = 1) -> Tensor:
+    """input - alpha * other."""
+    return Sub.apply(input, other if alpha == 1 else other * alpha)
 
 
-class ClampMin(Maximum):
-    """clamp(x, min=bound) with a tensor bound: maximum(x, bound), but the gradient goes
-    whole to x where x >= bound (ties included) and to the bound where x < bound; a NaN
-    passes it to neither (PyTorch's clamp rule, unlike maximum's split ties)."""
-
-    def backward(self, grad):
-        x, bound, _ = self.saved_operands()
-        return self._reduce(Where.apply(self.x_kept(x, bound), grad, 0.0),
-                            Where.apply(self.bound_kept(x, bound), grad, 0.0))
-
-    def x_kept(self, x, bound):
-        return x >= bound
-
-    def bound_kept(self, x, bound):
-        return x < bound
+def mul(input: Operand, other: Operand) -> Tensor:
+    return Mul.apply(input, other)
 
 
-class ClampMax(ClampMin):
-    """clamp(x, max=bound) with a tensor bound: minimum(x, bound), PyTorch's gradient rule."""
+def true_divide(input: Operand, other: Operand) -> Tensor:
+    """input / other, in floating point (integers divide to the default float dtype)."""
+    return Div.apply(input, other)
 
-    kernel = staticmethod(lambda kernels: kernels.minimum)
 
-    def x_kept(self, x, bound):
-        return x <= bound
+def pow(input: Operand, exponent: Operand) -> Tensor:
+    return Pow.apply(input, exponent)
 
-    def bound_kept(self, x, bound):
-        return x > bound
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return Maximum.apply(input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return Minimum.apply(input, other)
+
+
+def neg(input: Tensor) -> Tensor:
+    return Neg.apply(input)
+
+
+def abs(input: Tensor) -> Tensor:
+    return Abs.apply(input)
+
+
+def sign(input: Tensor) -> Tensor:
+    return Sign.apply(input)
+
+
+def positive(input: Tensor) -> Tensor:
+    """The tensor itself (PyTorch's +x), refused for bool as in PyTorch."""
+    if isinstance(input, Tensor) and input.dtype is dtypes.bool_:
+        raise DTypeError(f"positive: the + operator is not defined for a bool tensor ({describe(input)}), "
+                         "as in PyTorch")
+    return input
+
+
+def square(input: Tensor) -> Tensor:
+    return Mul.apply(input, input)
+
+
+def exp(input: Tensor) -> Tensor:
+    return Exp.apply(input)
+
+
+def log(input: Tensor) -> Tensor:
+    return Log.apply(input)
+
+
+def sqrt(input: Tensor) -> Tensor:
+    return Sqrt.apply(input)
+
+
+def rsqrt(input: Tensor) -> Tensor:
+    return Rsqrt.apply(input)
+
+
+def sin(input: Tensor) -> Tensor:
+    return Sin.apply(input)
+
+
+def cos(input: Tensor) -> Tensor:
+    return Cos.apply(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return Tanh.apply(input)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return Sigmoid.apply(input)
+
+
+def relu(input: Tensor) -> Tensor:
+    return Relu.apply(input)
+
+
+def silu(input: Tensor) -> Tensor:
+    return Silu.apply(input)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    return Gelu.apply(input, approximate)
+
+
+def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
+    """``input`` where ``condition`` holds, else ``other`` (all three broadcast)."""
+    return Where.apply(condition, input, other)
+
+
+def keep_where(input: Tensor, condition: Tensor, other: Operand) -> Tensor:
+    """``x.where(condition, other)``: ``where(condition, x, other)``."""
+    return Where.apply(condition, input, other)
+
+
+# PyTorch's other names for the same functions
+subtract, multiply, negative, absolute, sgn = sub, mul, neg, abs, sign

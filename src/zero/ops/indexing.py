@@ -9,6 +9,8 @@ places, so an index that repeats accumulates.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from ..autograd.op import Op
 from ..errors import DeviceError, DTypeError, ShapeError, ZeroIndexError, describe
 from ..tensors.creation import tensor, zeros
@@ -203,3 +205,10 @@ class IndexPut(Op):
             kernels.copy(picked, gathered._array)
             grad_value = sum_to_shape(gathered, self.value_shape, self.value_dtype)
         return grad_x, None, grad_value
+
+
+def iterate(input: Tensor) -> Iterator[Tensor]:
+    """``for row in x``: the slices along the first dimension, as PyTorch iterates."""
+    if input.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (input[i] for i in range(input.shape[0]))

@@ -20,6 +20,9 @@ location (an expanded tensor).
 """
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+
 from .. import dtypes
 from ..autograd.op import Op, is_cpu_scalar
 from ..errors import DeviceError, DTypeError, InPlaceError, ShapeError, describe
@@ -30,7 +33,8 @@ from ..tensors.tensor import Tensor
 from .arguments import fill_value
 from .broadcast import broadcast_shape_of
 from .conversion import Copy, transfer_array
-from .elementwise import MaskedFill, Relu, Where, clamp
+from .elementwise import Relu, Where
+from .selection import MaskedFill, clamp
 
 
 def _operand(target: Tensor, other, op: str):
@@ -157,7 +161,12 @@ def mul_(target: Tensor, other) -> Tensor:
                   lambda old: old * other)
 
 
-def div_(target: Tensor, other) -> Tensor:
+def sub_(target: Tensor, other, alpha=1) -> Tensor:
+    return add_(target, other, -alpha)
+
+
+def true_divide_(target: Tensor, other) -> Tensor:
+    """target /= other (x /= y, and x.div_(y) without a rounding mode)."""
     if not target.dtype.is_floating_point:
         raise DTypeError(f"div_: true division cannot be written into {describe(target)}")
     kernels, value = target._meta.device.kernels, _operand(target, other, "div_")
@@ -165,7 +174,8 @@ def div_(target: Tensor, other) -> Tensor:
                   lambda old: old / other)
 
 
-def clamp_(target: Tensor, low=None, high=None) -> Tensor:
+def clamp_(target: Tensor, min=None, max=None) -> Tensor:
+    low, high = min, max
     if isinstance(low, Tensor) or isinstance(high, Tensor):  # (the kernel takes numbers)
         return apply_(target, "clamp_", lambda old: clamp(old, low, high), (low, high))
     kernels = target._meta.device.kernels
@@ -177,6 +187,14 @@ def relu_(target: Tensor) -> Tensor:
     kernels = target._meta.device.kernels
     return modify(target, "relu_", (), lambda: kernels.relu(target._array, target._array),
                   lambda old: Relu.apply(old))
+
+
+def clamp_min_(target: Tensor, min) -> Tensor:
+    return clamp_(target, min, None)
+
+
+def clamp_max_(target: Tensor, max) -> Tensor:
+    return clamp_(target, None, max)
 
 
 def copy_(target: Tensor, src) -> Tensor:
@@ -196,6 +214,10 @@ def copy_(target: Tensor, src) -> Tensor:
         return Overwrite.apply(old, src.to(device).to(old.dtype).expand(old.shape))
 
     return modify(target, "copy_", (src,), write, compute)
+
+
+def zero_(target: Tensor) -> Tensor:
+    return fill_(target, 0)
 
 
 def fill_(target: Tensor, value) -> Tensor:
@@ -269,3 +291,19 @@ def apply_(target: Tensor, op: str, compute, operands: tuple = ()) -> Tensor:
         target._meta.device.kernels.copy(result._array, target._array)
 
     return modify(target, op, operands, write, checked)
+
+
+def in_place(function: Callable[..., Tensor], name: str | None = None) -> Callable[..., Tensor]:
+    """The in-place twin of an op's functional form, as a Tensor method: ``x.log1p_()`` is
+    ``x = log1p(x)`` written into x (``apply_``); the tensors among the other arguments are
+    the op's operands."""
+    op_name = name or function.__name__ + "_"
+
+    def method(self: Tensor, *args, **kwargs) -> Tensor:
+        operands = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
+        return apply_(self, op_name, lambda old: function(old, *args, **kwargs), operands)
+
+    method.__name__ = method.__qualname__ = op_name
+    method.__doc__ = f"``{function.__name__}``, in place."
+    method.__signature__ = inspect.signature(function)  # type: ignore[attr-defined]  # (for help())
+    return method

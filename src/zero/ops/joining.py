@@ -70,6 +70,9 @@ def cat(tensors, dim: int = 0) -> Tensor:
     return Cat.apply(*tensors, dim=dim)
 
 
+concat = cat  # (NumPy's name, which PyTorch has too)
+
+
 def stack(tensors, dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:

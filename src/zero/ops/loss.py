@@ -196,17 +196,17 @@ class NLLLoss(ClassLoss):
         return self.restore(grad_rows), None, None, None, None
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,  # noqa: A002
+def cross_entropy(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,  # noqa: A002
+def nll_loss(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     return NLLLoss.apply(input, target, weight, ignore_index, reduction)
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:  # noqa: A002
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """mean((input - target) ** 2), a composition of elementwise ops and a reduction.
     Shapes broadcast, with a warning when they differ (as in PyTorch)."""
     check_reduction("mse_loss", reduction)

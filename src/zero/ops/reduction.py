@@ -4,12 +4,17 @@ Backward of a reduction is a broadcast: the gradient of the reduced tensor is
 reshaped to keep the reduced dimensions as size 1 and expanded back (a
 stride-0 view, no copy) to the input's shape.
 
+Each op's functional form, with PyTorch's signature (``zero.sum``, and ``x.sum`` through
+``ops/tensor_methods.py``), is at the end of the file. ``axis=`` is accepted for ``dim=``,
+as PyTorch does for NumPy's habit.
+
 Ties in max/min: ``max(dim)`` returns one index per row and the whole gradient
 goes to it (PyTorch's rule); ``max()``/``amax`` over whole dimensions split the
 gradient evenly between equal maxima (also PyTorch's rule).
 """
 from __future__ import annotations
 
+import builtins  # (this module defines sum, max, min, all and any: PyTorch's names)
 from collections import namedtuple
 
 from .. import dtypes
@@ -37,7 +42,7 @@ def _check_not_empty(name: str, x: Tensor, dims: tuple) -> None:
     """A max, min or arg-reduction has no value over no elements: every reduced dimension
     must be non-empty (an empty tensor reduced over its other dimensions is fine)."""
     shape = x._meta.shape
-    if any(shape[d] == 0 for d in dims):
+    if builtins.any(shape[d] == 0 for d in dims):
         raise ShapeError(f"{name}: cannot reduce over an empty dimension of {describe(x)}; the reduced "
                          f"dimensions {list(dims)} must have non-zero sizes")
 
@@ -63,15 +68,6 @@ class Sum(Op):
         return (_expand_back(grad, self.kept_shape, self.in_shape), None, None, None)
 
 
-def mean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
-    if not (x.dtype.is_floating_point or dtype is not None and dtypes.to_dtype(dtype).is_floating_point):
-        raise DTypeError(f"mean: needs a floating-point input or dtype=, got {describe(x)}")
-    dims = normalize_dims(dim, x.ndim, "mean")
-    count = numel(tuple(x.shape[d] for d in dims))
-    total = Sum.apply(x if dtype is None else x.to(dtype), dims, keepdim)
-    return total / count if count else total * float("nan")
-
-
 class Var(Op):
     """Variance with Bessel's ``correction`` (1: unbiased, PyTorch's default), accumulated in
     float64 by the kernel (a float32 mean of values near 1e8 would lose its digits)."""
@@ -87,7 +83,7 @@ class Var(Op):
         count = numel(tuple(meta.shape[d] for d in dims))
         self.kernel(meta.device.kernels)(x._array, dims, correction, target)
         self.save_for_backward(x)
-        self.dims, self.divisor = dims, max(count - correction, 0)
+        self.dims, self.divisor = dims, builtins.max(count - correction, 0)
         return out
 
     def backward(self, grad):
@@ -115,10 +111,6 @@ class Std(Var):
         # where std is 0 (all equal), PyTorch's gradient is 0, not 0 / 0 (the subgradient)
         per_std = (grad / out).masked_fill(out == 0, 0.0) if self.divisor else grad / out
         return (_expand_back(per_std, self.kept_shape, x.shape) * centred * scale, None, None, None)
-
-
-def std(x: Tensor, dim=None, correction: int = 1, keepdim: bool = False) -> Tensor:
-    return Std.apply(x, dim, correction, keepdim)
 
 
 class Amax(Op):
@@ -216,31 +208,6 @@ def _arg_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
     return out
 
 
-def argmax(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _arg_reduce("argmax", lambda kernels: kernels.argmax, x, dim, keepdim)
-
-
-def argmin(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _arg_reduce("argmin", lambda kernels: kernels.argmin, x, dim, keepdim)
-
-
-def reduce_max(x: Tensor, dim=None, keepdim: bool = False):
-    """max(x) -> the largest value; max(x, dim) -> (values, indices); max(x, other) -> maximum."""
-    if isinstance(dim, Tensor):
-        return x.maximum(dim)
-    if dim is None:
-        return Max.apply(x, None, False)
-    return MaxWithIndices.apply(x, dim, keepdim)
-
-
-def reduce_min(x: Tensor, dim=None, keepdim: bool = False):
-    if isinstance(dim, Tensor):
-        return x.minimum(dim)
-    if dim is None:
-        return Min.apply(x, None, False)
-    return MinWithIndices.apply(x, dim, keepdim)
-
-
 class LogSumExp(Op):
     """log(sum(exp(x))) computed stably (the maximum is subtracted first)."""
 
@@ -260,17 +227,104 @@ class LogSumExp(Op):
         return (_expand_back(grad, self.kept_shape, x.shape) * softmax, None, None)
 
 
-def all_true(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _logical_reduce("all", lambda kernels: kernels.all, x, dim, keepdim)
-
-
-def any_true(x: Tensor, dim=None, keepdim: bool = False) -> Tensor:
-    return _logical_reduce("any", lambda kernels: kernels.any, x, dim, keepdim)
-
-
 def _logical_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
     meta = x._meta
     dims = normalize_dims(dim, len(meta.shape), name)
     out, target, _ = _reduced_output(x, dims, keepdim, dtypes.bool_)
     kernel(meta.device.kernels)(x._array, dims, target)
     return out
+
+
+# -- the functional forms (zero.sum, and x.sum through ops/tensor_methods.py) ---------------------
+
+Dims = int | tuple | list | None   # the dimensions to reduce: one, several, or None for all
+
+
+def _dim(dim, axis):
+    """``dim``, or NumPy's name for it, ``axis`` (not both)."""
+    if axis is None:
+        return dim
+    if dim is not None:
+        raise TypeError("pass dim or axis (its NumPy name), not both")
+    return axis
+
+
+def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype=None, *,
+        axis: Dims = None) -> Tensor:
+    return Sum.apply(input, _dim(dim, axis), keepdim, dtype)
+
+
+def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype=None, *, axis: Dims = None) -> Tensor:
+    """The sum over ``dim`` divided by the number of elements summed (nan over none)."""
+    dim = _dim(dim, axis)
+    if not (input.dtype.is_floating_point or dtype is not None and dtypes.to_dtype(dtype).is_floating_point):
+        raise DTypeError(f"mean: needs a floating-point input or dtype=, got {describe(input)}")
+    dims = normalize_dims(dim, input.ndim, "mean")
+    count = numel(tuple(input.shape[d] for d in dims))
+    total = Sum.apply(input if dtype is None else input.to(dtype), dims, keepdim)
+    return total / count if count else total * float("nan")
+
+
+def var(input: Tensor, dim: Dims = None, correction: int = 1, keepdim: bool = False, unbiased: bool | None = None,
+        *, axis: Dims = None) -> Tensor:
+    """The variance; ``unbiased`` (PyTorch's older argument) is correction 1 or 0."""
+    if unbiased is not None:
+        correction = int(unbiased)
+    return Var.apply(input, _dim(dim, axis), correction, keepdim)
+
+
+def std(input: Tensor, dim: Dims = None, correction: int = 1, keepdim: bool = False, unbiased: bool | None = None,
+        *, axis: Dims = None) -> Tensor:
+    if unbiased is not None:
+        correction = int(unbiased)
+    return Std.apply(input, _dim(dim, axis), correction, keepdim)
+
+
+def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
+        axis: int | None = None):
+    """max(x) -> the largest value; max(x, dim) -> (values, indices); max(x, other) -> maximum."""
+    dim = _dim(dim, axis)
+    if isinstance(dim, Tensor):
+        return input.maximum(dim)
+    if dim is None:
+        return Max.apply(input, None, False)
+    return MaxWithIndices.apply(input, dim, keepdim)
+
+
+def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
+        axis: int | None = None):
+    """min(x) -> the smallest value; min(x, dim) -> (values, indices); min(x, other) -> minimum."""
+    dim = _dim(dim, axis)
+    if isinstance(dim, Tensor):
+        return input.minimum(dim)
+    if dim is None:
+        return Min.apply(input, None, False)
+    return MinWithIndices.apply(input, dim, keepdim)
+
+
+def amax(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    return Amax.apply(input, _dim(dim, axis), keepdim)
+
+
+def amin(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    return Amin.apply(input, _dim(dim, axis), keepdim)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None) -> Tensor:
+    return _arg_reduce("argmax", lambda kernels: kernels.argmax, input, _dim(dim, axis), keepdim)
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis: int | None = None) -> Tensor:
+    return _arg_reduce("argmin", lambda kernels: kernels.argmin, input, _dim(dim, axis), keepdim)
+
+
+def logsumexp(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    return LogSumExp.apply(input, _dim(dim, axis), keepdim)
+
+
+def all(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    return _logical_reduce("all", lambda kernels: kernels.all, input, _dim(dim, axis), keepdim)
+
+
+def any(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    return _logical_reduce("any", lambda kernels: kernels.any, input, _dim(dim, axis), keepdim)

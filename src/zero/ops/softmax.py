@@ -78,13 +78,13 @@ class LogSoftmax(Softmax):
     backward_kernel = staticmethod(lambda kernels: kernels.log_softmax_backward)
 
 
-def softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     if dtype is not None:
-        x = x.to(dtype)
-    return Softmax.apply(x, dim)
+        input = input.to(dtype)
+    return Softmax.apply(input, dim)
 
 
-def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
     if dtype is not None:
-        x = x.to(dtype)
-    return LogSoftmax.apply(x, dim)
+        input = input.to(dtype)
+    return LogSoftmax.apply(input, dim)

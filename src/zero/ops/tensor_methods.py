@@ -1,503 +1,399 @@
-"""The Tensor's operator methods: ``a + b``, ``x.sum(1)``, ``w.T``, ``loss.backward()`` ...
+"""Tensor's methods and operators, in one table: ``x.exp()`` is ``exp(x)``, ``a + b`` is
+``add(a, b)``, ``x.log1p_()`` is ``log1p`` in place.
 
-Each method is one line that applies an op. They are written here, beside the
-ops, and ``attach_to`` copies them onto ``Tensor`` when ``zero.ops`` loads (as
-DeZero's ``setup_variable`` does): the ops import ``Tensor``, so ``Tensor`` cannot
-import them, and imports run one way, from here down to the tensor.
+Each op's functional form sits beside its class (``def exp(input): return Exp.apply(input)``
+in ``elementwise.py``), and this table names it as a method of ``Tensor`` -- DeZero's
+``setup_variable``: ``attach_to`` copies every entry onto ``Tensor`` when ``zero.ops``
+loads. The ops import ``Tensor``, so ``Tensor`` cannot import them: imports run one way,
+from here down to the tensor. Type checkers see the entries through the base class that
+``tensors/tensor.py`` names under ``TYPE_CHECKING``.
+
+Most entries are the function itself (its first parameter, ``input``, is the tensor). Four
+helpers make the rest from a function, so that nothing is written twice:
+
+    swapped(add)               the reflected operator: 2 + x is x.__radd__(2) = add(2, x)
+    in_place(log1p)            x.log1p_(): log1p computed, written into x (``inplace.apply_``)
+    sizes_as_arguments(reshape)  x.reshape(2, 3) as well as x.reshape((2, 3))
+    property(...)              x.T, x.mT
+
+The in-place ops with a kernel of their own (add_, mul_, copy_, fill_ ...) are in ``inplace``.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
-from ..autograd import engine
+from ..autograd.engine import backward_from
 from ..autograd.op import register_post_accumulate_hook, register_tensor_hook
-from ..hooks import RemovableHandle
 from ..tensors import creation
-from . import (comparison, conversion, elementwise, indexing, inplace, joining, rearrange, reduction, sampling, softmax,
-               sorting, views)
-from . import matmul as matmul_ops
-from .indexing_methods import IndexingMethods
-from .linalg_methods import LinalgMethods
-from .math_methods import MathMethods
-from .reduction_methods import ReductionMethods
+from ..tensors.tensor import number_of_elements
+from . import comparison, conversion, elementwise, indexing, inplace, joining, reduction, selection, views
+from . import softmax as softmax_ops
+from .arguments import sizes_of
+from .extra import (binary_math, closeness, linalg, norms, products, rearrange, sampling, searching, shaping,
+                    sorting, statistics, unary_math)
+from .extra import scatter as scatter_ops
+from .inplace import in_place
+from .matmul import matmul
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
 
 
-def _dim(dim, axis):
-    """``dim``, or NumPy's name for it, ``axis`` (not both)."""
-    if axis is None:
-        return dim
-    if dim is not None:
-        raise TypeError("pass dim or axis (its NumPy name), not both")
-    return axis
+def swapped(function: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+    """The reflected operator of a function of two operands: ``x.__radd__(other)`` is
+    ``add(other, x)``, which Python calls for ``2 + x``."""
+    def method(self: Tensor, other: Any) -> Tensor:
+        return function(other, self)
+    method.__name__ = method.__qualname__ = f"reflected {function.__name__}"
+    return method
 
 
-def _sizes(args) -> tuple:
-    """Accept both x.view(2, 3) and x.view((2, 3))."""
-    if len(args) == 1 and isinstance(args[0], (tuple, list)):
-        return tuple(args[0])
-    return tuple(args)
+def sizes_as_arguments(function: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """The method of a function taking sizes as one sequence, which takes them either way:
+    ``x.permute(1, 0)`` and ``x.permute((1, 0))`` are both ``permute(x, (1, 0))``."""
+    def method(self: Tensor, *sizes: Any) -> Tensor:
+        return function(self, sizes_of(sizes))
+    method.__name__ = method.__qualname__ = function.__name__
+    method.__doc__ = function.__doc__
+    return method
 
 
-class TensorMethods(MathMethods, ReductionMethods, LinalgMethods, IndexingMethods):
-    """Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own. (The mixins it
-    inherits hold more methods, by topic: math_methods, reduction_methods, linalg_methods,
-    indexing_methods)"""
+class TensorMethods:
+    """The table. Mixed into ``Tensor`` by ``attach_to``; never instantiated on its own."""
 
     __slots__ = ()
 
-    # -- autograd -------------------------------------------------------------------------------
-    def backward(self, gradient: Tensor | None = None, retain_graph: bool = False) -> None:
-        """Back-propagate from this tensor into the ``.grad`` of the leaves it depends on."""
-        engine.backward([self], None if gradient is None else [gradient], retain_graph=retain_graph)
-
-    def register_hook(self, hook) -> RemovableHandle:
-        """Call ``hook(grad)`` each time this tensor's gradient is computed; a tensor it
-        returns replaces it. Returns a handle whose ``remove()`` takes the hook off."""
-        return register_tensor_hook(self, hook)
-
-    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
-        """Call ``hook(self)`` on a leaf after each backward has added into its ``.grad``."""
-        return register_post_accumulate_hook(self, hook)
-
-    # -- arithmetic -----------------------------------------------------------------------------
-    def __add__(self, other):
-        return elementwise.Add.apply(self, other)
-
-    def __radd__(self, other):
-        return elementwise.Add.apply(other, self)
-
-    def __sub__(self, other):
-        return elementwise.Sub.apply(self, other)
-
-    def __rsub__(self, other):
-        return elementwise.Sub.apply(other, self)
-
-    def __mul__(self, other):
-        return elementwise.Mul.apply(self, other)
-
-    def __rmul__(self, other):
-        return elementwise.Mul.apply(other, self)
-
-    def __truediv__(self, other):
-        return elementwise.Div.apply(self, other)
-
-    def __rtruediv__(self, other):
-        return elementwise.Div.apply(other, self)
-
-    def __pow__(self, other):
-        return elementwise.Pow.apply(self, other)
-
-    def __rpow__(self, other):
-        return elementwise.Pow.apply(other, self)
-
-    def __neg__(self):
-        return elementwise.Neg.apply(self)
-
-    def __pos__(self):
-        return self
-
-    def __abs__(self):
-        return elementwise.Abs.apply(self)
-
-    def __matmul__(self, other):
-        return matmul_ops.matmul(self, other)
-
-    def __rmatmul__(self, other):
-        return matmul_ops.matmul(other, self)
-
-    add = __add__
-    sub = __sub__
-    mul = __mul__
-    pow = __pow__
-    neg = __neg__
-    abs = __abs__
-    matmul = __matmul__
-
-    # -- comparisons and logic (bool results, no gradient) -------------------------------------
-    def __eq__(self, other):
-        return elementwise.Eq.apply(self, other)
-
-    def __ne__(self, other):
-        return elementwise.Ne.apply(self, other)
-
-    def __lt__(self, other):
-        return elementwise.Lt.apply(self, other)
-
-    def __le__(self, other):
-        return elementwise.Le.apply(self, other)
-
-    def __gt__(self, other):
-        return elementwise.Gt.apply(self, other)
-
-    def __ge__(self, other):
-        return elementwise.Ge.apply(self, other)
-
-    # &, |, ^, ~ are bitwise, as in PyTorch: on bools that is the logic, on integers the bits
-    def __and__(self, other):
-        return elementwise.BitwiseAnd.apply(self, other)
-
-    def __rand__(self, other):
-        return elementwise.BitwiseAnd.apply(other, self)
-
-    def __or__(self, other):
-        return elementwise.BitwiseOr.apply(self, other)
-
-    def __ror__(self, other):
-        return elementwise.BitwiseOr.apply(other, self)
-
-    def __xor__(self, other):
-        return elementwise.BitwiseXor.apply(self, other)
-
-    def __rxor__(self, other):
-        return elementwise.BitwiseXor.apply(other, self)
-
-    def __invert__(self):
-        return elementwise.BitwiseNot.apply(self)
-
-    def logical_and(self, other):
-        return elementwise.LogicalAnd.apply(self, other)
-
-    def logical_or(self, other):
-        return elementwise.LogicalOr.apply(self, other)
-
-    def logical_xor(self, other):
-        return elementwise.LogicalXor.apply(self, other)
-
-    def logical_not(self):
-        return elementwise.LogicalNot.apply(self)
-
-    eq = __eq__
-    ne = __ne__
-    lt = __lt__
-    le = __le__
-    gt = __gt__
-    ge = __ge__
-    bitwise_and = __and__
-    bitwise_or = __or__
-    bitwise_xor = __xor__
-    bitwise_not = __invert__
-
-    # -- elementwise functions ------------------------------------------------------------------
-    def exp(self):
-        return elementwise.Exp.apply(self)
-
-    def log(self):
-        return elementwise.Log.apply(self)
-
-    def sqrt(self):
-        return elementwise.Sqrt.apply(self)
-
-    def rsqrt(self):
-        return elementwise.Rsqrt.apply(self)
-
-    def sin(self):
-        return elementwise.Sin.apply(self)
-
-    def cos(self):
-        return elementwise.Cos.apply(self)
-
-    def tanh(self):
-        return elementwise.Tanh.apply(self)
-
-    def sigmoid(self):
-        return elementwise.Sigmoid.apply(self)
-
-    def relu(self):
-        return elementwise.Relu.apply(self)
-
-    def sign(self):
-        return elementwise.Sign.apply(self)
-
-    def square(self):
-        return elementwise.Mul.apply(self, self)
-
-    def maximum(self, other):
-        return elementwise.Maximum.apply(self, other)
-
-    def minimum(self, other):
-        return elementwise.Minimum.apply(self, other)
-
-    def clamp(self, min=None, max=None):  # noqa: A002  (PyTorch's names)
-        return elementwise.clamp(self, min, max)
-
-    clip = clamp
-
-    def masked_fill(self, mask, value):
-        return elementwise.MaskedFill.apply(self, mask, value)
-
-    def where(self, condition, other):
-        return elementwise.Where.apply(condition, self, other)
-
-    # -- reductions -----------------------------------------------------------------------------
-    # (``axis=`` is accepted for ``dim=``, as PyTorch does for NumPy's habit.)
-    def sum(self, dim=None, keepdim=False, dtype=None, *, axis=None):
-        return reduction.Sum.apply(self, _dim(dim, axis), keepdim, dtype)
-
-    def mean(self, dim=None, keepdim=False, dtype=None, *, axis=None):
-        return reduction.mean(self, _dim(dim, axis), keepdim, dtype)
-
-    def var(self, dim=None, correction=1, keepdim=False, unbiased=None, *, axis=None):
-        if unbiased is not None:
-            correction = int(unbiased)
-        return reduction.Var.apply(self, _dim(dim, axis), correction, keepdim)
-
-    def std(self, dim=None, correction=1, keepdim=False, unbiased=None, *, axis=None):
-        if unbiased is not None:
-            correction = int(unbiased)
-        return reduction.std(self, _dim(dim, axis), correction, keepdim)
-
-    def max(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.reduce_max(self, _dim(dim, axis), keepdim)
-
-    def min(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.reduce_min(self, _dim(dim, axis), keepdim)
-
-    def amax(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.Amax.apply(self, _dim(dim, axis), keepdim)
-
-    def amin(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.Amin.apply(self, _dim(dim, axis), keepdim)
-
-    def argmax(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.argmax(self, _dim(dim, axis), keepdim)
-
-    def argmin(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.argmin(self, _dim(dim, axis), keepdim)
-
-    def logsumexp(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.LogSumExp.apply(self, _dim(dim, axis), keepdim)
-
-    def all(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.all_true(self, _dim(dim, axis), keepdim)
-
-    def any(self, dim=None, keepdim=False, *, axis=None):
-        return reduction.any_true(self, _dim(dim, axis), keepdim)
-
-    def nelement(self):
-        return self.numel()
-
-    def isclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return comparison.isclose(self, other, rtol, atol, equal_nan)
-
-    def allclose(self, other, rtol=1e-05, atol=1e-08, equal_nan=False):
-        return comparison.allclose(self, other, rtol, atol, equal_nan)
-
-    def softmax(self, dim, dtype=None):
-        return softmax.softmax(self, dim, dtype)
-
-    def log_softmax(self, dim, dtype=None):
-        return softmax.log_softmax(self, dim, dtype)
-
-    # -- views ----------------------------------------------------------------------------------
-    def view(self, *shape):
-        return views.View.apply(self, _sizes(shape))
-
-    def reshape(self, *shape):
-        return views.reshape(self, _sizes(shape))
-
-    def view_as(self, other):
-        return views.View.apply(self, other.shape)
-
-    def reshape_as(self, other):
-        return views.reshape(self, other.shape)
-
-    def transpose(self, dim0, dim1):
-        return views.transpose(self, dim0, dim1)
-
-    def permute(self, *dims):
-        return views.Permute.apply(self, _sizes(dims))
-
-    @property
-    def T(self):
-        return views.Permute.apply(self, tuple(reversed(range(self.ndim))))
-
-    @property
-    def mT(self):
-        return views.transpose(self, -2, -1)
-
-    def t(self):
-        if self.ndim > 2:
-            raise ValueError(f"t() expects a tensor with at most 2 dimensions, got {self.ndim}; use transpose()")
-        return self.T
-
-    def expand(self, *shape):
-        return views.Expand.apply(self, _sizes(shape))
-
-    def expand_as(self, other):
-        return views.Expand.apply(self, other.shape)
-
-    def broadcast_to(self, shape):
-        return views.Expand.apply(self, tuple(shape))
-
-    def squeeze(self, dim=None):
-        return views.squeeze(self, dim)
-
-    def unsqueeze(self, dim):
-        return views.unsqueeze(self, dim)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return views.flatten(self, start_dim, end_dim)
-
-    def sort(self, dim=-1, descending=False, stable=False):
-        return sorting.sort(self, dim, descending, stable)
-
-    def argsort(self, dim=-1, descending=False, stable=False):
-        return sorting.argsort(self, dim, descending, stable)
-
-    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-        return sorting.topk(self, k, dim, largest, sorted)
-
-    def cumsum(self, dim, dtype=None):
-        return sorting.cumsum(self, dim, dtype)
-
-    def multinomial(self, num_samples, replacement=False, *, generator=None):
-        return sampling.multinomial(self, num_samples, replacement, generator)
-
-    # -- rearranging (copies) ---------------------------------------------------------------------
-    def flip(self, *dims):
-        return rearrange.flip(self, _sizes(dims))
-
-    def roll(self, shifts, dims=None):
-        return rearrange.roll(self, shifts, dims)
-
-    def repeat(self, *sizes):
-        return rearrange.repeat(self, _sizes(sizes))
-
-    def __getitem__(self, key):
-        return indexing.getitem(self, key)
-
-    def __setitem__(self, key, value):
-        indexing.setitem(self, key, value)
-
-    def __iter__(self):
-        if self.ndim == 0:
-            raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(self.shape[0]))
-
-    # -- copies and conversions -----------------------------------------------------------------
-    def contiguous(self):
-        return self if self.is_contiguous() else conversion.Copy.apply(self)
-
-    def clone(self):
-        return conversion.Copy.apply(self)
-
-    def to(self, *args, **kwargs):
-        return conversion.to(self, *args, **kwargs)
-
-    def cpu(self):
-        return conversion.to(self, "cpu")
-
-    def cuda(self, device=None):
-        return conversion.to(self, "cuda" if device is None else device)
-
-    def float(self):
-        return conversion.to_dtype(self, "float32")
-
-    def double(self):
-        return conversion.to_dtype(self, "float64")
-
-    def half(self):
-        return conversion.to_dtype(self, "float16")
-
-    def bfloat16(self):
-        return conversion.to_dtype(self, "bfloat16")
-
-    def long(self):
-        return conversion.to_dtype(self, "int64")
-
-    def int(self):
-        return conversion.to_dtype(self, "int32")
-
-    def bool(self):
-        return conversion.to_dtype(self, "bool")
-
-    def type_as(self, other):
-        return conversion.to_dtype(self, other.dtype)
-
-    def new_zeros(self, shape):
-        return creation.zeros(shape, dtype=self.dtype, device=self.device)
-
-    def new_ones(self, shape):
-        return creation.ones(shape, dtype=self.dtype, device=self.device)
-
-    def new_full(self, shape, fill_value):
-        return creation.full(shape, fill_value, dtype=self.dtype, device=self.device)
-
-    def new_empty(self, shape):
-        return creation.empty(shape, dtype=self.dtype, device=self.device)
-
-    def new_tensor(self, data):
-        return creation.tensor(data, dtype=self.dtype, device=self.device)
-
-    # -- joining, splitting, gathering ----------------------------------------------------------
-    def split(self, split_size_or_sections, dim=0):
-        return joining.split(self, split_size_or_sections, dim)
-
-    def chunk(self, chunks, dim=0):
-        return joining.chunk(self, chunks, dim)
-
-    def unbind(self, dim=0):
-        return joining.unbind(self, dim)
-
-    def gather(self, dim, index):
-        return joining.gather(self, dim, index)
-
-    def index_select(self, dim, index):
-        return joining.index_select(self, dim, index)
-
-    def tril(self, diagonal=0):
-        return joining.tril(self, diagonal)
-
-    def triu(self, diagonal=0):
-        return joining.triu(self, diagonal)
-
-    # -- in-place updates (recorded in the graph when something requires grad) -----------------
-    def add_(self, other, alpha=1):
-        return inplace.add_(self, other, alpha)
-
-    def sub_(self, other, alpha=1):
-        return inplace.add_(self, other, -alpha)
-
-    def mul_(self, other):
-        return inplace.mul_(self, other)
-
-    def copy_(self, src):
-        return inplace.copy_(self, src)
-
-    def zero_(self):
-        return inplace.fill_(self, 0)
-
-    def fill_(self, value):
-        return inplace.fill_(self, value)
-
-    def clamp_(self, min=None, max=None):  # noqa: A002
-        return inplace.clamp_(self, min, max)
-
-    def normal_(self, mean=0.0, std=1.0, generator=None):
-        return inplace.normal_(self, mean, std, generator)
-
-    def uniform_(self, a=0.0, b=1.0, generator=None):
-        return inplace.uniform_(self, a, b, generator)
-
-    def masked_fill_(self, mask, value):
-        return inplace.masked_fill_(self, mask, value)
-
-    def relu_(self):
-        return inplace.relu_(self)
-
-    __iadd__ = add_
-    __isub__ = sub_
-    __imul__ = mul_
-    __itruediv__ = MathMethods.div_  # (div_ with rounding_mode= is in math_methods)
+    # -- autograd (autograd/) ----------------------------------------------------------------
+    backward = backward_from
+    register_hook = register_tensor_hook
+    register_post_accumulate_grad_hook = register_post_accumulate_hook
+
+    # -- arithmetic (elementwise.py; div's rounding modes in extra/binary_math.py) ----------------
+    __add__ = add = elementwise.add
+    __sub__ = sub = subtract = elementwise.sub
+    __mul__ = mul = multiply = elementwise.mul
+    __truediv__ = true_divide = elementwise.true_divide
+    __pow__ = pow = elementwise.pow
+    __matmul__ = matmul = matmul
+    __radd__ = swapped(elementwise.add)
+    __rsub__ = swapped(elementwise.sub)
+    __rmul__ = swapped(elementwise.mul)
+    __rtruediv__ = swapped(elementwise.true_divide)
+    __rpow__ = swapped(elementwise.pow)
+    __rmatmul__ = swapped(matmul)
+    __neg__ = neg = negative = elementwise.neg
+    __pos__ = positive = elementwise.positive
+    __abs__ = abs = absolute = elementwise.abs
+    div = divide = binary_math.div
+    sign = sgn = elementwise.sign
+    square = elementwise.square
+    maximum = elementwise.maximum
+    minimum = elementwise.minimum
+    __floordiv__ = floor_divide = binary_math.floor_divide
+    __mod__ = remainder = binary_math.remainder
+    __rfloordiv__ = swapped(binary_math.floor_divide)
+    __rmod__ = swapped(binary_math.remainder)
+    fmod = binary_math.fmod
+
+    # -- in place: one kernel writing into the tensor (inplace.py) ------------------------------
+    __iadd__ = add_ = inplace.add_
+    __isub__ = sub_ = subtract_ = inplace.sub_
+    __imul__ = mul_ = multiply_ = inplace.mul_
+    __itruediv__ = true_divide_ = inplace.true_divide_
+    div_ = divide_ = binary_math.div_
+    copy_ = inplace.copy_
+    zero_ = inplace.zero_
+    fill_ = inplace.fill_
+    clamp_ = clip_ = inplace.clamp_
+    clamp_min_ = inplace.clamp_min_
+    clamp_max_ = inplace.clamp_max_
+    masked_fill_ = inplace.masked_fill_
+    relu_ = inplace.relu_
+    normal_ = inplace.normal_
+    uniform_ = inplace.uniform_
+
+    # -- in place: computed out of place, written in (inplace.in_place) -------------------------
+    __ifloordiv__ = floor_divide_ = in_place(binary_math.floor_divide)
+    __imod__ = remainder_ = in_place(binary_math.remainder)
+    fmod_ = in_place(binary_math.fmod)
+    abs_ = absolute_ = in_place(elementwise.abs)
+    neg_ = negative_ = in_place(elementwise.neg)
+    sign_ = sgn_ = in_place(elementwise.sign)
+    square_ = in_place(elementwise.square)
+    exp_ = in_place(elementwise.exp)
+    log_ = in_place(elementwise.log)
+    sqrt_ = in_place(elementwise.sqrt)
+    rsqrt_ = in_place(elementwise.rsqrt)
+    sin_ = in_place(elementwise.sin)
+    cos_ = in_place(elementwise.cos)
+    tanh_ = in_place(elementwise.tanh)
+    sigmoid_ = in_place(elementwise.sigmoid)
+
+    # -- elementwise functions (elementwise.py) --------------------------------------------------
+    exp = elementwise.exp
+    log = elementwise.log
+    sqrt = elementwise.sqrt
+    rsqrt = elementwise.rsqrt
+    sin = elementwise.sin
+    cos = elementwise.cos
+    tanh = elementwise.tanh
+    sigmoid = elementwise.sigmoid
+    relu = elementwise.relu
+    where = elementwise.keep_where
+
+    # -- comparisons and logic (comparison.py); &, |, ^, ~ are bitwise, as in PyTorch -----------
+    __eq__ = eq = comparison.eq  # type: ignore[assignment]  # (== gives a tensor, as in PyTorch)
+    __ne__ = ne = not_equal = comparison.ne  # type: ignore[assignment]
+    __lt__ = lt = less = comparison.lt
+    __le__ = le = less_equal = comparison.le
+    __gt__ = gt = greater = comparison.gt
+    __ge__ = ge = greater_equal = comparison.ge
+    __and__ = bitwise_and = comparison.bitwise_and
+    __or__ = bitwise_or = comparison.bitwise_or
+    __xor__ = bitwise_xor = comparison.bitwise_xor
+    __invert__ = bitwise_not = comparison.bitwise_not
+    __rand__ = swapped(comparison.bitwise_and)
+    __ror__ = swapped(comparison.bitwise_or)
+    __rxor__ = swapped(comparison.bitwise_xor)
+    logical_and = comparison.logical_and
+    logical_or = comparison.logical_or
+    logical_xor = comparison.logical_xor
+    logical_not = comparison.logical_not
+    isclose = closeness.isclose
+    allclose = closeness.allclose
+
+    # -- selection (selection.py) ------------------------------------------------------------------
+    clamp = clip = selection.clamp
+    clamp_min = selection.clamp_min
+    clamp_max = selection.clamp_max
+    masked_fill = selection.masked_fill
+
+    # -- reductions (reduction.py) and softmax (softmax.py) ---------------------------------------
+    sum = reduction.sum
+    mean = reduction.mean
+    var = reduction.var
+    std = reduction.std
+    max = reduction.max
+    min = reduction.min
+    amax = reduction.amax
+    amin = reduction.amin
+    argmax = reduction.argmax
+    argmin = reduction.argmin
+    logsumexp = reduction.logsumexp
+    all = reduction.all
+    any = reduction.any
+    softmax = softmax_ops.softmax
+    log_softmax = softmax_ops.log_softmax
+    nelement = number_of_elements
+
+    # -- views (views.py) --------------------------------------------------------------------------
+    view = views.view
+    view_as = views.view_as
+    reshape = sizes_as_arguments(views.reshape)
+    reshape_as = views.reshape_as
+    transpose = views.transpose
+    permute = sizes_as_arguments(views.permute)
+    T = property(views.all_dims_reversed)
+    mT = property(views.last_two_dims_swapped)
+    t = views.t
+    expand = views.expand
+    expand_as = views.expand_as
+    broadcast_to = views.broadcast_to
+    squeeze = views.squeeze
+    unsqueeze = views.unsqueeze
+    flatten = views.flatten
+
+    # -- indexing (indexing.py) --------------------------------------------------------------------
+    __getitem__ = indexing.getitem
+    __setitem__ = indexing.setitem
+    __iter__ = indexing.iterate
+
+    # -- copies and conversions (conversion.py) ----------------------------------------------------
+    contiguous = conversion.contiguous
+    clone = conversion.clone
+    to = conversion.to
+    cpu = conversion.cpu
+    cuda = conversion.cuda
+    type_as = conversion.type_as
+    float = conversion.to_float32
+    double = conversion.to_float64
+    half = conversion.to_float16
+    bfloat16 = conversion.to_bfloat16
+    long = conversion.to_int64
+    int = conversion.to_int32
+    bool = conversion.to_bool
+    new_zeros = creation.new_zeros
+    new_ones = creation.new_ones
+    new_full = creation.new_full
+    new_empty = creation.new_empty
+    new_tensor = creation.new_tensor
+
+    # -- joining, splitting, gathering (joining.py) ------------------------------------------------
+    split = joining.split
+    chunk = joining.chunk
+    unbind = joining.unbind
+    gather = joining.gather
+    index_select = joining.index_select
+    tril = joining.tril
+    triu = joining.triu
+
+    # == PyTorch's other functions (extra/) =======================================================
+
+    # -- math of one tensor (extra/unary_math.py) ------------------------------------------------
+    isnan = unary_math.isnan
+    isinf = unary_math.isinf
+    isfinite = unary_math.isfinite
+    isposinf = unary_math.isposinf
+    isneginf = unary_math.isneginf
+    signbit = unary_math.signbit
+    nan_to_num = unary_math.nan_to_num
+    floor = unary_math.floor
+    ceil = unary_math.ceil
+    round = unary_math.round
+    trunc = fix = unary_math.trunc
+    frac = unary_math.frac
+    log1p = unary_math.log1p
+    expm1 = unary_math.expm1
+    log2 = unary_math.log2
+    log10 = unary_math.log10
+    exp2 = unary_math.exp2
+    reciprocal = unary_math.reciprocal
+    erf = unary_math.erf
+    erfc = unary_math.erfc
+    erfinv = unary_math.erfinv
+    tan = unary_math.tan
+    asin = arcsin = unary_math.asin
+    acos = arccos = unary_math.acos
+    atan = arctan = unary_math.atan
+    sinh = unary_math.sinh
+    cosh = unary_math.cosh
+    asinh = arcsinh = unary_math.asinh
+    acosh = arccosh = unary_math.acosh
+    atanh = arctanh = unary_math.atanh
+    nan_to_num_ = in_place(unary_math.nan_to_num)
+    floor_ = in_place(unary_math.floor)
+    ceil_ = in_place(unary_math.ceil)
+    round_ = in_place(unary_math.round)
+    trunc_ = fix_ = in_place(unary_math.trunc)
+    frac_ = in_place(unary_math.frac)
+    log1p_ = in_place(unary_math.log1p)
+    expm1_ = in_place(unary_math.expm1)
+    log2_ = in_place(unary_math.log2)
+    log10_ = in_place(unary_math.log10)
+    exp2_ = in_place(unary_math.exp2)
+    reciprocal_ = in_place(unary_math.reciprocal)
+    erf_ = in_place(unary_math.erf)
+    erfc_ = in_place(unary_math.erfc)
+    erfinv_ = in_place(unary_math.erfinv)
+    tan_ = in_place(unary_math.tan)
+    asin_ = arcsin_ = in_place(unary_math.asin)
+    acos_ = arccos_ = in_place(unary_math.acos)
+    atan_ = arctan_ = in_place(unary_math.atan)
+    sinh_ = in_place(unary_math.sinh)
+    cosh_ = in_place(unary_math.cosh)
+    asinh_ = arcsinh_ = in_place(unary_math.asinh)
+    acosh_ = arccosh_ = in_place(unary_math.acosh)
+    atanh_ = arctanh_ = in_place(unary_math.atanh)
+
+    # -- math of two or three tensors (extra/binary_math.py) -----------------------------------
+    atan2 = arctan2 = binary_math.atan2
+    hypot = binary_math.hypot
+    logaddexp = binary_math.logaddexp
+    xlogy = binary_math.xlogy
+    fmax = binary_math.fmax
+    fmin = binary_math.fmin
+    lerp = binary_math.lerp
+    addcmul = binary_math.addcmul
+    addcdiv = binary_math.addcdiv
+    atan2_ = arctan2_ = in_place(binary_math.atan2)
+    hypot_ = in_place(binary_math.hypot)
+    xlogy_ = in_place(binary_math.xlogy)
+    lerp_ = in_place(binary_math.lerp)
+    addcmul_ = in_place(binary_math.addcmul)
+    addcdiv_ = in_place(binary_math.addcdiv)
+
+    # -- products, statistics, norms (extra/products.py, statistics.py, norms.py) ----------------
+    prod = products.prod
+    cumprod = products.cumprod
+    cumprod_ = in_place(products.cumprod)
+    count_nonzero = statistics.count_nonzero
+    nansum = statistics.nansum
+    nanmean = statistics.nanmean
+    median = statistics.median
+    aminmax = statistics.aminmax
+    norm = norms.norm
+    dist = norms.dist
+
+    # -- linear algebra (extra/linalg.py) --------------------------------------------------------
+    mm = linalg.mm
+    bmm = linalg.bmm
+    mv = linalg.mv
+    dot = linalg.dot
+    vdot = linalg.vdot
+    outer = ger = linalg.outer
+    addmm = linalg.addmm
+    addmv = linalg.addmv
+    baddbmm = linalg.baddbmm
+    addmm_ = in_place(linalg.addmm)
+    addmv_ = in_place(linalg.addmv)
+    baddbmm_ = in_place(linalg.baddbmm)
+    diag = linalg.diag
+    diagonal = linalg.diagonal
+    diag_embed = linalg.diag_embed
+    trace = linalg.trace
+    kron = linalg.kron
+
+    # -- sorting, sampling, rearranging (extra/sorting.py, sampling.py, rearrange.py) -----------
+    sort = sorting.sort
+    argsort = sorting.argsort
+    topk = sorting.topk
+    cumsum = sorting.cumsum
+    multinomial = sampling.multinomial
+    flip = sizes_as_arguments(rearrange.flip)
+    roll = rearrange.roll
+    repeat = sizes_as_arguments(rearrange.repeat)
+
+    # -- scatters and picks (extra/scatter.py) -------------------------------------------------
+    scatter = scatter_ops.scatter
+    scatter_add = scatter_ops.scatter_add
+    index_add = scatter_ops.index_add
+    index_copy = scatter_ops.index_copy
+    index_fill = scatter_ops.index_fill
+    scatter_ = in_place(scatter_ops.scatter)
+    scatter_add_ = in_place(scatter_ops.scatter_add)
+    index_add_ = in_place(scatter_ops.index_add)
+    index_copy_ = in_place(scatter_ops.index_copy)
+    index_fill_ = in_place(scatter_ops.index_fill)
+    take = scatter_ops.take
+    take_along_dim = scatter_ops.take_along_dim
+    masked_select = scatter_ops.masked_select
+    nonzero = scatter_ops.nonzero
+    argwhere = scatter_ops.argwhere
+
+    # -- shaping (extra/shaping.py) --------------------------------------------------------------
+    narrow = shaping.narrow
+    tile = sizes_as_arguments(shaping.tile)
+    movedim = moveaxis = shaping.movedim
+    swapaxes = swapdims = shaping.swapaxes
+    unflatten = shaping.unflatten
+    tensor_split = shaping.tensor_split
+    hsplit = shaping.hsplit
+    vsplit = shaping.vsplit
+    dsplit = shaping.dsplit
+    rot90 = shaping.rot90
+    fliplr = shaping.fliplr
+    flipud = shaping.flipud
+
+    # -- searches and counts (extra/searching.py) ------------------------------------------------
+    unique = searching.unique
+    bincount = searching.bincount
+    histc = searching.histc
 
 
 def attach_to(tensor_class: type) -> None:
-    """Give ``tensor_class`` (``Tensor``) every method and property defined above."""
+    """Give ``tensor_class`` (``Tensor``) every entry of the table."""
     class_attributes = {"__module__", "__qualname__", "__doc__", "__slots__", "__hash__", "__annotations__"}
-    for mixin in reversed(TensorMethods.__mro__[:-1]):  # the mixins first, so that TensorMethods wins
-        for name, value in vars(mixin).items():
-            if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
-                setattr(tensor_class, name, value)
+    for name, value in vars(TensorMethods).items():
+        if name not in class_attributes:  # (__hash__ is None here, as __eq__ is defined: keep Tensor's)
+            setattr(tensor_class, name, value)

@@ -9,7 +9,9 @@ backward maps the gradient back to the input's shape:
     expand                sum over the expanded dimensions (sum_to_shape)
 
 Indexing (``t[1:3]``, a view, and ``t[index_tensor]``, a copy) is in ``indexing``;
-the copies a reshape sometimes needs are in ``conversion``.
+the copies a reshape sometimes needs are in ``conversion``. The functional forms
+(``zero.reshape``, and ``x.view``, ``x.T`` ... through ``ops/tensor_methods.py``) are at
+the end of the file.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from ..autograd.op import Op
 from ..errors import ShapeError, ViewError, ZeroIndexError, describe
 from ..tensors.meta import infer_shape, normalize_dim, numel, view_strides
 from ..tensors.tensor import Tensor
+from .arguments import Sizes, sizes_of
 from .broadcast import sum_to_shape
 from .conversion import Copy
 
@@ -54,15 +57,15 @@ class View(Op):
         return (reshape(grad, self.in_shape), None)
 
 
-def reshape(x: Tensor, shape) -> Tensor:
+def reshape(input: Tensor, shape) -> Tensor:
     """A view when the layout allows it, otherwise a contiguous copy reshaped."""
-    meta = x._meta
+    meta = input._meta
     shape = infer_shape(shape, numel(meta.shape), "reshape")
     if shape == meta.shape:
-        return x
+        return input
     if not meta.contiguous and view_strides(meta.shape, meta.strides, shape) is None:
-        x = Copy.apply(x)
-    return View.apply(x, shape)
+        input = Copy.apply(input)
+    return View.apply(input, shape)
 
 
 class Permute(Op):
@@ -83,14 +86,14 @@ class Permute(Op):
         return (Permute.apply(grad, self.inverse), None)
 
 
-def transpose(x: Tensor, dim0: int, dim1: int) -> Tensor:
-    ndim = x.ndim
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    ndim = input.ndim
     dims = list(range(ndim))
     d0, d1 = normalize_dim(dim0, ndim, "transpose"), normalize_dim(dim1, ndim, "transpose")
     if ndim < 2 or d0 == d1:
-        return x
+        return input
     dims[d0], dims[d1] = dims[d1], dims[d0]
-    return Permute.apply(x, tuple(dims))
+    return Permute.apply(input, tuple(dims))
 
 
 class Expand(Op):
@@ -126,33 +129,85 @@ class Expand(Op):
         return (sum_to_shape(grad, self.in_shape), None)
 
 
-def squeeze(x: Tensor, dim=None) -> Tensor:
-    shape = x.shape
+def squeeze(input: Tensor, dim=None) -> Tensor:
+    shape = input.shape
     if dim is None:
         drop = {i for i, s in enumerate(shape) if s == 1}
     else:
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         drop = {d for d in (normalize_dim(d, len(shape), "squeeze") for d in dims) if shape and shape[d] == 1}
     if not drop:
-        return x
-    return View.apply(x, tuple(s for i, s in enumerate(shape) if i not in drop))
+        return input
+    return View.apply(input, tuple(s for i, s in enumerate(shape) if i not in drop))
 
 
-def unsqueeze(x: Tensor, dim: int) -> Tensor:
-    ndim = x.ndim
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    ndim = input.ndim
     if not -ndim - 1 <= dim <= ndim:
-        raise ZeroIndexError(f"unsqueeze: dim {dim} is out of range for {describe(x)} "
+        raise ZeroIndexError(f"unsqueeze: dim {dim} is out of range for {describe(input)} "
                              f"(expected a value in [{-ndim - 1}, {ndim}])")
     dim = dim % (ndim + 1)
-    return View.apply(x, x.shape[:dim] + (1,) + x.shape[dim:])
+    return View.apply(input, input.shape[:dim] + (1,) + input.shape[dim:])
 
 
-def flatten(x: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-    if x.ndim == 0:
-        return reshape(x, (1,))
-    start = normalize_dim(start_dim, x.ndim, "flatten")
-    end = normalize_dim(end_dim, x.ndim, "flatten")
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, (1,))
+    start = normalize_dim(start_dim, input.ndim, "flatten")
+    end = normalize_dim(end_dim, input.ndim, "flatten")
     if start > end:
         raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
-    shape = x.shape
-    return reshape(x, shape[:start] + (numel(shape[start:end + 1]),) + shape[end + 1:])
+    shape = input.shape
+    return reshape(input, shape[:start] + (numel(shape[start:end + 1]),) + shape[end + 1:])
+
+
+# -- functional forms and the methods that are views (x.view, x.T ...) ----------------------------
+
+
+def view(input: Tensor, *shape: int | Sizes) -> Tensor:
+    """``x.view(2, 3)`` or ``x.view((2, 3))``: the same elements read in a new shape, where
+    the strides allow it (``reshape`` copies where they do not)."""
+    return View.apply(input, sizes_of(shape))
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return View.apply(input, other.shape)
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other.shape)
+
+
+def permute(input: Tensor, dims: Sizes) -> Tensor:
+    return Permute.apply(input, tuple(dims))
+
+
+def t(input: Tensor) -> Tensor:
+    """The transpose of a matrix (a vector or a number as it is)."""
+    if input.ndim > 2:
+        raise ValueError(f"t() expects a tensor with at most 2 dimensions, got {input.ndim}; use transpose()")
+    return all_dims_reversed(input)
+
+
+def all_dims_reversed(input: Tensor) -> Tensor:
+    """``x.T``: every dimension in reverse order."""
+    return Permute.apply(input, tuple(reversed(range(input.ndim))))
+
+
+def last_two_dims_swapped(input: Tensor) -> Tensor:
+    """``x.mT``: the matrices of a batch transposed."""
+    return transpose(input, -2, -1)
+
+
+def expand(input: Tensor, *sizes: int | Sizes) -> Tensor:
+    """``x.expand(4, -1)`` or ``x.expand((4, -1))``: size-1 dimensions repeated, no copy."""
+    return Expand.apply(input, sizes_of(sizes))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return Expand.apply(input, other.shape)
+
+
+def broadcast_to(input: Tensor, size: Sizes) -> Tensor:
+    return Expand.apply(input, tuple(size))
+

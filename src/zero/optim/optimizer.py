@@ -38,7 +38,7 @@ from .. import dtypes
 from ..errors import DeviceError, DTypeError, ShapeError
 from ..grad_mode import enable_grad, no_grad
 from ..nn.utils import zero_grads
-from ..ops.functions import add
+from ..ops.elementwise import add
 from ..tensors.creation import tensor
 from ..tensors.tensor import Tensor
 

@@ -357,3 +357,12 @@ def _rebuild(cls: type, array: np.ndarray, device: str, requires_grad: bool) -> 
     if requires_grad:
         t.requires_grad_(True)
     return t
+
+
+def number_of_elements(input: Tensor) -> int:  # noqa: A002  (PyTorch's name)
+    """``zero.numel(x)``, ``x.nelement()``: the number of elements."""
+    return input.numel()
+
+
+def is_tensor(obj: object) -> bool:
+    return isinstance(obj, Tensor)

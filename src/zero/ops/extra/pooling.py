@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
-from ..autograd.op import Op
-from ..errors import DTypeError, ShapeError, describe
-from ..tensors.creation import tensor
-from ..tensors.tensor import Tensor
+from ... import dtypes
+from ...autograd.op import Op
+from ...errors import DTypeError, ShapeError, describe
+from ...tensors.creation import tensor
+from ...tensors.tensor import Tensor
 from .convolution import as_pair, int_tuple, planes
 
 

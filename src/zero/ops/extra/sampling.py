@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ShapeError, ZeroError, describe
-from ..random import Generator, default_generator
-from ..tensors.creation import tensor
-from ..tensors.tensor import Tensor
+from ...errors import ShapeError, ZeroError, describe
+from ...random import Generator, default_generator
+from ...tensors.creation import tensor
+from ...tensors.tensor import Tensor
 
 
 class SamplingError(ZeroError, ValueError):

@@ -14,15 +14,15 @@ meshgrid's expanded grids.
 """
 from __future__ import annotations
 
-from .. import dtypes
-from ..errors import DTypeError, ShapeError, describe, describe_all
-from ..tensors.creation import zeros
-from ..tensors.meta import normalize_dim
-from ..tensors.tensor import Tensor
-from .indexing import BasicIndex
-from .joining import cat, stack
+from ... import dtypes
+from ...errors import DTypeError, ShapeError, describe, describe_all
+from ...tensors.creation import zeros
+from ...tensors.meta import normalize_dim
+from ...tensors.tensor import Tensor
+from ..indexing import BasicIndex
+from ..joining import cat, stack
 from .rearrange import flip, pad, repeat
-from .views import Permute, reshape, transpose
+from ..views import Permute, reshape, transpose
 
 
 def _check_tensor(op: str, x) -> None:
@@ -39,57 +39,62 @@ def _tensors(op: str, tensors) -> list:
     return tensors
 
 
-def narrow(x: Tensor, dim: int, start, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     """The view x[.., start:start + length, ..] along ``dim`` (start may count from the end)."""
-    _check_tensor("narrow", x)
-    dim = normalize_dim(dim, x.ndim, "narrow")
-    size = x.shape[dim]
+    _check_tensor("narrow", input)
+    dim = normalize_dim(dim, input.ndim, "narrow")
+    size = input.shape[dim]
     start = int(start)
     if not -size <= start <= size:
-        raise ShapeError(f"narrow: start ({start}) is out of range for dimension {dim} of {describe(x)}")
+        raise ShapeError(f"narrow: start ({start}) is out of range for dimension {dim} of {describe(input)}")
     start %= size if size else 1
     if length < 0 or start + length > size:
         raise ShapeError(f"narrow: start ({start}) + length ({length}) exceeds the size ({size}) of dimension "
-                         f"{dim} of {describe(x)}")
-    return BasicIndex.apply(x, (slice(None),) * dim + (slice(start, start + length),))
+                         f"{dim} of {describe(input)}")
+    return BasicIndex.apply(input, (slice(None),) * dim + (slice(start, start + length),))
 
 
-def tile(x: Tensor, dims) -> Tensor:
+def tile(input: Tensor, dims) -> Tensor:
     """repeat, with fewer repeats than dims allowed (the leading dims are then repeated once)."""
-    _check_tensor("tile", x)
+    _check_tensor("tile", input)
     dims = tuple(dims)
-    return repeat(x, (1,) * (x.ndim - len(dims)) + dims)
+    return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
-def movedim(x: Tensor, source, destination) -> Tensor:
+def movedim(input: Tensor, source, destination) -> Tensor:
     """The view of x with dims ``source`` moved to positions ``destination``, the others in order."""
-    _check_tensor("movedim", x)
+    _check_tensor("movedim", input)
     source = (source,) if isinstance(source, int) else tuple(source)
     destination = (destination,) if isinstance(destination, int) else tuple(destination)
     if len(source) != len(destination):
         raise ShapeError(f"movedim: {len(source)} source dims for {len(destination)} destinations")
-    source = tuple(normalize_dim(d, x.ndim, "movedim") for d in source)
-    destination = tuple(normalize_dim(d, x.ndim, "movedim") for d in destination)
+    source = tuple(normalize_dim(d, input.ndim, "movedim") for d in source)
+    destination = tuple(normalize_dim(d, input.ndim, "movedim") for d in destination)
     if len(set(source)) != len(source) or len(set(destination)) != len(destination):
         raise ShapeError(f"movedim: repeated dims in source {list(source)} or destination {list(destination)}")
-    rest = iter(d for d in range(x.ndim) if d not in source)
+    rest = iter(d for d in range(input.ndim) if d not in source)
     placed = dict(zip(destination, source))
-    return Permute.apply(x, tuple(placed[d] if d in placed else next(rest) for d in range(x.ndim)))
+    return Permute.apply(input, tuple(placed[d] if d in placed else next(rest) for d in range(input.ndim)))
 
 
-def swapaxes(x: Tensor, axis0: int, axis1: int) -> Tensor:
-    _check_tensor("swapaxes", x)
-    return transpose(x, axis0, axis1)
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    _check_tensor("swapaxes", input)
+    return transpose(input, axis0, axis1)
 
 
-def unflatten(x: Tensor, dim: int, sizes) -> Tensor:
+def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    _check_tensor("swapdims", input)
+    return transpose(input, dim0, dim1)
+
+
+def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
     """Dimension ``dim`` split into ``sizes`` (one of them may be -1)."""
-    _check_tensor("unflatten", x)
-    dim = normalize_dim(dim, x.ndim, "unflatten")
+    _check_tensor("unflatten", input)
+    dim = normalize_dim(dim, input.ndim, "unflatten")
     sizes = tuple(sizes)
     if not sizes:
         raise ShapeError("unflatten: sizes must not be empty")
-    return reshape(x, x.shape[:dim] + sizes + x.shape[dim + 1:])
+    return reshape(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
 
 
 def atleast_1d(x: Tensor) -> Tensor:
@@ -127,12 +132,12 @@ def column_stack(tensors) -> Tensor:
     return cat([reshape(t, (t.numel(), 1)) if t.ndim < 2 else t for t in tensors], dim=1)
 
 
-def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     """Views: ``sections`` pieces as equal as can be (the first n % sections one longer), or
     the pieces between the listed split indices (clipped to the dimension)."""
-    _check_tensor("tensor_split", x)
-    dim = normalize_dim(dim, x.ndim, "tensor_split")
-    size = x.shape[dim]
+    _check_tensor("tensor_split", input)
+    dim = normalize_dim(dim, input.ndim, "tensor_split")
+    size = input.shape[dim]
     if isinstance(indices_or_sections, Tensor):
         indices_or_sections = indices_or_sections.tolist()
     if isinstance(indices_or_sections, int):
@@ -146,7 +151,7 @@ def tensor_split(x: Tensor, indices_or_sections, dim: int = 0) -> tuple:
     else:
         bounds = [0] + [min(max(int(i), 0), size) for i in indices_or_sections] + [size]
     before = (slice(None),) * dim
-    return tuple(BasicIndex.apply(x, before + (slice(start, max(start, stop)),))
+    return tuple(BasicIndex.apply(input, before + (slice(start, max(start, stop)),))
                  for start, stop in zip(bounds[:-1], bounds[1:]))
 
 
@@ -161,16 +166,16 @@ def _split_along(op: str, x: Tensor, indices_or_sections, dim: int, min_ndim: in
     return tensor_split(x, indices_or_sections, dim)
 
 
-def hsplit(x: Tensor, indices_or_sections) -> tuple:
-    return _split_along("hsplit", x, indices_or_sections, 0 if x.ndim == 1 else 1, 1)
+def hsplit(input: Tensor, indices_or_sections) -> tuple:
+    return _split_along("hsplit", input, indices_or_sections, 0 if input.ndim == 1 else 1, 1)
 
 
-def vsplit(x: Tensor, indices_or_sections) -> tuple:
-    return _split_along("vsplit", x, indices_or_sections, 0, 2)
+def vsplit(input: Tensor, indices_or_sections) -> tuple:
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
 
 
-def dsplit(x: Tensor, indices_or_sections) -> tuple:
-    return _split_along("dsplit", x, indices_or_sections, 2, 3)
+def dsplit(input: Tensor, indices_or_sections) -> tuple:
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
 def meshgrid(*tensors, indexing: str = "ij") -> tuple:
@@ -227,40 +232,42 @@ def block_diag(*tensors) -> Tensor:
     return cat(rows, dim=0)
 
 
-def rot90(x: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
-    _check_tensor("rot90", x)
+def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+    _check_tensor("rot90", input)
     dims = tuple(dims)
-    if len(dims) != 2 or x.ndim < 2:
+    if len(dims) != 2 or input.ndim < 2:
         raise ShapeError(f"rot90: needs two dims of a tensor with at least 2 dimensions, got dims {list(dims)} for "
-                         f"{describe(x)}")
-    d0, d1 = (normalize_dim(d, x.ndim, "rot90") for d in dims)
+                         f"{describe(input)}")
+    d0, d1 = (normalize_dim(d, input.ndim, "rot90") for d in dims)
     if d0 == d1:
         raise ShapeError(f"rot90: the two dims must differ, got {list(dims)}")
     turns = k % 4
     if turns == 1:
-        return transpose(flip(x, d1), d0, d1)
+        return transpose(flip(input, d1), d0, d1)
     if turns == 2:
-        return flip(x, (d0, d1))
+        return flip(input, (d0, d1))
     if turns == 3:
-        return transpose(flip(x, d0), d0, d1)
-    return x.clone()
+        return transpose(flip(input, d0), d0, d1)
+    return input.clone()
 
 
-def fliplr(x: Tensor) -> Tensor:
-    _check_tensor("fliplr", x)
-    if x.ndim < 2:
-        raise ShapeError(f"fliplr: needs at least 2 dimensions, got {describe(x)}")
-    return flip(x, 1)
+def fliplr(input: Tensor) -> Tensor:
+    _check_tensor("fliplr", input)
+    if input.ndim < 2:
+        raise ShapeError(f"fliplr: needs at least 2 dimensions, got {describe(input)}")
+    return flip(input, 1)
 
 
-def flipud(x: Tensor) -> Tensor:
-    _check_tensor("flipud", x)
-    if x.ndim < 1:
-        raise ShapeError(f"flipud: needs at least 1 dimension, got {describe(x)}")
-    return flip(x, 0)
+def flipud(input: Tensor) -> Tensor:
+    _check_tensor("flipud", input)
+    if input.ndim < 1:
+        raise ShapeError(f"flipud: needs at least 1 dimension, got {describe(input)}")
+    return flip(input, 0)
 
 
 def concatenate(tensors, axis: int = 0) -> Tensor:
     """cat under NumPy's name and keyword (PyTorch's concatenate takes axis=)."""
     return cat(tensors, dim=axis)
 
+
+moveaxis, row_stack = movedim, vstack  # (NumPy's names, which PyTorch has too)

@@ -16,46 +16,46 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..autograd.op import Op
-from ..errors import ShapeError, describe
-from ..tensors.creation import arange, full, tensor, zeros
-from ..tensors.meta import normalize_dim
-from ..tensors.tensor import Tensor
-from .arguments import fill_value
-from .indexing import BasicIndex
-from .joining import cat
+from ...autograd.op import Op
+from ...errors import ShapeError, describe
+from ...tensors.creation import arange, full, tensor, zeros
+from ...tensors.meta import normalize_dim
+from ...tensors.tensor import Tensor
+from ..arguments import fill_value
+from ..indexing import BasicIndex
+from ..joining import cat
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 
 
-def flip(x: Tensor, dims) -> Tensor:
+def flip(input: Tensor, dims) -> Tensor:
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    for d in {normalize_dim(d, x.ndim, "flip") for d in dims}:
-        n = x.shape[d]
-        x = x.index_select(d, arange(n - 1, -1, -1, device=x.device))
-    return x
+    for d in {normalize_dim(d, input.ndim, "flip") for d in dims}:
+        n = input.shape[d]
+        input = input.index_select(d, arange(n - 1, -1, -1, device=input.device))
+    return input
 
 
-def roll(x: Tensor, shifts, dims=None) -> Tensor:
+def roll(input: Tensor, shifts, dims=None) -> Tensor:
     """Elements shifted by ``shifts`` places along ``dims`` (those leaving at one end come
     back at the other); without ``dims``, over the flattened tensor, keeping the shape."""
     if dims is None:
         if not isinstance(shifts, int):
             raise ValueError(f"roll: without dims, shifts must be one int, got {shifts!r}")
-        return roll(x.reshape(-1), shifts, 0).reshape(x.shape)
+        return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise ValueError(f"roll: {len(shifts)} shifts for {len(dims)} dims; give one shift per dim")
     for shift, dim in zip(shifts, dims):
-        d = normalize_dim(dim, x.ndim, "roll")
-        n = x.shape[d]
+        d = normalize_dim(dim, input.ndim, "roll")
+        n = input.shape[d]
         s = shift % n if n else 0
         if s:
             before = (slice(None),) * d
-            tail, head = (BasicIndex.apply(x, before + (part,)) for part in (slice(n - s, n), slice(0, n - s)))
-            x = cat([tail, head], dim=d)
-    return x
+            tail, head = (BasicIndex.apply(input, before + (part,)) for part in (slice(n - s, n), slice(0, n - s)))
+            input = cat([tail, head], dim=d)
+    return input
 
 
 def repeat(x: Tensor, sizes: tuple) -> Tensor:

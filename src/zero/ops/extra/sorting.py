@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from .. import dtypes
-from ..autograd.op import Op
-from ..errors import ShapeError, describe
-from ..tensors.creation import zeros
-from ..tensors.meta import normalize_dim
-from ..tensors.tensor import Tensor
-from .indexing import BasicIndex
+from ... import dtypes
+from ...autograd.op import Op
+from ...errors import ShapeError, describe
+from ...tensors.creation import zeros
+from ...tensors.meta import normalize_dim
+from ...tensors.tensor import Tensor
+from ..indexing import BasicIndex
 
 SortResult = namedtuple("SortResult", ["values", "indices"])
 
@@ -64,7 +64,7 @@ def argsort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = F
     return Sort.apply(x.detach(), dim, descending).indices
 
 
-def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> SortResult:  # noqa: A002
+def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> SortResult:
     """The ``k`` largest (``largest=False``: smallest) values along ``dim`` and their indices,
     largest first (always in order, so ``sorted`` changes nothing)."""
     if not isinstance(x, Tensor):

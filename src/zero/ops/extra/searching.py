@@ -17,29 +17,29 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
-from ..errors import DTypeError, ShapeError, describe
-from ..tensors.creation import tensor
-from ..tensors.meta import normalize_dim
-from ..tensors.tensor import Tensor
+from ... import dtypes
+from ...errors import DTypeError, ShapeError, describe
+from ...tensors.creation import tensor
+from ...tensors.meta import normalize_dim
+from ...tensors.tensor import Tensor
 from .scatter import _to_tensor
 
 
-def unique(x: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,  # noqa: A002
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim=None):
     """The distinct values (always sorted, as PyTorch's CPU and CUDA kernels give them even with
     sorted=False); with ``dim``, the distinct slices along it."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"unique: expected a tensor, got {describe(x)}")
-    axis = None if dim is None else normalize_dim(dim, x.ndim, "unique")
-    source = x.reshape(1) if x.ndim == 0 else x
-    values, inverse, counts = x.device.kernels.unique(source._array, axis, return_inverse, return_counts)
-    result = [_to_tensor(values, x.dtype, x.device)]
+    if not isinstance(input, Tensor):
+        raise TypeError(f"unique: expected a tensor, got {describe(input)}")
+    axis = None if dim is None else normalize_dim(dim, input.ndim, "unique")
+    source = input.reshape(1) if input.ndim == 0 else input
+    values, inverse, counts = input.device.kernels.unique(source._array, axis, return_inverse, return_counts)
+    result = [_to_tensor(values, input.dtype, input.device)]
     if return_inverse:
-        inverse_shape = x.shape if axis is None else (x.shape[axis],)
-        result.append(_to_tensor(inverse.reshape(inverse_shape), dtypes.int64, x.device))
+        inverse_shape = input.shape if axis is None else (input.shape[axis],)
+        result.append(_to_tensor(inverse.reshape(inverse_shape), dtypes.int64, input.device))
     if return_counts:
-        result.append(_to_tensor(counts, dtypes.int64, x.device))
+        result.append(_to_tensor(counts, dtypes.int64, input.device))
     return result[0] if len(result) == 1 else tuple(result)
 
 
@@ -112,7 +112,7 @@ def bucketize(x, boundaries: Tensor, *, out_int32: bool = False, right: bool = F
     return searchsorted(boundaries, x, out_int32=out_int32, right=right)
 
 
-def histc(x: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Tensor:  # noqa: A002
+def histc(x: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Tensor:
     """A histogram of the elements of a floating-point tensor, in x's dtype."""
     if not isinstance(x, Tensor) or not x.dtype.is_floating_point:
         raise DTypeError(f"histc: needs a floating-point tensor, got {describe(x)} (as in PyTorch)")

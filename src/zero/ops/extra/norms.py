@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.op import Op
-from ..errors import ShapeError, describe
-from ..tensors.meta import normalize_dim, normalize_dims
-from ..tensors.tensor import Tensor
-from .arguments import check_floats
-from .elementwise import Where
-from .reduction import Amax, Amin, Sum, _expand_back
+from ...autograd.op import Op
+from ...errors import ShapeError, describe
+from ...tensors.meta import normalize_dim, normalize_dims
+from ...tensors.tensor import Tensor
+from ..arguments import check_floats
+from ..elementwise import Where
+from ..reduction import Amax, Amin, Sum, _expand_back
 
 SPECTRAL = ("nuc", 2, -2)
 
@@ -96,7 +96,7 @@ def _prepared(op: str, x: Tensor, dtype) -> Tensor:
     return x if dtype is None else x.to(dtype)
 
 
-def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The ``ord``-norm of ``x`` as a vector over ``dim`` (all elements for None)."""
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be a number, got {ord!r}")
@@ -106,7 +106,7 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     return VectorNorm.apply(x, ord, _dims_of(dim), keepdim)
 
 
-def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """The ``ord``-norm of the matrices of ``a`` over the two dims ``dim``."""
     a = _prepared("matrix_norm", a, dtype)
     if a.ndim < 2:
@@ -131,7 +131,7 @@ def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     return picked if keepdim else picked.squeeze((rows, columns))
 
 
-def linalg_norm(a: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:  # noqa: A002
+def linalg_norm(a: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """PyTorch's linalg.norm: a vector norm over one dim, a matrix norm over two; without dim,
     the 2-norm of all elements (ord None) or the ord-norm of a 1-D or 2-D ``a``."""
     dims = _dims_of(dim)
@@ -148,7 +148,7 @@ def linalg_norm(a: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=N
     raise ShapeError(f"linalg.norm: dim must name one or two dimensions, got {dim!r}")
 
 
-def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """The older torch.norm: "fro" (over all elements, or one or two dims) or a number p
     (a vector norm over dim); "nuc" is refused (no SVD)."""
     if p == "nuc":
@@ -160,9 +160,9 @@ def norm(x: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Ten
         p = 2
     if isinstance(p, str):
         raise ValueError(f"norm: p must be 'fro', 'nuc' or a number, got {p!r}")
-    return vector_norm(x, p, dims, keepdim, dtype=dtype)
+    return vector_norm(input, p, dims, keepdim, dtype=dtype)
 
 
-def dist(a: Tensor, b: Tensor, p=2) -> Tensor:
+def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
     """The p-norm of a - b (broadcast) over all elements."""
-    return vector_norm(a - b, p)
+    return vector_norm(input - other, p)

@@ -16,18 +16,19 @@ what the op saves (the input x or the output y):
 The rounding functions (floor, ceil, round, trunc) are steps: their derivative is 0
 wherever it exists, and PyTorch's gradient is 0 everywhere; on integer tensors they return
 the integers unchanged. Integer and bool inputs of the other (float-only) functions
-compute in the default float dtype, as in PyTorch.
+compute in the default float dtype, as in PyTorch. The functional forms (``zero.log1p``,
+and ``x.log1p``, ``x.log1p_`` through ``ops/tensor_methods.py``) are at the end of the file.
 """
 from __future__ import annotations
 
 import math
 
-from .. import dtypes
-from ..errors import DTypeError, describe
-from ..tensors.creation import zeros_like
-from ..tensors.tensor import Tensor
-from .conversion import Copy
-from .elementwise import UnaryOp, _refuse_bool
+from ... import dtypes
+from ...errors import DTypeError, describe
+from ...tensors.creation import zeros_like
+from ...tensors.tensor import Tensor
+from ..conversion import Copy
+from ..elementwise import UnaryOp, _refuse_bool
 
 SQRT_PI = math.sqrt(math.pi)
 
@@ -304,3 +305,133 @@ class NanToNum(UnaryOp):
 
     def derivative(self, x):
         return x.isfinite()
+
+
+# -- the functional forms (zero.log1p, and x.log1p through ops/tensor_methods.py) ----------------
+
+
+def isnan(input: Tensor) -> Tensor:
+    return Isnan.apply(input)
+
+
+def isinf(input: Tensor) -> Tensor:
+    return Isinf.apply(input)
+
+
+def isfinite(input: Tensor) -> Tensor:
+    return Isfinite.apply(input)
+
+
+def isposinf(input: Tensor) -> Tensor:
+    return Isposinf.apply(input)
+
+
+def isneginf(input: Tensor) -> Tensor:
+    return Isneginf.apply(input)
+
+
+def signbit(input: Tensor) -> Tensor:
+    return Signbit.apply(input)
+
+
+def floor(input: Tensor) -> Tensor:
+    return Floor.apply(input)
+
+
+def ceil(input: Tensor) -> Tensor:
+    return Ceil.apply(input)
+
+
+def trunc(input: Tensor) -> Tensor:
+    return Trunc.apply(input)
+
+
+def frac(input: Tensor) -> Tensor:
+    return Frac.apply(input)
+
+
+def log1p(input: Tensor) -> Tensor:
+    return Log1p.apply(input)
+
+
+def expm1(input: Tensor) -> Tensor:
+    return Expm1.apply(input)
+
+
+def log2(input: Tensor) -> Tensor:
+    return Log2.apply(input)
+
+
+def log10(input: Tensor) -> Tensor:
+    return Log10.apply(input)
+
+
+def exp2(input: Tensor) -> Tensor:
+    return Exp2.apply(input)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    return Reciprocal.apply(input)
+
+
+def erf(input: Tensor) -> Tensor:
+    return Erf.apply(input)
+
+
+def erfc(input: Tensor) -> Tensor:
+    return Erfc.apply(input)
+
+
+def erfinv(input: Tensor) -> Tensor:
+    return Erfinv.apply(input)
+
+
+def tan(input: Tensor) -> Tensor:
+    return Tan.apply(input)
+
+
+def asin(input: Tensor) -> Tensor:
+    return Asin.apply(input)
+
+
+def acos(input: Tensor) -> Tensor:
+    return Acos.apply(input)
+
+
+def atan(input: Tensor) -> Tensor:
+    return Atan.apply(input)
+
+
+def sinh(input: Tensor) -> Tensor:
+    return Sinh.apply(input)
+
+
+def cosh(input: Tensor) -> Tensor:
+    return Cosh.apply(input)
+
+
+def asinh(input: Tensor) -> Tensor:
+    return Asinh.apply(input)
+
+
+def acosh(input: Tensor) -> Tensor:
+    return Acosh.apply(input)
+
+
+def atanh(input: Tensor) -> Tensor:
+    return Atanh.apply(input)
+
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    """Half to even, at ``decimals`` digits after the point."""
+    return Round.apply(input, decimals=decimals)
+
+
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None) -> Tensor:
+    return NanToNum.apply(input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+# NumPy's names, which PyTorch has too
+fix = trunc
+arcsin, arccos, arctan, arcsinh, arccosh, arctanh = asin, acos, atan, asinh, acosh, atanh

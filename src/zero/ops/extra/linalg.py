@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import math
 
-from ..autograd.op import Op
-from ..errors import DTypeError, ShapeError, describe
-from ..tensors.creation import zeros
-from ..tensors.meta import broadcast_shapes, contiguous_strides, normalize_dim
-from ..tensors.tensor import Tensor
-from .conversion import Copy
-from .matmul import MatMul
-from .views import mark_view
+from ...autograd.op import Op
+from ...errors import DTypeError, ShapeError, describe
+from ...tensors.creation import zeros
+from ...tensors.meta import broadcast_shapes, contiguous_strides, normalize_dim
+from ...tensors.tensor import Tensor
+from ..conversion import Copy
+from ..matmul import MatMul
+from ..views import mark_view
 
 
 def _check_tensors(op: str, **operands) -> None:
@@ -50,62 +50,62 @@ def _check_same_dtype(op: str, a: Tensor, b: Tensor) -> None:
 # -- products -------------------------------------------------------------------------------------
 
 
-def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """(n, m) @ (m, p) -> (n, p); matrices only (matmul broadcasts, mm does not)."""
-    _check_tensors("mm", mat1=mat1, mat2=mat2)
-    _check_ndim("mm", "mat1", mat1, 2, "a matrix")
+    _check_tensors("mm", mat1=input, mat2=mat2)
+    _check_ndim("mm", "mat1", input, 2, "a matrix")
     _check_ndim("mm", "mat2", mat2, 2, "a matrix")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise ShapeError(f"mm: mat1 and mat2 shapes cannot be multiplied ({describe(mat1)} and {describe(mat2)}: "
-                         f"{mat1.shape[1]} != {mat2.shape[0]})")
-    _check_same_dtype("mm", mat1, mat2)
-    return MatMul.apply(mat1, mat2)
+    if input.shape[1] != mat2.shape[0]:
+        raise ShapeError(f"mm: mat1 and mat2 shapes cannot be multiplied ({describe(input)} and {describe(mat2)}: "
+                         f"{input.shape[1]} != {mat2.shape[0]})")
+    _check_same_dtype("mm", input, mat2)
+    return MatMul.apply(input, mat2)
 
 
-def bmm(batch1: Tensor, batch2: Tensor) -> Tensor:
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """(b, n, m) @ (b, m, p) -> (b, n, p); one batch size, no broadcasting."""
-    _check_tensors("bmm", batch1=batch1, batch2=batch2)
-    _check_ndim("bmm", "batch1", batch1, 3, "a 3-D batch of matrices")
-    _check_ndim("bmm", "batch2", batch2, 3, "a 3-D batch of matrices")
-    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
-        raise ShapeError(f"bmm: batch2 must be [{batch1.shape[0]}, {batch1.shape[2]}, p] for batch1 "
-                         f"{describe(batch1)}, got {describe(batch2)}")
-    _check_same_dtype("bmm", batch1, batch2)
-    return MatMul.apply(batch1, batch2)
+    _check_tensors("bmm", batch1=input, batch2=mat2)
+    _check_ndim("bmm", "batch1", input, 3, "a 3-D batch of matrices")
+    _check_ndim("bmm", "batch2", mat2, 3, "a 3-D batch of matrices")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise ShapeError(f"bmm: batch2 must be [{input.shape[0]}, {input.shape[2]}, p] for batch1 "
+                         f"{describe(input)}, got {describe(mat2)}")
+    _check_same_dtype("bmm", input, mat2)
+    return MatMul.apply(input, mat2)
 
 
-def mv(mat: Tensor, vec: Tensor) -> Tensor:
+def mv(input: Tensor, vec: Tensor) -> Tensor:
     """(n, m) @ (m,) -> (n,)."""
-    _check_tensors("mv", mat=mat, vec=vec)
-    _check_ndim("mv", "mat", mat, 2, "a matrix")
+    _check_tensors("mv", mat=input, vec=vec)
+    _check_ndim("mv", "mat", input, 2, "a matrix")
     _check_ndim("mv", "vec", vec, 1, "a vector")
-    if mat.shape[1] != vec.shape[0]:
-        raise ShapeError(f"mv: size mismatch, mat {describe(mat)} and vec {describe(vec)}")
-    _check_same_dtype("mv", mat, vec)
-    return MatMul.apply(mat, vec.unsqueeze(1)).squeeze(1)
+    if input.shape[1] != vec.shape[0]:
+        raise ShapeError(f"mv: size mismatch, mat {describe(input)} and vec {describe(vec)}")
+    _check_same_dtype("mv", input, vec)
+    return MatMul.apply(input, vec.unsqueeze(1)).squeeze(1)
 
 
-def dot(a: Tensor, b: Tensor) -> Tensor:
+def dot(input: Tensor, other: Tensor) -> Tensor:
     """sum_i a_i b_i of two vectors of one size and dtype (a 0-d tensor)."""
-    _check_tensors("dot", input=a, other=b)
-    if a.ndim != 1 or b.ndim != 1:
-        raise ShapeError(f"dot: 1-D tensors expected, got {describe(a)} and {describe(b)}")
-    if a.shape != b.shape:
-        raise ShapeError(f"dot: both vectors must have the same number of elements, got {describe(a)} and "
-                         f"{describe(b)}")
-    _check_same_dtype("dot", a, b)
-    return MatMul.apply(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    _check_tensors("dot", input=input, other=other)
+    if input.ndim != 1 or other.ndim != 1:
+        raise ShapeError(f"dot: 1-D tensors expected, got {describe(input)} and {describe(other)}")
+    if input.shape != other.shape:
+        raise ShapeError(f"dot: both vectors must have the same number of elements, got {describe(input)} and "
+                         f"{describe(other)}")
+    _check_same_dtype("dot", input, other)
+    return MatMul.apply(input.unsqueeze(0), other.unsqueeze(1)).reshape(())
 
 
 vdot = dot  # (the conjugate of a real vector is itself)
 
 
-def outer(a: Tensor, b: Tensor) -> Tensor:
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """a_i b_j: (n,) and (m,) -> (n, m), the dtypes promoted."""
-    _check_tensors("outer", input=a, vec2=b)
-    _check_ndim("outer", "input", a, 1, "a vector")
-    _check_ndim("outer", "vec2", b, 1, "a vector")
-    return a.unsqueeze(1) * b
+    _check_tensors("outer", input=input, vec2=vec2)
+    _check_ndim("outer", "input", input, 1, "a vector")
+    _check_ndim("outer", "vec2", vec2, 1, "a vector")
+    return input.unsqueeze(1) * vec2
 
 
 def _scaled_sum(op: str, x: Tensor, product: Tensor, beta, alpha) -> Tensor:
@@ -122,19 +122,19 @@ def _scaled_sum(op: str, x: Tensor, product: Tensor, beta, alpha) -> Tensor:
     return scaled + (x if beta == 1 else x * beta)
 
 
-def addmm(x: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta x + alpha (mat1 @ mat2)."""
-    return _scaled_sum("addmm", x, mm(mat1, mat2), beta, alpha)
+    return _scaled_sum("addmm", input, mm(mat1, mat2), beta, alpha)
 
 
-def addmv(x: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta x + alpha (mat @ vec)."""
-    return _scaled_sum("addmv", x, mv(mat, vec), beta, alpha)
+    return _scaled_sum("addmv", input, mv(mat, vec), beta, alpha)
 
 
-def baddbmm(x: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
     """beta x + alpha (batch1 @ batch2), batch by batch."""
-    return _scaled_sum("baddbmm", x, bmm(batch1, batch2), beta, alpha)
+    return _scaled_sum("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
 def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
@@ -166,15 +166,15 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     return MatMul.apply(rows, columns).reshape(out_shape)
 
 
-def kron(a: Tensor, b: Tensor) -> Tensor:
+def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: of shape a.shape * b.shape (ranks padded with leading 1s),
     (a kron b)[i*q + k, j*r + l] = a[i, j] b[k, l] for matrices."""
-    _check_tensors("kron", input=a, other=b)
-    ndim = max(a.ndim, b.ndim)
-    shape_a = (1,) * (ndim - a.ndim) + a.shape
-    shape_b = (1,) * (ndim - b.ndim) + b.shape
-    spread_a = a.reshape(tuple(n for s in shape_a for n in (s, 1)))   # (a0, 1, a1, 1, ...)
-    spread_b = b.reshape(tuple(n for s in shape_b for n in (1, s)))   # (1, b0, 1, b1, ...)
+    _check_tensors("kron", input=input, other=other)
+    ndim = max(input.ndim, other.ndim)
+    shape_a = (1,) * (ndim - input.ndim) + input.shape
+    shape_b = (1,) * (ndim - other.ndim) + other.shape
+    spread_a = input.reshape(tuple(n for s in shape_a for n in (s, 1)))   # (a0, 1, a1, 1, ...)
+    spread_b = other.reshape(tuple(n for s in shape_b for n in (1, s)))   # (1, b0, 1, b1, ...)
     return (spread_a * spread_b).reshape(tuple(x * y for x, y in zip(shape_a, shape_b)))
 
 
@@ -216,11 +216,11 @@ class Diagonal(Op):
         return (grad_in, None, None, None)
 
 
-def diagonal(x: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
-    _check_tensors("diagonal", input=x)
-    if x.ndim < 2:
-        raise ShapeError(f"diagonal: needs at least 2 dimensions, got {describe(x)}")
-    return Diagonal.apply(x, offset, *_diagonal_dims("diagonal", x.ndim, dim1, dim2))
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    _check_tensors("diagonal", input=input)
+    if input.ndim < 2:
+        raise ShapeError(f"diagonal: needs at least 2 dimensions, got {describe(input)}")
+    return Diagonal.apply(input, offset, *_diagonal_dims("diagonal", input.ndim, dim1, dim2))
 
 
 class DiagEmbed(Op):
@@ -240,26 +240,29 @@ class DiagEmbed(Op):
         return (Diagonal.apply(grad, *self.params), None, None, None)
 
 
-def diag_embed(x: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
-    _check_tensors("diag_embed", input=x)
-    if x.ndim < 1:
-        raise ShapeError(f"diag_embed: needs at least 1 dimension, got {describe(x)}")
-    return DiagEmbed.apply(x, offset, *_diagonal_dims("diag_embed", x.ndim + 1, dim1, dim2))
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    _check_tensors("diag_embed", input=input)
+    if input.ndim < 1:
+        raise ShapeError(f"diag_embed: needs at least 1 dimension, got {describe(input)}")
+    return DiagEmbed.apply(input, offset, *_diagonal_dims("diag_embed", input.ndim + 1, dim1, dim2))
 
 
-def diag(x: Tensor, diagonal: int = 0) -> Tensor:
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """A vector -> the square matrix with it on diagonal ``diagonal``; a matrix -> that
     diagonal (a copy)."""
-    _check_tensors("diag", input=x)
-    if x.ndim == 1:
-        return DiagEmbed.apply(x, diagonal, 0, 1)
-    if x.ndim == 2:
-        return Copy.apply(Diagonal.apply(x, diagonal, 0, 1))
-    raise ShapeError(f"diag: takes a 1-D or 2-D tensor, got {describe(x)}")
+    _check_tensors("diag", input=input)
+    if input.ndim == 1:
+        return DiagEmbed.apply(input, diagonal, 0, 1)
+    if input.ndim == 2:
+        return Copy.apply(Diagonal.apply(input, diagonal, 0, 1))
+    raise ShapeError(f"diag: takes a 1-D or 2-D tensor, got {describe(input)}")
 
 
-def trace(x: Tensor) -> Tensor:
+def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix (integers summed in int64)."""
-    _check_tensors("trace", input=x)
-    _check_ndim("trace", "input", x, 2, "a matrix")
-    return Diagonal.apply(x, 0, 0, 1).sum()
+    _check_tensors("trace", input=input)
+    _check_ndim("trace", "input", input, 2, "a matrix")
+    return Diagonal.apply(input, 0, 0, 1).sum()
+
+
+ger = outer  # (PyTorch's older name)

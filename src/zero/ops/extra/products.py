@@ -21,15 +21,15 @@ from __future__ import annotations
 
 import math
 
-from .. import dtypes
-from ..autograd.op import Op
-from ..errors import describe
-from ..tensors.creation import arange, ones
-from ..tensors.meta import normalize_dim, normalize_dims
-from ..tensors.tensor import Tensor
-from .elementwise import Where
-from .joining import cat
-from .reduction import _expand_back, _reduced_output
+from ... import dtypes
+from ...autograd.op import Op
+from ...errors import describe
+from ...tensors.creation import arange, ones
+from ...tensors.meta import normalize_dim, normalize_dims
+from ...tensors.tensor import Tensor
+from ..elementwise import Where
+from ..joining import cat
+from ..reduction import _expand_back, _reduced_output
 
 
 def _product_dtype(x: Tensor):
@@ -87,13 +87,13 @@ class Prod(Op):
         return (_expand_back(grad, self.kept_shape, x.shape) * product_of_others(x, self.dims), None, None)
 
 
-def prod(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def prod(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """PyTorch's prod: of every element (dim None), or along one dimension ``dim``."""
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod: dim must be one int (PyTorch's prod reduces one dimension or all), got {dim!r}")
     if dtype is not None:
-        x = x.to(dtype)
-    return Prod.apply(x, dim, keepdim)
+        input = input.to(dtype)
+    return Prod.apply(input, dim, keepdim)
 
 
 class Cumprod(Op):
@@ -134,8 +134,8 @@ def _cumprod_gradient(x: Tensor, y: Tensor, g: Tensor) -> Tensor:
     return Where.apply(position == first_zero, prefix * weighted, before_first_zero)
 
 
-def cumprod(x: Tensor, dim: int, dtype=None) -> Tensor:
+def cumprod(input: Tensor, dim: int, dtype=None) -> Tensor:
     if dtype is not None:
-        x = x.to(dtype)
-    return Cumprod.apply(x, dim)
+        input = input.to(dtype)
+    return Cumprod.apply(input, dim)
 

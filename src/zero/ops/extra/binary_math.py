@@ -19,20 +19,24 @@ PyTorch does (``dtypes.result_type``) and sum each gradient back to its operand'
     addcdiv(x, t1, t2, value)   x + value t1 / t2
 
 Integer division by zero raises ZeroDivisionError (PyTorch's CPU error), where NumPy would
-give 0 with a warning; float division by zero gives inf or nan, as everywhere.
+give 0 with a warning; float division by zero gives inf or nan, as everywhere. The
+functional forms (``zero.atan2``, and ``x.atan2``, ``x.atan2_``, ``x // y`` through
+``ops/tensor_methods.py``) are at the end of the file.
 """
 from __future__ import annotations
 
 import math
 
-from .. import dtypes
-from ..autograd.op import Op
-from ..errors import DTypeError, describe
-from ..tensors.creation import zeros_like
-from ..tensors.tensor import Tensor
-from .arguments import check_floats
-from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
-from .elementwise import BinaryOp, SavingBinaryOp, Where, _array, _dtype_of, _in_dtype
+from ... import dtypes
+from ...autograd.op import Op
+from ...errors import DTypeError, describe
+from ...tensors.creation import zeros_like
+from ...tensors.tensor import Tensor
+from ..arguments import check_floats
+from ..broadcast import broadcast_shape_of, operand_shape, sum_to_shape
+from ..arguments import Number, Operand
+from ..elementwise import BinaryOp, Div, SavingBinaryOp, Where, _array, _dtype_of, _in_dtype
+from ..inplace import apply_, true_divide_
 
 
 def _isnan(x):
@@ -165,15 +169,6 @@ class Fmod(Remainder):
 ROUNDING_MODES = {None: None, "trunc": TruncDivide, "floor": FloorDivide}
 
 
-def divide(a, b, rounding_mode: str | None = None) -> Tensor:
-    """a / b; with ``rounding_mode`` "trunc" (toward zero) or "floor" (down), rounded, in the
-    operands' promoted dtype (integers stay integers)."""
-    if rounding_mode not in ROUNDING_MODES:
-        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
-    op = ROUNDING_MODES[rounding_mode]
-    return a / b if op is None else op.apply(a, b)
-
-
 # -- three operands -------------------------------------------------------------------------------
 
 
@@ -259,3 +254,73 @@ class Addcdiv(Addcmul):
         _, need_1, need_2 = self.needs_input_grad
         scaled = grad * self.value / tensor2
         return self.reduce(grad, scaled if need_1 else None, -scaled * tensor1 / tensor2 if need_2 else None)
+
+
+# -- the functional forms (zero.atan2, and x.atan2 through ops/tensor_methods.py) ----------------
+
+
+def atan2(input: Operand, other: Operand) -> Tensor:
+    return Atan2.apply(input, other)
+
+
+def hypot(input: Operand, other: Operand) -> Tensor:
+    return Hypot.apply(input, other)
+
+
+def logaddexp(input: Operand, other: Operand) -> Tensor:
+    return Logaddexp.apply(input, other)
+
+
+def xlogy(input: Operand, other: Operand) -> Tensor:
+    return Xlogy.apply(input, other)
+
+
+def fmax(input: Operand, other: Operand) -> Tensor:
+    return Fmax.apply(input, other)
+
+
+def fmin(input: Operand, other: Operand) -> Tensor:
+    return Fmin.apply(input, other)
+
+
+def floor_divide(input: Operand, other: Operand) -> Tensor:
+    return FloorDivide.apply(input, other)
+
+
+def remainder(input: Operand, other: Operand) -> Tensor:
+    return Remainder.apply(input, other)
+
+
+def fmod(input: Operand, other: Operand) -> Tensor:
+    return Fmod.apply(input, other)
+
+
+def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+    """input / other; with ``rounding_mode`` "trunc" (toward zero) or "floor" (down), rounded,
+    in the operands' promoted dtype (integers stay integers)."""
+    if rounding_mode not in ROUNDING_MODES:
+        raise ValueError(f"div: rounding_mode must be None, 'trunc' or 'floor', got {rounding_mode!r}")
+    op = ROUNDING_MODES[rounding_mode]
+    return Div.apply(input, other) if op is None else op.apply(input, other)
+
+
+def div_(input: Tensor, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+    """``div`` in place: one kernel writing into ``input`` when not rounded."""
+    if rounding_mode is None:
+        return true_divide_(input, other)
+    return apply_(input, "div_", lambda old: div(old, other, rounding_mode=rounding_mode), (other,))
+
+
+def lerp(input: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
+    return Lerp.apply(input, end, weight)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    return Addcmul.apply(input, tensor1, tensor2, value=value)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    return Addcdiv.apply(input, tensor1, tensor2, value=value)
+
+
+divide, arctan2 = div, atan2

@@ -22,9 +22,9 @@ from __future__ import annotations
 import math
 import string
 
-from ..errors import ShapeError, describe
-from ..tensors.tensor import Tensor
-from .matmul import matmul
+from ...errors import ShapeError, describe
+from ...tensors.tensor import Tensor
+from ..matmul import matmul
 
 _ELLIPSIS_LETTERS = string.ascii_uppercase[::-1]  # stand-ins for "...", never in a user's equation of lowercase
 

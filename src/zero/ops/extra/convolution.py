@@ -18,10 +18,10 @@ an odd count after the input, as PyTorch places it).
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
-from ..errors import ShapeError, describe
-from ..tensors.tensor import Tensor
-from .arguments import array_or_none, check_floats
+from ...autograd.op import Op
+from ...errors import ShapeError, describe
+from ...tensors.tensor import Tensor
+from ..arguments import array_or_none, check_floats
 
 
 def int_tuple(op: str, name: str, value, dims: int, low: int) -> tuple:

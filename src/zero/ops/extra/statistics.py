@@ -15,41 +15,41 @@ from __future__ import annotations
 
 from collections import namedtuple
 
-from .. import dtypes
-from ..errors import DTypeError, ShapeError, describe
-from ..tensors.creation import full
-from ..tensors.meta import normalize_dim
-from ..tensors.tensor import Tensor
-from .arguments import check_floats
-from .elementwise import Where
-from .reduction import Amax, Amin, Max, MaxWithIndices, Sum, ValuesIndices, Var, mean, std
+from ... import dtypes
+from ...errors import DTypeError, ShapeError, describe
+from ...tensors.creation import full
+from ...tensors.meta import normalize_dim
+from ...tensors.tensor import Tensor
+from ..arguments import check_floats
+from ..elementwise import Where
+from ..reduction import Amax, Amin, Max, MaxWithIndices, Sum, ValuesIndices, Var, mean, std
 
 MinMax = namedtuple("MinMax", ["min", "max"])
 
 
-def count_nonzero(x: Tensor, dim=None) -> Tensor:
+def count_nonzero(input: Tensor, dim=None) -> Tensor:
     """How many elements are not 0 (NaN counts), over ``dim`` (an int, a tuple, None: all): int64."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"count_nonzero: expected a tensor, got {describe(x)}")
-    return Sum.apply(x != 0, dim, False)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"count_nonzero: expected a tensor, got {describe(input)}")
+    return Sum.apply(input != 0, dim, False)
 
 
-def nansum(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def nansum(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """The sum with NaN counted as 0 (whose gradient is then 0)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"nansum: expected a tensor, got {describe(x)}")
-    if x.dtype.is_floating_point:
-        x = x.masked_fill(x.isnan(), 0.0)
-    return Sum.apply(x, dim, keepdim, dtype)
+    if not isinstance(input, Tensor):
+        raise TypeError(f"nansum: expected a tensor, got {describe(input)}")
+    if input.dtype.is_floating_point:
+        input = input.masked_fill(input.isnan(), 0.0)
+    return Sum.apply(input, dim, keepdim, dtype)
 
 
-def nanmean(x: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def nanmean(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
     """The mean of the elements that are not NaN (NaN where all are)."""
-    check_floats("nanmean", input=x if dtype is None else x.to(dtype))
+    check_floats("nanmean", input=input if dtype is None else input.to(dtype))
     if dtype is not None:
-        x = x.to(dtype)
-    count = Sum.apply(x.isnan().logical_not(), dim, keepdim)
-    return nansum(x, dim, keepdim) / count
+        input = input.to(dtype)
+    count = Sum.apply(input.isnan().logical_not(), dim, keepdim)
+    return nansum(input, dim, keepdim) / count
 
 
 def _lower_median(x: Tensor, dim: int) -> tuple:
@@ -100,27 +100,28 @@ class Median(Max):
         return out
 
 
-def median(x: Tensor, dim=None, keepdim: bool = False):
+def median(input: Tensor, dim=None, keepdim: bool = False):
     """The lower median of all elements, or with ``dim`` the (values, indices) along it."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"median: expected a tensor, got {describe(x)}")
-    if x.dtype is dtypes.bool_:
-        raise DTypeError(f"median: not defined for a bool tensor ({describe(x)}), as in PyTorch; "
+    if not isinstance(input, Tensor):
+        raise TypeError(f"median: expected a tensor, got {describe(input)}")
+    if input.dtype is dtypes.bool_:
+        raise DTypeError(f"median: not defined for a bool tensor ({describe(input)}), as in PyTorch; "
                          "convert it with .long() first")
     if dim is None:
-        return Median.apply(x)
-    return MedianAlongDim.apply(x, dim, keepdim)
+        return Median.apply(input)
+    return MedianAlongDim.apply(input, dim, keepdim)
 
 
-def aminmax(x: Tensor, *, dim=None, keepdim: bool = False) -> MinMax:
+def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> MinMax:
     """(min, max) over ``dim`` (one int, or every dimension for None)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"aminmax: expected a tensor, got {describe(x)}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"aminmax: expected a tensor, got {describe(input)}")
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"aminmax: dim must be an int or None, got {dim!r}")
-    if x.numel() == 0 and (dim is None or x.ndim and x.shape[normalize_dim(dim, x.ndim, "aminmax")] == 0):
-        raise ShapeError(f"aminmax: cannot reduce an empty dimension of {describe(x)} (there is no identity)")
-    return MinMax(Amin.apply(x, dim, keepdim), Amax.apply(x, dim, keepdim))
+    if input.numel() == 0 and (dim is None or input.ndim
+                               and input.shape[normalize_dim(dim, input.ndim, "aminmax")] == 0):
+        raise ShapeError(f"aminmax: cannot reduce an empty dimension of {describe(input)} (there is no identity)")
+    return MinMax(Amin.apply(input, dim, keepdim), Amax.apply(input, dim, keepdim))
 
 
 def _correction(correction, unbiased) -> int:
@@ -129,14 +130,14 @@ def _correction(correction, unbiased) -> int:
     return 1 if correction is None else correction
 
 
-def var_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
     """(var, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
-    check_floats("var_mean", input=x)
-    return Var.apply(x, dim, _correction(correction, unbiased), keepdim), mean(x, dim, keepdim)
+    check_floats("var_mean", input=input)
+    return Var.apply(input, dim, _correction(correction, unbiased), keepdim), mean(input, dim, keepdim)
 
 
-def std_mean(x: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
     """(std, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
-    check_floats("std_mean", input=x)
-    return std(x, dim, _correction(correction, unbiased), keepdim), mean(x, dim, keepdim)
+    check_floats("std_mean", input=input)
+    return std(input, dim, _correction(correction, unbiased), keepdim), mean(input, dim, keepdim)
 

@@ -18,15 +18,15 @@ Index tensors are int64 (or int32) and checked against the dimension's size; PyT
 """
 from __future__ import annotations
 
-from .. import dtypes
-from ..autograd.op import Op
-from ..errors import DTypeError, ShapeError, describe
-from ..tensors.meta import broadcast_shapes, normalize_dim
-from ..tensors.tensor import Tensor
-from .arguments import fill_value
-from .conversion import Copy
-from .joining import Gather, _check_index, _check_range
-from .views import Expand
+from ... import dtypes
+from ...autograd.op import Op
+from ...errors import DTypeError, ShapeError, describe
+from ...tensors.meta import broadcast_shapes, normalize_dim
+from ...tensors.tensor import Tensor
+from ..arguments import fill_value
+from ..conversion import Copy
+from ..joining import Gather, _check_index, _check_range
+from ..views import Expand
 
 
 def _to_tensor(array, dtype, device) -> Tensor:
@@ -122,7 +122,7 @@ class ScatterAdd(Op):
             if need_src else None
 
 
-def scatter(x: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
     """x with the values of src (or the number ``value``) written at ``index`` along ``dim``."""
     if isinstance(src, (bool, int, float)) and value is None:
         src, value = None, src       # scatter(x, dim, index, 2.5): PyTorch's value overload
@@ -130,16 +130,16 @@ def scatter(x: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=
         raise TypeError("scatter: give either src (a tensor) or value (a number)")
     if reduce is not None:
         if reduce == "add" and src is not None:
-            return ScatterAdd.apply(x, dim, index, src)
+            return ScatterAdd.apply(input, dim, index, src)
         raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported by Zero (reduce='add' with a src "
                                   "tensor is; use scatter_add, or index arithmetic, instead)")
     if src is not None and not isinstance(src, Tensor):
         raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
-    return Scatter.apply(x, dim, index, src, value=value)
+    return Scatter.apply(input, dim, index, src, value=value)
 
 
-def scatter_add(x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    return ScatterAdd.apply(x, dim, index, src)
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return ScatterAdd.apply(input, dim, index, src)
 
 
 # -- index_add, index_copy, index_fill: whole slices along a dim ---------------------------------
@@ -234,77 +234,78 @@ class IndexFill(Op):
         return IndexFill.apply(grad, self.dim, index, 0.0), None, None, None
 
 
-def index_add(x: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
-    return IndexAdd.apply(x, dim, index, source, alpha=alpha)
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+    return IndexAdd.apply(input, dim, index, source, alpha=alpha)
 
 
-def index_copy(x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    return IndexCopy.apply(x, dim, index, source)
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    return IndexCopy.apply(input, dim, index, source)
 
 
-def index_fill(x: Tensor, dim: int, index: Tensor, value) -> Tensor:
-    return IndexFill.apply(x, dim, index, value)
+def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+    return IndexFill.apply(input, dim, index, value)
 
 
 # -- picking: take, take_along_dim, masked_select, nonzero ----------------------------------------
 
 
-def take(x: Tensor, index: Tensor) -> Tensor:
+def take(input: Tensor, index: Tensor) -> Tensor:
     """x as a flat vector, read at ``index`` (any shape, negative counting from the end)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"take: expected a tensor, got {describe(x)}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"take: expected a tensor, got {describe(input)}")
     _check_index("take", index)
-    _check_range("take", index, x.numel())
-    return x.reshape(-1)[index]
+    _check_range("take", index, input.numel())
+    return input.reshape(-1)[index]
 
 
-def take_along_dim(x: Tensor, indices: Tensor, dim=None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
     """gather with broadcasting: x and indices broadcast outside ``dim``, then x picked along
     it; ``dim`` None picks from x flattened."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"take_along_dim: expected a tensor, got {describe(x)}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"take_along_dim: expected a tensor, got {describe(input)}")
     _check_index("take_along_dim", indices)
     if dim is None:
-        return Gather.apply(x.reshape(-1), 0, indices.reshape(-1))
-    if indices.ndim != x.ndim:
+        return Gather.apply(input.reshape(-1), 0, indices.reshape(-1))
+    if indices.ndim != input.ndim:
         raise ShapeError(f"take_along_dim: indices {describe(indices)} must have as many dimensions as the input "
-                         f"{describe(x)}")
-    dim = normalize_dim(dim, x.ndim, "take_along_dim")
-    outside = broadcast_shapes(x.shape[:dim] + (1,) + x.shape[dim + 1:],
+                         f"{describe(input)}")
+    dim = normalize_dim(dim, input.ndim, "take_along_dim")
+    outside = broadcast_shapes(input.shape[:dim] + (1,) + input.shape[dim + 1:],
                                indices.shape[:dim] + (1,) + indices.shape[dim + 1:], op="take_along_dim")
-    x_shape = outside[:dim] + (x.shape[dim],) + outside[dim + 1:]
+    x_shape = outside[:dim] + (input.shape[dim],) + outside[dim + 1:]
     index_shape = outside[:dim] + (indices.shape[dim],) + outside[dim + 1:]
-    x = x if x.shape == x_shape else Expand.apply(x, x_shape)
+    input = input if input.shape == x_shape else Expand.apply(input, x_shape)
     indices = indices if indices.shape == index_shape else Expand.apply(indices, index_shape)
-    return Gather.apply(x, dim, indices)
+    return Gather.apply(input, dim, indices)
 
 
-def masked_select(x: Tensor, mask: Tensor) -> Tensor:
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     """The elements of x (broadcast with mask) where mask holds, as a 1-D tensor."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"masked_select: expected a tensor, got {describe(x)}")
+    if not isinstance(input, Tensor):
+        raise TypeError(f"masked_select: expected a tensor, got {describe(input)}")
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         raise DTypeError(f"masked_select: mask must be a bool tensor, got {describe(mask)}")
-    shape = broadcast_shapes(x.shape, mask.shape, op="masked_select")
-    x = x if x.shape == shape else Expand.apply(x, shape)
+    shape = broadcast_shapes(input.shape, mask.shape, op="masked_select")
+    input = input if input.shape == shape else Expand.apply(input, shape)
     mask = mask if mask.shape == shape else mask.expand(shape)
-    return _flat(x)[_flat(mask)]
+    return _flat(input)[_flat(mask)]
 
 
-def nonzero(x: Tensor, *, as_tuple: bool = False):
+def nonzero(input: Tensor, *, as_tuple: bool = False):
     """The indices of the nonzero elements: a (count, ndim) int64 tensor, or with ``as_tuple``
     one 1-D tensor per dimension (a 0-d x counts as 1-D)."""
-    if not isinstance(x, Tensor):
-        raise TypeError(f"nonzero: expected a tensor, got {describe(x)}")
-    found = _to_tensor(x.device.kernels.argwhere(x._array), dtypes.int64, x.device)
-    if x.ndim == 0:
+    if not isinstance(input, Tensor):
+        raise TypeError(f"nonzero: expected a tensor, got {describe(input)}")
+    found = _to_tensor(input.device.kernels.argwhere(input._array), dtypes.int64, input.device)
+    if input.ndim == 0:
         found = found.reshape(found.shape[0], 0)
         if as_tuple:
-            return (_to_tensor(x.device.kernels.argwhere(_flat(x)._array), dtypes.int64, x.device).reshape(-1),)
+            found = _to_tensor(input.device.kernels.argwhere(_flat(input)._array), dtypes.int64, input.device)
+            return (found.reshape(-1),)
     if as_tuple:
-        return tuple(found[:, d].contiguous() for d in range(x.ndim))
+        return tuple(found[:, d].contiguous() for d in range(input.ndim))
     return found
 
 
-def argwhere(x: Tensor) -> Tensor:
-    return nonzero(x)
+def argwhere(input: Tensor) -> Tensor:
+    return nonzero(input)
