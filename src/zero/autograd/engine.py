@@ -31,7 +31,7 @@ from ..tensors.creation import ones_like
 from ..tensors.storage import new_serial
 from ..tensors.tensor import Tensor
 from . import op as op_module
-from .op import AccumulateGrad, Op, freed_graph_error, gradient_node
+from .op import AccumulateGrad, Op, run_profiled, freed_graph_error, gradient_node
 
 
 def topological_order(roots: list) -> list:
@@ -100,57 +100,73 @@ def backward_from(tensor: Tensor, gradient: Tensor | None = None, retain_graph: 
 
 
 def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
+    """The book's loop: order the graph, then for each node, consumers first: pop the gradient
+    its consumers summed for it, run its backward, and add what comes out into the gradients
+    waiting for its inputs' nodes (a leaf's node adds it into ``.grad``). With ``inputs``
+    (``autograd.grad``) the gradients reaching those tensors are returned instead."""
     owned = _PassOwnership()  # before the seeds: an implicit seed (ones) is the engine's own
     roots, seeds = _seed_gradients(tensors, grad_tensors)
-    captured: dict[int, Tensor | None] | None = None   # id(node) -> gradient, for inputs=
-    if inputs is not None:
-        captured = {id(gradient_node(t)): None for t in inputs}
-
-    grads: dict[int, Tensor] = {}  # id(node) -> the gradient summed so far
     root_nodes = [gradient_node(t) for t in roots]
-    for node, g in zip(root_nodes, seeds):
-        _add_into(grads, node, g)
-
+    grads: dict[int, Tensor] = {}  # id(node) -> the gradient summed so far
+    for node, seed in zip(root_nodes, seeds):
+        _add_into(grads, node, seed)
+    captured = None if inputs is None else {id(gradient_node(t)): None for t in inputs}
     profiler = op_module.active_profiler
+
     with no_grad():
-        for node in reversed(topological_order(root_nodes)):
-            grad = grads.pop(id(node), None)
+        for node in reversed(topological_order(root_nodes)):    # 1. consumers before producers
+            grad = grads.pop(id(node), None)                      # 2. every path's part, summed
             if grad is None:
-                continue
-            if node.released:
-                raise freed_graph_error(node)
-            if grad._meta.shape != node.out_shape:
-                raise AutogradError(f"{node.name}: received a gradient of shape {list(grad.shape)} for "
-                                    f"an output of shape {list(node.out_shape)}")
+                continue                                          # (no gradient flows through it)
+            if node.released or grad._meta.shape != node.out_shape:
+                raise _refusal(node, grad)
             if node.tensor_hooks:
-                hooked = _run_tensor_hooks(node, grad)
-                if hooked is not grad:
-                    owned.given.add(id(hooked._storage))  # the hook may keep it: never adopted
-                grad = hooked
+                grad = _hooked(node, grad, owned)
             if captured is not None and id(node) in captured:
-                captured[id(node)] = grad
+                captured[id(node)] = grad                         # autograd.grad's answer
             if isinstance(node, AccumulateGrad):
-                if captured is None:  # autograd.grad() touches no .grad
+                if captured is None:                              # (autograd.grad touches no .grad)
                     node.accumulate(grad, adopt=owned.may_adopt(grad))
                 continue
             if node.retained is not None:
-                tensor = node.retained()
-                if tensor is not None:
-                    tensor.grad = grad.clone() if tensor.grad is None else tensor.grad + grad
-            if profiler is None:
+                _retain(node, grad)
+            if profiler is None:                                  # 3. the op's local rule
                 input_grads = node.backward(grad)
             else:
-                started = profiler.begin(grad.device)
-                input_grads = node.backward(grad)
-                profiler.end(type(node).__name__, "backward", started, grad.device)
-            for edge, g in zip(node.next_edges, input_grads):
-                if edge is not None and g is not None:
-                    _add_into(grads, edge, g)
+                input_grads = run_profiled(profiler, node.backward, type(node).__name__, "backward", grad.device, grad)
+            for edge, input_grad in zip(node.next_edges, input_grads):
+                if edge is not None and input_grad is not None:
+                    _add_into(grads, edge, input_grad)            # 4. summed with the other paths
             if not retain_graph:
-                node.release()
+                node.release()                                    # its saved tensors, freed now
     if captured is not None:
         return tuple(captured[id(gradient_node(t))] for t in inputs)
     return None
+
+
+def _refusal(node: Op, grad: Tensor) -> AutogradError:
+    """Why ``grad`` cannot go through ``node``: its graph was freed, or the shapes differ."""
+    if node.released:
+        return freed_graph_error(node)
+    return AutogradError(f"{node.name}: received a gradient of shape {list(grad.shape)} for an output of "
+                         f"shape {list(node.out_shape)}")
+
+
+def _hooked(node: Op, grad: Tensor, owned: _PassOwnership) -> Tensor:
+    """The gradient after the tensor's hooks (``register_hook``); one a hook returned is
+    never adopted as a leaf's .grad, as the hook may keep it."""
+    hooked = _run_tensor_hooks(node, grad)
+    if hooked is not grad:
+        owned.given.add(id(hooked._storage))
+    return hooked
+
+
+def _retain(node: Op, grad: Tensor) -> None:
+    """``retain_grad()``: the output of ``node`` keeps a copy of its gradient in ``.grad``."""
+    assert node.retained is not None
+    tensor = node.retained()
+    if tensor is not None:
+        tensor.grad = grad.clone() if tensor.grad is None else tensor.grad + grad
 
 
 def _run_tensor_hooks(node: Op, grad: Tensor) -> Tensor:

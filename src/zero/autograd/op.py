@@ -67,49 +67,51 @@ class Op:
     @classmethod
     def apply(cls, *args, **params):
         """Run the op on ``args`` (tensors, Python scalars, other parameters) and record the
-        graph when needed. Returns what ``forward`` returns."""
-        op = cls.__new__(cls)
+        graph when needed. Returns what ``forward`` returns.
+
+        The book's ``Apply``: check the inputs, run forward, and -- when grad mode is on and
+        an input requires grad -- make the op the output's ``grad_fn``, with an edge to each
+        input's node. (Two extras keep to the loop below: a view whose base an in-place op has
+        given a new history takes that history first, and a CPU scalar beside tensors of
+        another device moves there, as in PyTorch.)"""
         device = None
-        needs = []
+        needs = []                      # per input: does it require grad?
         for a in args:
             if isinstance(a, Tensor):
-                if a._view_of is not None and a._view_of[2] != a._view_of[0]._history_stamp:
-                    refresh_view(a)
+                view_of = a._view_of
+                if view_of is not None and view_of[2] != view_of[0]._history_stamp:
+                    refresh_view(a)     # its base was rebased by an in-place op since
                 if device is None:
                     device = a._meta.device
                 elif a._meta.device is not device:
-                    moved = _cpu_scalars_moved(args)
-                    if moved is not None:
-                        return cls.apply(*moved, **params)
-                    tensors = [t for t in args if isinstance(t, Tensor)]
-                    raise DeviceError(f"{cls.__name__}: all tensors must be on one device, got "
-                                      f"{describe_all(tensors)}; move them with .to(device) first")
+                    return cls.apply(*_on_one_device(cls, args), **params)
                 needs.append(a._requires_grad)
             else:
                 needs.append(False)
-        record = _state.enabled and True in needs
-        op.recording = record
+
+        op = cls.__new__(cls)
+        op.recording = record = _state.enabled and True in needs
         op.needs_input_grad = needs
         op._saved = None
         op.released = False
         op.retained = None
-
-        profiler = active_profiler
-        if profiler is None:
+        if active_profiler is None:
             result = op.forward(*args, **params)
         else:
-            started = profiler.begin(device)
-            result = op.forward(*args, **params)
-            profiler.end(cls.__name__, "forward", started, device)
-
+            result = run_profiled(active_profiler, op.forward, cls.__name__, "forward", device, *args, **params)
         if record:
-            out = result[0] if isinstance(result, tuple) else result
-            if out._meta.dtype.is_floating_point:
-                op.next_edges = [gradient_node(a) if needed else None for a, needed in zip(args, needs)]
-                op.out_shape = out._meta.shape
-                out.grad_fn = op
-                out._requires_grad = True
+            op._record(args, result)
         return result
+
+    def _record(self, args: tuple, result) -> None:
+        """Make this op the grad_fn of its (floating-point) output, with an edge per input
+        that requires grad to the node receiving that input's gradient."""
+        out = result[0] if isinstance(result, tuple) else result
+        if out._meta.dtype.is_floating_point:
+            self.next_edges = [gradient_node(a) if needed else None for a, needed in zip(args, self.needs_input_grad)]
+            self.out_shape = out._meta.shape
+            out.grad_fn = self
+            out._requires_grad = True
 
     # -- what backward may use ------------------------------------------------------------------
     def save_for_backward(self, *tensors) -> None:
@@ -198,16 +200,25 @@ def is_cpu_scalar(t: Tensor) -> bool:
     return t._meta.shape == () and t._meta.device.type == "cpu"
 
 
-def _cpu_scalars_moved(args: tuple) -> list | None:
-    """``args`` with their CPU scalars (``is_cpu_scalar``) copied to the other tensors'
-    device (a recorded copy, so their gradients come back to the CPU), or None when the
-    devices still differ."""
+def _on_one_device(op: type[Op], args: tuple) -> list:
+    """``args`` with their CPU scalars (``is_cpu_scalar``) copied to the other tensors' device
+    (a recorded copy, so their gradients come back to the CPU); DeviceError when the tensors
+    are on several devices otherwise."""
     tensors = [a for a in args if isinstance(a, Tensor)]
     devices = {t._meta.device for t in tensors if not is_cpu_scalar(t)}
     if len(devices) != 1:
-        return None
+        raise DeviceError(f"{op.__name__}: all tensors must be on one device, got {describe_all(tensors)}; "
+                          "move them with .to(device) first")
     (device,) = devices
     return [a.to(device) if isinstance(a, Tensor) and a._meta.device is not device else a for a in args]
+
+
+def run_profiled(profiler, function, name: str, phase: str, device, *args, **params):
+    """``function(*args, **params)``, timed by the running profiler (zero.profiler)."""
+    started = profiler.begin(device)
+    result = function(*args, **params)
+    profiler.end(name, phase, started, device)
+    return result
 
 
 def gradient_node(t: Tensor) -> Op:
