@@ -9,9 +9,11 @@ The layers, each importing only from those below it:
 
     cli                         zero mnist, zero gpt ...
     models                      MLP, GPT
+    compat                      PyTorch's addresses: zero.utils.data, zero.cuda.amp, zero.backends.cudnn ...
     nn, optim, data,            modules, optimizers and schedules, datasets and files,
-    distributed                 process groups, DistributedDataParallel, ZeRO-1
-    ops                         one class per op, and the Tensor methods that apply them
+    distributed, amp            process groups, DistributedDataParallel, ZeRO-1; GradScaler
+    ops                         one class per op and its functional form; ops/extra: PyTorch's other
+                                functions; tensor_methods: the table of Tensor's methods
     autograd                    Op, the backward engine, gradcheck
     tensors                     Tensor, TensorMeta, Storage, creation
     backends                    Device; per device an allocator and kernels
@@ -25,7 +27,9 @@ or saves a checkpoint does not pay for multiprocessing, sockets and file formats
 """
 from __future__ import annotations
 
-from . import accelerator, amp, autograd, cpu, cuda, errors, nn, optim
+import sys
+
+from . import amp, autograd, compat, cpu, cuda, errors, nn, optim
 from . import linalg
 from .backends.cuda.matmul import get_float32_matmul_precision, set_float32_matmul_precision
 from .backends.device import Device
@@ -92,6 +96,9 @@ long = int64
 half = float16
 dtype = DType
 device = Device
+
+# PyTorch's addresses for the modules in zero/compat/ (zero.accelerator, zero.cuda.amp, zero.utils ...)
+compat.install(sys.modules[__name__])
 
 # Imported at their first use (lazy_modules.py)
 __getattr__, __dir__ = on_first_use(__name__, {

@@ -16,7 +16,6 @@ the device when the shapes change (from training to sampling, say).
 """
 from __future__ import annotations
 
-from . import cuda_amp as amp  # noqa: F401  (zero.cuda.amp.GradScaler, as torch.cuda.amp.GradScaler)
 from .backends import cuda as _backend
 from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime

@@ -15,7 +15,8 @@
         synchronize()              wait for queued work (a no-op on the CPU)
         kernels                    functions with the same names and parameters on every device
 
-    cuda.matmul, cudnn, mps    PyTorch's ``torch.backends`` switches under the same names
-                               (``zero.backends.cuda.matmul.allow_tf32 = True``)
+    cuda.matmul                PyTorch's ``torch.backends.cuda.matmul`` switch
+                               (``zero.backends.cuda.matmul.allow_tf32 = True``); PyTorch's
+                               other ``torch.backends`` names (cudnn, mps) are in zero.compat
 """
-from . import cuda, cudnn, mps  # zero.backends.cudnn.benchmark = True ...
+from . import cuda  # zero.backends.cuda.matmul.allow_tf32 = True

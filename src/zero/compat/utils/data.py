@@ -8,12 +8,12 @@ gives it PyTorch's address.
 """
 from __future__ import annotations
 
-from ..data.collate import default_collate, default_convert
-from ..data.dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
-from ..data.loader import DataLoader
-from ..data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+from ...data.collate import default_collate, default_convert
+from ...data.dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from ...data.loader import DataLoader
+from ...data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                             WeightedRandomSampler)
-from ..data.worker import WorkerInfo, get_worker_info
+from ...data.worker import WorkerInfo, get_worker_info
 
 __all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",

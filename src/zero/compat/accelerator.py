@@ -6,8 +6,8 @@ Zero's one accelerator type is CUDA (``zero.cuda``).
 """
 from __future__ import annotations
 
-from . import cuda
-from .backends.device import Device
+from .. import cuda
+from ..backends.device import Device
 
 __all__ = ["is_available", "current_accelerator", "device_count", "synchronize"]
 

@@ -1,9 +1,8 @@
 """``zero.backends.cudnn``: PyTorch's cuDNN switches, for the scripts that set them.
 
-Zero has no cuDNN: its convolutions are its own kernels. The flags are kept so that
-``zero.backends.cudnn.benchmark = True`` and friends run unchanged; ``allow_tf32``
-(PyTorch's default True) lets float32 convolutions on the GPU use TF32 like
-``zero.backends.cuda.matmul.allow_tf32`` does for products; the others change nothing.
+Zero has no cuDNN: its convolutions are its own kernels (im2col and a cuBLAS product, which
+follows ``zero.backends.cuda.matmul.allow_tf32``). The flags are kept so that
+``zero.backends.cudnn.benchmark = True`` and friends run unchanged; they change nothing.
 """
 from __future__ import annotations
 

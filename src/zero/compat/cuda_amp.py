@@ -1,18 +1,14 @@
 """``zero.cuda.amp``: the CUDA-flavoured name training scripts use, ``torch.cuda.amp.GradScaler``.
 
-``zero.cuda`` imports this module as its ``amp`` attribute, and it registers itself
-as ``zero.cuda.amp``, so ``zero.cuda.amp.GradScaler(...)`` and
-``from zero.cuda.amp import GradScaler`` both work. As in PyTorch the class is
+``zero.compat`` registers this module as ``zero.cuda.amp``, so
+``zero.cuda.amp.GradScaler(...)`` and ``from zero.cuda.amp import GradScaler`` both work. As in PyTorch the class is
 ``zero.amp.GradScaler("cuda", ...)`` under an older signature, and deprecated.
 """
 from __future__ import annotations
 
-import sys
 import warnings
 
-from . import amp
-
-sys.modules.setdefault(__name__.rsplit(".", 1)[0] + ".cuda.amp", sys.modules[__name__])
+from .. import amp
 
 
 class GradScaler(amp.GradScaler):
