@@ -7,7 +7,7 @@ the ml_dtypes package). Each ``DType`` knows its NumPy twin, which is what CPU
 kernels see. (The 16-bit floats are for storing and moving values -- creation,
 casts, .to(), .numpy(), elementwise arithmetic; the fused and Numba kernels work
 in float32 and float64 only, and CuPy has no bfloat16.) ml_dtypes is imported when
-bfloat16's NumPy type is first needed, not with zero (it takes ~10 ms).
+bfloat16's NumPy type is first needed, not with zero (it is slow to import).
 """
 from __future__ import annotations
 

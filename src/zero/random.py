@@ -7,8 +7,8 @@ initial weights on every device. Kernels that need randomness on the device
 their numbers from (seed, element index), so backward can regenerate the same
 mask instead of storing it.
 
-A Generator makes its PCG64 at the first draw, not when seeded: ``numpy.random`` takes
-~10 ms to import, which ``import zero`` (it seeds the default generator) need not pay.
+A Generator makes its PCG64 at the first draw, not when seeded: ``numpy.random`` is slow
+to import, and ``import zero`` (it seeds the default generator) need not pay for it.
 """
 from __future__ import annotations
 

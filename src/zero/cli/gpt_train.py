@@ -218,7 +218,7 @@ def _loop(args, run: TrainingRun, progress: Progress, model, optimizer, schedule
         # the loss of the whole step (all ranks), a stop signal and a checkpoint due, agreed
         loss, stop, due = ranks.agree(loss, run, run.checkpoint_due())
         # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
-        # measured: the divergence guard reads it
+        # computed: the divergence guard reads it
         grad_norm = clip_grad_norm_(model.parameters(), args.grad_clip if args.grad_clip > 0 else math.inf)
         try:
             loss_value, norm_value = run.check_step(done, loss, grad_norm)  # before the update: Diverged

@@ -12,10 +12,9 @@ releases the GIL inside MPI), where MPI's own non-blocking collectives would not
 MPI moves those on only inside MPI calls. And a wait has a deadline: a collective that has
 not finished after the group's ``timeout`` means a peer is gone or stuck (it died, it
 skipped the collective, it waits for something else), and the job is aborted with a
-message that says so instead of hanging. (Measured here, two ranks on two loaded cores:
-a 1 MiB all-reduce took 0.5 ms through the thread, as MPI's blocking call does; 2.7-5.6 ms
-as MPI_Iallreduce tested in a polling loop with sleeps, the first design of this module.
-A 64-byte one costs about 80 µs more through the thread than called directly.)
+message that says so instead of hanging. (The thread costs a collective what MPI's
+blocking call does, where the first design of this module, MPI_Iallreduce polled with
+sleeps, took several times that: RESULTS.md, "Figures that were in docstrings".)
 
 Reductions need an MPI type for the elements: float32, float64, int32, int64 and uint8
 have one. float16 and bfloat16 have none (moving them -- broadcast, all-gather -- goes as

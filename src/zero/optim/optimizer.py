@@ -203,7 +203,7 @@ class Optimizer:
         """Count one more step in ``state["step"]`` and return the count."""
         step = state["step"]
         counter = step._array  # a 0-d CPU tensor outside any graph: written directly, as add_(1)
-        counter += 1           # would, without an op's checks (~10 µs a parameter and step)
+        counter += 1           # would, without an op's checks (each step, for each parameter)
         step._bump_version()
         return float(counter)
 

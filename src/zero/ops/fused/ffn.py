@@ -18,8 +18,8 @@ live only during the call.
 
 That trade pays only where memory is short: keeping x @ w1ᵀ (one (N, H) tensor, still
 half of what the composition keeps) lets backward start from it, 6 GEMMs like the
-composition, and the forward + backward took 0.87-0.88x the time of recomputing (measured
-at N x C x H = 4096 x 256 x 1024 and at the book's 16384 x 384 x 1536). So the op keeps
+composition, and the forward + backward take less time than recomputing (``benchmarks/fused.py``;
+figures in RESULTS.md, "Figures that were in docstrings"). So the op keeps
 it up to ``KEEP_HIDDEN_BYTES`` a call (256 MiB: the book's GPT keeps 96 MiB per layer,
 576 MiB for its 6, where PyTorch's composition keeps twice that) and recomputes above;
 ``recompute=True`` asks for the recompute whatever the size (memory short), False keeps
