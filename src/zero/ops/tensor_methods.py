@@ -194,8 +194,14 @@ class TensorMethods:
     reshape_as = views.reshape_as
     transpose = views.transpose
     permute = sizes_as_arguments(views.permute)
-    T = property(views.all_dims_reversed)
-    mT = property(views.last_two_dims_swapped)
+    if TYPE_CHECKING:  # (what the properties give: mypy reads property(function) as Any)
+        @property
+        def T(self) -> Tensor: ...
+        @property
+        def mT(self) -> Tensor: ...
+    else:
+        T = property(views.all_dims_reversed)
+        mT = property(views.last_two_dims_swapped)
     t = views.t
     expand = views.expand
     expand_as = views.expand_as
