@@ -48,10 +48,10 @@ def check_shape(op: str, name: str, t: Tensor | None, shape: Shape, meaning: str
         raise ShapeError(f"{op}: {name} must have shape {list(shape)} ({meaning}), got {describe(t)}")
 
 
-def fill_value(op: str, value: Number | Tensor, dtype: DType) -> Number:
-    """A fill value (a number or a 0-d tensor) as a Python number that ``dtype`` holds:
-    an integer dtype refuses inf, nan and numbers out of its range (as PyTorch does)
-    instead of wrapping them to garbage."""
+def fill_value(op: str, value: object, dtype: DType) -> Number:
+    """A fill value (a number or a 0-d tensor; a TypeError for anything else) as a Python
+    number that ``dtype`` holds: an integer dtype refuses inf, nan and numbers out of its
+    range (as PyTorch does) instead of wrapping them to garbage."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise ShapeError(f"{op}: value must be a number or a 0-d tensor, got {describe(value)}")

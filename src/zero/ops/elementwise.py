@@ -15,7 +15,7 @@ masked_fill in ``selection``, PyTorch's other math functions in ``extra/``.
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Literal, overload
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
@@ -33,6 +33,12 @@ from .conversion import Cast, Copy
 def _array(x: Operand) -> Any:
     """What a kernel receives for an operand: the array view, or the scalar itself."""
     return x._array if isinstance(x, Tensor) else x
+
+
+@overload
+def _in_dtype(x: Tensor, dtype: DType) -> Tensor: ...
+@overload
+def _in_dtype(x: Number, dtype: DType) -> Number: ...
 
 
 def _in_dtype(x: Operand, dtype: DType) -> Operand:
