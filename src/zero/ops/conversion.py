@@ -77,7 +77,7 @@ def parse_to_args(*args: Tensor | Device | DTypeLike, device: Device | str | Non
     for arg in args:
         if isinstance(arg, Tensor):
             device, dtype = arg.device, arg.dtype
-        elif isinstance(arg, Device) or (isinstance(arg, str) and not dtypes.is_dtype_name(arg)):
+        elif isinstance(arg, (str, Device)) and (isinstance(arg, Device) or not dtypes.is_dtype_name(arg)):
             device = arg
         else:
             dtype = arg

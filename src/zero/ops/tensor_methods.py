@@ -21,7 +21,7 @@ The in-place ops with a kernel of their own (add_, mul_, copy_, fill_ ...) are i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..autograd.engine import backward_from
 from ..autograd.op import register_post_accumulate_hook, register_tensor_hook
@@ -39,11 +39,13 @@ from .matmul import matmul
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
 
+Other = TypeVar("Other")  # what a reflected operator takes on the left: a number, or a tensor
 
-def swapped(function: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+
+def swapped(function: Callable[[Other, Tensor], Tensor]) -> Callable[[Tensor, Other], Tensor]:
     """The reflected operator of a function of two operands: ``x.__radd__(other)`` is
     ``add(other, x)``, which Python calls for ``2 + x``."""
-    def method(self: Tensor, other: Any) -> Tensor:
+    def method(self: Tensor, other: Other) -> Tensor:
         return function(other, self)
     method.__name__ = method.__qualname__ = f"reflected {function.__name__}"
     return method
