@@ -137,9 +137,9 @@ class BinaryOp(Op):
 
     def _reduce(self, grad_a: Tensor | None, grad_b: Tensor | None) -> Grads:
         """Sum each full-shape gradient back to its operand's shape and dtype. A gradient may
-        be None (or anything) where its operand needs none: ``needs_input_grad`` decides."""
+        be None where its operand needs none: ``needs_input_grad`` says which are summed."""
         need_a, need_b = self.needs_input_grad
-        # (mypy cannot tie a None gradient to needs_input_grad: ignored, not checked again at run time)
+        # (a needed gradient is a tensor by the callers' contract, which mypy cannot follow)
         return (sum_to_shape(grad_a, self.a_shape, self.a_dtype) if need_a else None,  # type: ignore[arg-type]
                 sum_to_shape(grad_b, self.b_shape, self.b_dtype) if need_b else None)  # type: ignore[arg-type]
 
