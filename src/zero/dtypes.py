@@ -15,6 +15,8 @@ import numpy as np
 
 from .errors import DTypeError
 
+Number = bool | int | float     # a Python number: beside tensors it acts as a 0-d tensor of its kind
+
 # Promotion categories, lowest first: a bool meets an int -> int, an int meets a float -> float.
 BOOL, INTEGER, FLOATING = 0, 1, 2
 
@@ -24,7 +26,12 @@ class DType:
 
     __slots__ = ("name", "numpy", "itemsize", "category")
 
-    def __init__(self, name: str, numpy_type, category: int, itemsize: int = 0):
+    name: str
+    numpy: np.dtype     # what CPU kernels see
+    itemsize: int
+    category: int       # BOOL, INTEGER or FLOATING
+
+    def __init__(self, name: str, numpy_type: type | None, category: int, itemsize: int = 0) -> None:
         """``numpy_type`` None: a type from ml_dtypes, of ``itemsize`` bytes, looked up at the
         first read of ``numpy``."""
         self.name = name
@@ -33,7 +40,7 @@ class DType:
         self.itemsize = itemsize or self.numpy.itemsize
         self.category = category
 
-    def __getattr__(self, attribute: str):
+    def __getattr__(self, attribute: str) -> np.dtype:
         """Runs only for an unset slot: the NumPy type of an ml_dtypes type, at its first use."""
         if attribute != "numpy":
             raise AttributeError(f"{type(self).__name__!r} object has no attribute {attribute!r}")
@@ -62,6 +69,10 @@ int32 = DType("int32", np.int32, INTEGER)
 int64 = DType("int64", np.int64, INTEGER)
 uint8 = DType("uint8", np.uint8, INTEGER)
 bool_ = DType("bool", np.bool_, BOOL)
+
+# What names a dtype where one is asked for (``to_dtype``): a DType, a name ('float32'), a
+# NumPy dtype or type, or a Python type (float, int, bool).
+DTypeLike = DType | str | type | np.dtype
 
 ALL_DTYPES = (float32, float64, float16, bfloat16, int32, int64, uint8, bool_)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
@@ -113,7 +124,7 @@ def from_numpy_dtype(numpy_dtype) -> DType:
     return found
 
 
-def to_dtype(value) -> DType:
+def to_dtype(value: DTypeLike) -> DType:
     """Accept a DType, a name ('float32'), a NumPy dtype or a Python type (float, int, bool)."""
     if isinstance(value, DType):
         return value

@@ -15,9 +15,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .autograd import op as op_module
+
+if TYPE_CHECKING:
+    from .backends.device import Device
 
 
 @dataclass
@@ -53,7 +56,7 @@ class profile:
         self.use_device = use_device
         self.stats: dict[str, OpStats] = {}
         self.wall_seconds = 0.0
-        self._previous = None
+        self._previous: profile | None = None   # the profile running when this one started
         self._new_event: Callable[[], Any] | None = None
         self._queued: list[tuple] = []   # (name, phase, start event, end event), read at exit
         if use_device == "cuda":
@@ -61,13 +64,13 @@ class profile:
 
             self._new_event = lambda: cuda.Event(enable_timing=True)
 
-    def __enter__(self):
+    def __enter__(self) -> profile:
         self._previous = op_module.active_profiler
         self._start = time.perf_counter()
         op_module.active_profiler = self
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> Literal[False]:
         op_module.active_profiler = self._previous
         self.wall_seconds = time.perf_counter() - self._start
         for name, phase, start, end in self._queued:   # the first elapsed_time waits for the GPU
@@ -75,7 +78,7 @@ class profile:
         self._queued.clear()
         return False
 
-    def begin(self, device):
+    def begin(self, device: Device | None) -> tuple[float, Any]:
         """Called as an op starts (forward or backward): the host's clock and, when timing
         the device, an event queued before the op's kernels."""
         start_event = None
@@ -84,7 +87,7 @@ class profile:
             start_event.record()
         return time.perf_counter(), start_event
 
-    def end(self, name: str, phase: str, started, device) -> None:
+    def end(self, name: str, phase: str, started: tuple[float, Any], device: Device | None) -> None:
         """Called as an op ends, with what ``begin`` gave: records the op's times."""
         host_start, start_event = started
         seconds = time.perf_counter() - host_start
@@ -94,7 +97,7 @@ class profile:
             self._queued.append((name, phase, start_event, end_event))
         self.record(name, phase, seconds, device)
 
-    def record(self, name: str, phase: str, seconds: float, device=None) -> None:
+    def record(self, name: str, phase: str, seconds: float, device: Device | None = None) -> None:
         if self.synchronize and device is not None and device.type != "cpu":
             start = time.perf_counter()
             device.backend.synchronize()

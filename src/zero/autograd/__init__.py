@@ -7,17 +7,19 @@ from .engine import backward, queue_callback
 from .graph import Graph, draw
 from .gradcheck import GradcheckError, gradcheck
 from .op import AccumulateGrad, Op
+from ..tensors.tensor import Tensor
 
 __all__ = ["Op", "AccumulateGrad", "backward", "queue_callback", "grad", "gradcheck", "GradcheckError", "draw",
            "Graph", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph: bool = False, allow_unused: bool = False):
+def grad(outputs: Tensor | tuple[Tensor, ...] | list[Tensor], inputs: Tensor | tuple[Tensor, ...] | list[Tensor],
+         grad_outputs: Tensor | tuple[Tensor | None, ...] | list[Tensor | None] | None = None,
+         retain_graph: bool = False, allow_unused: bool = False) -> tuple[Tensor | None, ...]:
     """Gradients of ``outputs`` with respect to ``inputs``, returned as a tuple; no ``.grad``
     is touched. An input the outputs do not depend on raises unless ``allow_unused``."""
-    single_output = not isinstance(outputs, (tuple, list))
-    outputs = [outputs] if single_output else list(outputs)
-    inputs = [inputs] if not isinstance(inputs, (tuple, list)) else list(inputs)
+    outputs = list(outputs) if isinstance(outputs, (tuple, list)) else [outputs]
+    inputs = list(inputs) if isinstance(inputs, (tuple, list)) else [inputs]
     if grad_outputs is not None and not isinstance(grad_outputs, (tuple, list)):
         grad_outputs = [grad_outputs]
     for t in inputs:

@@ -25,6 +25,9 @@ buffers it already gave to a leaf, so two leaves never share one.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from typing import overload
+
 from ..errors import AutogradError, describe
 from ..grad_mode import no_grad
 from ..tensors.creation import ones_like
@@ -34,18 +37,18 @@ from . import op as op_module
 from .op import AccumulateGrad, Op, run_profiled, freed_graph_error, gradient_node
 
 
-def topological_order(roots: list) -> list:
+def topological_order(roots: list[Op]) -> list[Op]:
     """Nodes reachable from ``roots`` in post-order (producers before consumers)."""
-    order = []
-    visited = set()
+    order: list[Op] = []
+    visited: set[int] = set()
     for root in roots:
         if id(root) in visited:
             continue
         visited.add(id(root))
-        stack = [(root, 0)]
+        stack: list[tuple[Op, int]] = [(root, 0)]
         while stack:
             node, i = stack[-1]
-            edges = node.next_edges if not node.released else ()
+            edges: Sequence[Op | None] = node.next_edges if not node.released else ()
             while i < len(edges):
                 child = edges[i]
                 i += 1
@@ -62,10 +65,10 @@ def topological_order(roots: list) -> list:
 
 # One list per backward pass now running (a hook may start a nested one): the functions
 # queue_callback added to it, run when that pass has run every node.
-_pass_callbacks: list[list] = []
+_pass_callbacks: list[list[Callable[[], object]]] = []
 
 
-def queue_callback(callback) -> None:
+def queue_callback(callback: Callable[[], object]) -> None:
     """Run ``callback()`` when the backward pass now running has run its last node (PyTorch's
     ``Variable._execution_engine.queue_callback``): a hook calls it to act once the pass is
     over, after every ``.grad`` it fills is complete. Callbacks run in the order they were
@@ -78,10 +81,19 @@ def queue_callback(callback) -> None:
     _pass_callbacks[-1].append(callback)
 
 
-def backward(tensors, grad_tensors=None, retain_graph: bool = False, inputs=None):
+@overload
+def backward(tensors: Iterable[Tensor], grad_tensors: Iterable[Tensor | None] | None = None,
+             retain_graph: bool = False, inputs: None = None) -> None: ...
+@overload
+def backward(tensors: Iterable[Tensor], grad_tensors: Iterable[Tensor | None] | None = None,
+             retain_graph: bool = False, *, inputs: Sequence[Tensor]) -> tuple[Tensor | None, ...]: ...
+
+
+def backward(tensors: Iterable[Tensor], grad_tensors: Iterable[Tensor | None] | None = None,
+             retain_graph: bool = False, inputs: Sequence[Tensor] | None = None) -> tuple[Tensor | None, ...] | None:
     """Back-propagate from ``tensors``. Accumulates into leaves' ``.grad``; when ``inputs``
     is given, instead returns the gradients of those tensors and touches no ``.grad``."""
-    callbacks: list = []
+    callbacks: list[Callable[[], object]] = []
     _pass_callbacks.append(callbacks)
     try:
         result = _run_pass(tensors, grad_tensors, retain_graph, inputs)
@@ -99,7 +111,8 @@ def backward_from(tensor: Tensor, gradient: Tensor | None = None, retain_graph: 
     backward([tensor], None if gradient is None else [gradient], retain_graph=retain_graph)
 
 
-def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
+def _run_pass(tensors: Iterable[Tensor], grad_tensors: Iterable[Tensor | None] | None, retain_graph: bool,
+              inputs: Sequence[Tensor] | None) -> tuple[Tensor | None, ...] | None:
     """The book's loop: order the graph, then for each node, consumers first: pop the gradient
     its consumers summed for it, run its backward, and add what comes out into the gradients
     waiting for its inputs' nodes (a leaf's node adds it into ``.grad``). With ``inputs``
@@ -110,7 +123,8 @@ def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
     grads: dict[int, Tensor] = {}  # id(node) -> the gradient summed so far
     for node, seed in zip(root_nodes, seeds):
         _add_into(grads, node, seed)
-    captured = None if inputs is None else {id(gradient_node(t)): None for t in inputs}
+    captured: dict[int, Tensor | None] | None = (
+        None if inputs is None else {id(gradient_node(t)): None for t in inputs})
     profiler = op_module.active_profiler
 
     with no_grad():
@@ -139,7 +153,7 @@ def _run_pass(tensors, grad_tensors, retain_graph: bool, inputs):
                     _add_into(grads, edge, input_grad)            # 4. summed with the other paths
             if not retain_graph:
                 node.release()                                    # its saved tensors, freed now
-    if captured is not None:
+    if captured is not None and inputs is not None:
         return tuple(captured[id(gradient_node(t))] for t in inputs)
     return None
 
@@ -200,7 +214,8 @@ class _PassOwnership:
         return True
 
 
-def _seed_gradients(tensors, grad_tensors):
+def _seed_gradients(tensors: Iterable[Tensor],
+                    grad_tensors: Iterable[Tensor | None] | None) -> tuple[list[Tensor], list[Tensor]]:
     roots = list(tensors)
     if grad_tensors is None:
         grad_tensors = [None] * len(roots)
@@ -225,7 +240,7 @@ def _seed_gradients(tensors, grad_tensors):
     return roots, seeds
 
 
-def _add_into(grads: dict, node: Op, g) -> None:
+def _add_into(grads: dict[int, Tensor], node: Op, g: Tensor) -> None:
     """Sum a contribution into the gradient waiting for ``node``."""
     key = id(node)
     current = grads.get(key)

@@ -6,6 +6,9 @@ numeric side perturbs each input element by ±eps and measures the change of
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..errors import AutogradError
@@ -19,12 +22,12 @@ class GradcheckError(AutogradError):
     pass
 
 
-def _as_tuple(x):
+def _as_tuple(x: Any) -> tuple[Any, ...]:
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
-def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1e-3,
-              seed: int = 0, raise_exception: bool = True) -> bool:
+def gradcheck(fn: Callable[..., Any], inputs: Tensor | Sequence[Any], eps: float = 1e-6, atol: float = 1e-5,
+              rtol: float = 1e-3, seed: int = 0, raise_exception: bool = True) -> bool:
     inputs = _as_tuple(inputs)
     checked = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
     if not checked:
@@ -50,7 +53,7 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
             values = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor) and o.dtype.is_floating_point]
         return sum(float(np.sum(v * o._host_array())) for v, o in zip(cotangents, values[:len(outputs)]))
 
-    for n, x in enumerate(checked):
+    for x, analytic_grad in zip(checked, analytic):
         array = x._array
         numeric = np.zeros(x.shape)
         for index in np.ndindex(*x.shape):
@@ -61,7 +64,7 @@ def gradcheck(fn, inputs, eps: float = 1e-6, atol: float = 1e-5, rtol: float = 1
             minus = projected()
             array[index] = original
             numeric[index] = (plus - minus) / (2 * eps)
-        got = np.zeros(x.shape) if analytic[n] is None else analytic[n]._host_array()
+        got = np.zeros(x.shape) if analytic_grad is None else analytic_grad._host_array()
         bad = ~(np.abs(got - numeric) <= atol + rtol * np.abs(numeric))  # NaN counts as a mismatch
         if bad.any():
             where = tuple(int(i) for i in np.argwhere(bad)[0])

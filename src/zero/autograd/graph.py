@@ -27,6 +27,7 @@ from ..tensors.tensor import Tensor
 from .op import AccumulateGrad, Op
 
 if TYPE_CHECKING:
+    import os
     from pathlib import Path
 
 
@@ -41,10 +42,10 @@ def _graphviz_dot() -> str | None:
 class Graph:
     """A drawing of a recorded graph: its Graphviz ``source``, to save or render."""
 
-    def __init__(self, source: str):
+    def __init__(self, source: str) -> None:
         self.source = source
 
-    def save(self, path) -> Path:
+    def save(self, path: str | os.PathLike[str]) -> Path:
         """Write the DOT text (a .dot file any Graphviz tool reads)."""
         from pathlib import Path
 
@@ -52,7 +53,7 @@ class Graph:
         path.write_text(self.source, encoding="utf-8")
         return path
 
-    def render(self, path, format: str | None = None) -> Path:  # noqa: A002  (graphviz's name)
+    def render(self, path: str | os.PathLike[str], format: str | None = None) -> Path:  # noqa: A002  (graphviz's name)
         """Render to an image with Graphviz's ``dot`` (format from the suffix: svg, png, pdf)."""
         from pathlib import Path
 
@@ -67,7 +68,7 @@ class Graph:
         subprocess.run([dot, f"-T{kind}", "-o", str(path)], input=self.source.encode("utf-8"), check=True)
         return path
 
-    def _repr_svg_(self):  # notebooks show it as a picture when Graphviz is there
+    def _repr_svg_(self) -> str | None:  # notebooks show it as a picture when Graphviz is there
         dot = _graphviz_dot()
         if dot is None:
             return None
@@ -80,7 +81,7 @@ class Graph:
         return self.source
 
 
-def draw(output: Tensor, names: dict | None = None) -> Graph:
+def draw(output: Tensor, names: dict[str, Tensor] | None = None) -> Graph:
     """The graph that ``output.backward()`` would walk. ``names`` maps names to leaf tensors
     (``dict(model.named_parameters())``, ``{"x": x}``) to label them."""
     if not isinstance(output, Tensor):
@@ -127,7 +128,7 @@ def draw(output: Tensor, names: dict | None = None) -> Graph:
     return Graph("\n".join(lines) + "\n")
 
 
-def _saved(node: Op) -> tuple:
+def _saved(node: Op) -> tuple[Tensor, ...]:
     saved = getattr(node, "_saved", None) if not node.released else None
     return tuple(t for t in (saved or ()) if t is not None)
 

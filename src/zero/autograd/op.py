@@ -22,50 +22,58 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..errors import AutogradError, DeviceError, InPlaceError, describe, describe_all
 from ..grad_mode import _state
 from ..hooks import RemovableHandle, add_hook
+from ..tensors.meta import Shape
 from ..tensors.tensor import Tensor
 
-Grads = tuple  # what backward returns: per input, its gradient (a Tensor) or None
+if TYPE_CHECKING:
+    from ..backends.device import Device
+    from ..profiler import profile
+
+Grads = tuple[Tensor | None, ...]  # what backward returns: per input, its gradient or None
+TensorHook = Callable[[Tensor], Tensor | None]  # Tensor.register_hook's: the gradient in, a replacement or None out
 
 # Set by zero.profiler.profile while a profile is running; None otherwise.
-active_profiler = None
+active_profiler: profile | None = None
 
 
 class Op:
     __slots__ = ("next_edges", "needs_input_grad", "out_shape", "recording", "released",
                  "_saved", "_saved_versions", "retained", "__dict__", "__weakref__")
 
-    next_edges: list          # per input: the node its gradient goes to, or None
-    needs_input_grad: list    # per input: whether it requires grad
-    out_shape: tuple          # the shape of the output (and of the gradient backward receives)
-    recording: bool           # whether this call is part of the graph
-    released: bool            # saved tensors freed by a backward without retain_graph
-    _saved: tuple | None
-    _saved_versions: tuple
-    retained: weakref.ref | None  # the output, when it asked to keep its .grad (retain_grad)
+    next_edges: list[Op | None]   # per input: the node its gradient goes to, or None
+    needs_input_grad: list[bool]  # per input: whether it requires grad
+    out_shape: Shape              # the shape of the output (and of the gradient backward receives)
+    recording: bool               # whether this call is part of the graph
+    released: bool                # saved tensors freed by a backward without retain_graph
+    _saved: tuple[Tensor | None, ...] | None
+    _saved_versions: tuple[int, ...]
+    retained: weakref.ref[Tensor] | None  # the output, when it asked to keep its .grad (retain_grad)
     # The output's gradient hooks (Tensor.register_hook), {handle id: hook}; in the instance's
     # __dict__ once a hook is registered, so the ops that have none pay nothing for it.
-    tensor_hooks: dict | None = None
+    tensor_hooks: dict[int, TensorHook] | None = None
 
     op_name = "op"  # how error messages name the op: the class name in snake case (LogicalAnd -> logical_and)
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         cls.op_name = re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
 
     # -- the two methods each op defines -------------------------------------------------------
-    def forward(self, *args, **params):
+    def forward(self, *args: Any, **params: Any) -> Any:
         raise NotImplementedError
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         raise NotImplementedError
 
     # -- recording -------------------------------------------------------------------------------
     @classmethod
-    def apply(cls, *args, **params):
+    def apply(cls, *args: Any, **params: Any) -> Any:
         """Run the op on ``args`` (tensors, Python scalars, other parameters) and record the
         graph when needed. Returns what ``forward`` returns.
 
@@ -74,8 +82,8 @@ class Op:
         input's node. (Two extras keep to the loop below: a view whose base an in-place op has
         given a new history takes that history first, and a CPU scalar beside tensors of
         another device moves there, as in PyTorch.)"""
-        device = None
-        needs = []                      # per input: does it require grad?
+        device: Device | None = None
+        needs: list[bool] = []          # per input: does it require grad?
         for a in args:
             if isinstance(a, Tensor):
                 view_of = a._view_of
@@ -103,7 +111,7 @@ class Op:
             op._record(args, result)
         return result
 
-    def _record(self, args: tuple, result) -> None:
+    def _record(self, args: tuple[Any, ...], result: Tensor | tuple[Tensor, ...]) -> None:
         """Make this op the grad_fn of its (floating-point) output, with an edge per input
         that requires grad to the node receiving that input's gradient."""
         out = result[0] if isinstance(result, tuple) else result
@@ -114,7 +122,7 @@ class Op:
             out._requires_grad = True
 
     # -- what backward may use ------------------------------------------------------------------
-    def save_for_backward(self, *tensors) -> None:
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
         """Keep these tensors (inputs or the output) for backward. A no-op when nothing is
         recorded. Saved tensors are aliases without graph, so saving the output makes no
         reference cycle, and their storage versions are noted to catch later in-place writes."""
@@ -124,7 +132,10 @@ class Op:
         self._saved_versions = tuple(t._storage.version if t is not None else 0 for t in tensors)
 
     @property
-    def saved_tensors(self) -> tuple:
+    def saved_tensors(self) -> tuple[Tensor, ...]:
+        """What ``save_for_backward`` kept, in its order. An entry saved as None reads back as
+        None, which the type leaves out (as PyTorch's ``ctx.saved_tensors`` does): a backward
+        reads such an entry only under the condition that saved a tensor there."""
         if self.released:
             raise freed_graph_error(self)
         saved = self._saved or ()
@@ -135,7 +146,7 @@ class Op:
                     f"operation: [{t.dtype.name}{list(t.shape)}], saved by {self.name}, is at version "
                     f"{t._storage.version}; expected version {version} instead. Work on a clone() of it, "
                     "or do the in-place operation before it is used")
-        return saved
+        return saved  # type: ignore[return-value]  # None entries: see the docstring
 
     def release(self) -> None:
         """Free what the graph holds for this op (after a backward without retain_graph)."""
@@ -160,9 +171,9 @@ class AccumulateGrad(Op):
     It refers to the leaf weakly (the leaf refers to it), so neither keeps the other alive
     in a cycle; a graph whose leaf is gone has nowhere to deliver, as nothing could read it."""
 
-    post_accumulate_hooks: dict | None = None  # Tensor.register_post_accumulate_grad_hook's
+    post_accumulate_hooks: dict[int, Callable[[Tensor], None]] | None = None  # register_post_accumulate_grad_hook's
 
-    def __init__(self, leaf: Tensor):
+    def __init__(self, leaf: Tensor) -> None:
         self.leaf = weakref.ref(leaf)
         self.next_edges = []
         self.out_shape = leaf._meta.shape
@@ -200,7 +211,7 @@ def is_cpu_scalar(t: Tensor) -> bool:
     return t._meta.shape == () and t._meta.device.type == "cpu"
 
 
-def _on_one_device(op: type[Op], args: tuple) -> list:
+def _on_one_device(op: type[Op], args: tuple[Any, ...]) -> list[Any]:
     """``args`` with their CPU scalars (``is_cpu_scalar``) copied to the other tensors' device
     (a recorded copy, so their gradients come back to the CPU); DeviceError when the tensors
     are on several devices otherwise."""
@@ -213,7 +224,8 @@ def _on_one_device(op: type[Op], args: tuple) -> list:
     return [a.to(device) if isinstance(a, Tensor) and a._meta.device is not device else a for a in args]
 
 
-def run_profiled(profiler, function, name: str, phase: str, device, *args, **params):
+def run_profiled(profiler: profile, function: Callable[..., Any], name: str, phase: str, device: Device | None,
+                 *args: Any, **params: Any) -> Any:
     """``function(*args, **params)``, timed by the running profiler (zero.profiler)."""
     started = profiler.begin(device)
     result = function(*args, **params)
@@ -231,7 +243,7 @@ def gradient_node(t: Tensor) -> Op:
     return node
 
 
-def register_tensor_hook(t, hook) -> RemovableHandle:
+def register_tensor_hook(t: Tensor, hook: TensorHook) -> RemovableHandle:
     """Tensor.register_hook: ``hook(grad)`` runs when the engine has summed ``t``'s gradient
     at its node, before .grad, retain_grad or the node's backward see it."""
     if not t._requires_grad:
@@ -243,7 +255,7 @@ def register_tensor_hook(t, hook) -> RemovableHandle:
     return add_hook(node.tensor_hooks, hook)
 
 
-def register_post_accumulate_hook(t, hook) -> RemovableHandle:
+def register_post_accumulate_hook(t: Tensor, hook: Callable[[Tensor], None]) -> RemovableHandle:
     """Tensor.register_post_accumulate_grad_hook: ``hook(t)`` runs after the engine has added
     this backward's gradient into the leaf ``t``'s .grad (data-parallel training starts a
     gradient's all-reduce there)."""

@@ -30,6 +30,7 @@ import io
 import os
 import signal
 import sys
+from typing import Any
 
 from ..errors import ZeroError
 
@@ -88,7 +89,7 @@ class Ranks:
             return compute()
         from .. import distributed as dist
 
-        outcome = [None]
+        outcome: list[Any] = [None]   # rank 0's ("ok", result) or ("error", exception), broadcast
         if self.is_main:
             try:
                 outcome[0] = ("ok", compute())

@@ -21,7 +21,14 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import sys
+from collections.abc import Sequence
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.abc import Loader
+else:
+    Loader = object  # (what mypy checks the loader against; importlib.abc is not imported)
 
 # PyTorch's name -> the module that answers to it
 ALIASES = {
@@ -36,16 +43,16 @@ ALIASES = {
 ON_FIRST_USE = {"zero.utils", "zero.utils.data", "zero.utils.hooks"}
 
 
-class _AliasLoader:
+class _AliasLoader(Loader):
     """Loads an alias as the module it names: one module object under two names (a loader
     in the import system's sense; importlib.abc is not imported, as it costs ``import zero``
     pathlib and more)."""
 
-    def __init__(self, target: str):
+    def __init__(self, target: str) -> None:
         self.target = target
-        self.target_spec = None
+        self.target_spec: importlib.machinery.ModuleSpec | None = None
 
-    def create_module(self, spec) -> ModuleType:
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         module = importlib.import_module(self.target)
         self.target_spec = module.__spec__
         return module
@@ -60,7 +67,8 @@ class _AliasFinder:
     """Finds ``ALIASES``' names, first on ``sys.meta_path`` (so that ``zero.utils.data`` is
     never loaded a second time from the file under another name)."""
 
-    def find_spec(self, fullname: str, path=None, target=None):
+    def find_spec(self, fullname: str, path: Sequence[str] | None = None,
+                  target: ModuleType | None = None) -> importlib.machinery.ModuleSpec | None:
         module = ALIASES.get(fullname)
         if module is None:
             return None

@@ -156,7 +156,10 @@ class Subset(Dataset[T_co]):
     def batch(self, indices):
         """The wrapped dataset's batch method, at the mapped indices (only if it has one)."""
         mapped = self.indices[indices] if isinstance(indices, slice) else [self.indices[i] for i in indices]
-        return self.dataset.batch(np.asarray(mapped, dtype=np.int64))
+        batch = batch_method(self.dataset)
+        if batch is None:
+            raise AttributeError(f"Subset.batch: the wrapped {type(self.dataset).__name__} has no batch method")
+        return batch(np.asarray(mapped, dtype=np.int64))
 
     def __len__(self) -> int:
         return len(self.indices)

@@ -140,7 +140,7 @@ class DataLoader:
         self.generator = generator
         self.collate_fn = collate_fn
         self.persistent_workers = persistent_workers
-        self._iterator = None  # the persistent workers' iterator
+        self._iterator: MultiProcessIterator | None = None  # the persistent workers' iterator
         self._reported_length: int | None = None  # len(loader) of an IterableDataset, once asked (for a warning)
         self._initialized = True
         _warn_if_too_many_workers(num_workers)

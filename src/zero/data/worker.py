@@ -166,7 +166,7 @@ def worker_loop(dataset, index_queue, result_queue, done_event, auto_collation, 
             if isinstance(task, Resume):
                 exhausted = False
                 try:
-                    fetcher = make_fetcher(dataset, auto_collation, collate_fn, drop_last)
+                    fetcher, failure = make_fetcher(dataset, auto_collation, collate_fn, drop_last), None
                 except Exception:
                     failure = ExceptionReport(where)
                 result_queue.put((task, None))
@@ -174,8 +174,13 @@ def worker_loop(dataset, index_queue, result_queue, done_event, auto_collation, 
             if done_event.is_set() or exhausted:
                 continue  # the results would be thrown away: skip the work
             number, indices = task
-            if failure is not None:
-                data, failure = failure, None
+            data: object   # what goes back: a batch, an IterationEnd or an ExceptionReport
+            if failure is not None or fetcher is None:
+                # start-up (or a Resume) failed: this task gets the report -- every task, while no
+                # fetcher was ever made (not an AttributeError on None)
+                data = failure
+                if fetcher is not None:
+                    failure = None
             else:
                 try:
                     data = fetcher.fetch(indices)

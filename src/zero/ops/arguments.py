@@ -3,32 +3,32 @@ op and the operands, and the layouts kernels want."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import dtypes
+from ..dtypes import DType
+from ..dtypes import Number as Number  # (ops take it from here)
 from ..errors import DTypeError, ShapeError, describe
-from ..tensors.meta import numel
+from ..tensors.meta import Shape, numel
+from ..tensors.meta import Sizes as Sizes  # (ops take sizes from here)
 from ..tensors.tensor import Tensor
 
-Number = bool | int | float     # a Python number: beside tensors it acts as a 0-d tensor of its kind
 Operand = Tensor | Number       # what an elementwise op takes on either side
 
 
-Sizes = tuple | list   # a shape or a list of dimensions, as one sequence
-
-
-def sizes_of(arguments: tuple) -> tuple:
+def sizes_of(arguments: tuple[Any, ...]) -> Shape:
     """Sizes given either way PyTorch's methods take them: ``x.view(2, 3)`` or ``x.view((2, 3))``."""
     if len(arguments) == 1 and isinstance(arguments[0], (tuple, list)):
         return tuple(arguments[0])
     return tuple(arguments)
 
 
-def check_floats(op: str, **operands) -> None:
+def check_floats(op: str, **operands: Tensor | None) -> None:
     """Each operand (None allowed, for optional ones) is a floating-point tensor, all of one
     dtype, the first one's."""
-    first = None
+    first: tuple[str, Tensor] | None = None
     for name, t in operands.items():
         if t is None:
             continue
@@ -43,15 +43,15 @@ def check_floats(op: str, **operands) -> None:
                              f"({describe(first[1])}); convert one with .to(dtype)")
 
 
-def check_shape(op: str, name: str, t, shape: tuple, meaning: str) -> None:
+def check_shape(op: str, name: str, t: Tensor | None, shape: Shape, meaning: str) -> None:
     if t is not None and t.shape != shape:
         raise ShapeError(f"{op}: {name} must have shape {list(shape)} ({meaning}), got {describe(t)}")
 
 
-def fill_value(op: str, value, dtype):
-    """A fill value (a number or a 0-d tensor) as a Python number that ``dtype`` holds:
-    an integer dtype refuses inf, nan and numbers out of its range (as PyTorch does)
-    instead of wrapping them to garbage."""
+def fill_value(op: str, value: object, dtype: DType) -> Number:
+    """A fill value (a number or a 0-d tensor; a TypeError for anything else) as a Python
+    number that ``dtype`` holds: an integer dtype refuses inf, nan and numbers out of its
+    range (as PyTorch does) instead of wrapping them to garbage."""
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise ShapeError(f"{op}: value must be a number or a 0-d tensor, got {describe(value)}")
@@ -65,7 +65,7 @@ def fill_value(op: str, value, dtype):
     return value
 
 
-def laid_out(x: Tensor, shape: tuple) -> Tensor:
+def laid_out(x: Tensor, shape: Shape) -> Tensor:
     """x's elements, in order, as a contiguous tensor of ``shape`` (as many elements) without
     graph: for a contiguous x a second tensor on its storage, made without running an op
     (ops call this on every input, and a detach + reshape pair of ops costs more than a
@@ -91,6 +91,6 @@ def flat_of(x: Tensor) -> Tensor:
     return laid_out(x, (numel(x._meta.shape),))
 
 
-def array_or_none(t: Tensor | None):
+def array_or_none(t: Tensor | None) -> Any:
     """What a kernel receives for an optional tensor: its array, or None."""
     return None if t is None else t._array

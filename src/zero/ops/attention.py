@@ -20,6 +20,7 @@ import math
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, describe
+from ..random import Generator
 from ..tensors.creation import ones
 from ..tensors.tensor import Tensor
 from . import elementwise
@@ -27,7 +28,7 @@ from .dropout import dropout
 from .softmax import softmax
 
 
-def _check(query, key, value, attn_mask) -> None:
+def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
     for name, t in (("query", query), ("key", key), ("value", value)):
         if not isinstance(t, Tensor):
             raise TypeError(f"scaled_dot_product_attention: {name} must be a tensor, got {type(t).__name__}")
@@ -47,9 +48,9 @@ def _check(query, key, value, attn_mask) -> None:
                         f"{type(attn_mask).__name__}")
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask=None,
-                                 dropout_p: float = 0.0, is_causal: bool = False, scale=None,
-                                 generator=None) -> Tensor:
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 generator: Generator | None = None) -> Tensor:
     _check(query, key, value, attn_mask)
     if attn_mask is not None and is_causal:
         raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both "

@@ -8,16 +8,22 @@ the gradient over those same dimensions (the book's ``SumToSize``):
 """
 from __future__ import annotations
 
-from ..tensors.meta import broadcast_shapes
+from typing import TYPE_CHECKING
+
+from ..tensors.meta import Shape, broadcast_shapes
 from ..tensors.tensor import Tensor
 
+if TYPE_CHECKING:
+    from ..dtypes import DType
+    from .arguments import Operand
 
-def operand_shape(x) -> tuple:
+
+def operand_shape(x: Operand) -> Shape:
     """Shape of a tensor operand; a Python scalar broadcasts like a 0-d tensor."""
     return x._meta.shape if isinstance(x, Tensor) else ()
 
 
-def broadcast_shape_of(op_name: str, *operands) -> tuple:
+def broadcast_shape_of(op_name: str, *operands: Operand) -> Shape:
     shapes = [operand_shape(x) for x in operands]
     first = shapes[0]
     if all(s == first for s in shapes):
@@ -25,7 +31,7 @@ def broadcast_shape_of(op_name: str, *operands) -> tuple:
     return broadcast_shapes(*shapes, op=op_name)
 
 
-def sum_to_shape(grad: Tensor, shape: tuple, dtype=None) -> Tensor:
+def sum_to_shape(grad: Tensor, shape: Shape, dtype: DType | None = None) -> Tensor:
     """Sum ``grad`` down to ``shape`` over the dimensions broadcasting added or stretched,
     and cast it to ``dtype`` (the input's) when given. The single place this rule lives."""
     meta = grad._meta

@@ -16,7 +16,7 @@ from .elementwise import BinaryOp, UnaryOp, _array, _in_dtype
 class Compare(BinaryOp):
     """Comparisons and logical ops: a bool result, never differentiable."""
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         out = self.allocate(a, b, dtypes.bool_)
         common = dtypes.result_type(a, b)
         self.kernel(out._meta.device.kernels)(_array(_in_dtype(a, common)), _array(_in_dtype(b, common)),
@@ -64,7 +64,7 @@ class Bitwise(BinaryOp):
     """&, |, ^ on integers and bools (PyTorch's: bit by bit; on bools the logic); never
     differentiable, refused on floats."""
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         for x in (a, b):
             if isinstance(x, float) or (isinstance(x, Tensor) and x.dtype.is_floating_point):
                 raise DTypeError(f"{self.op_name}: defined for integer and bool operands, got {describe(x)}")
@@ -89,7 +89,7 @@ class BitwiseNot(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.bitwise_not)
     float_only, saves = False, None
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         if isinstance(x, Tensor) and x.dtype.is_floating_point:
             raise DTypeError(f"bitwise_not: defined for integer and bool tensors, got {describe(x)}")
         return super().allocate(x)
@@ -101,7 +101,7 @@ class LogicalNot(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.logical_not)
     saves = None
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         super().allocate(x)
         return Tensor._empty(x._meta.shape, dtypes.bool_, x._meta.device)
 

@@ -10,57 +10,59 @@ conversions (``x.clone()``, ``x.float()``, ``x.cpu()`` ...) are at the end of th
 """
 from __future__ import annotations
 
+from typing import Any
+
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
 from ..backends.device import Device, to_device
-from ..dtypes import DType
+from ..dtypes import DType, DTypeLike
 from ..tensors.tensor import Tensor
 
 
 class Copy(Op):
     """A contiguous copy with the same values, dtype and device."""
 
-    def forward(self, x: Tensor):
+    def forward(self, x: Tensor) -> Tensor:
         out = Tensor._empty(x._meta.shape, x._meta.dtype, x._meta.device)
         x._meta.device.kernels.copy(x._array, out._array)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (grad,)
 
 
 class Cast(Op):
     """Convert to another dtype; the gradient is converted back."""
 
-    def forward(self, x: Tensor, dtype: DType):
+    def forward(self, x: Tensor, dtype: DType) -> Tensor:
         self.in_dtype = x._meta.dtype
         out = Tensor._empty(x._meta.shape, dtype, x._meta.device)
         x._meta.device.kernels.copy(x._array, out._array)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (grad.to(self.in_dtype) if self.in_dtype.is_floating_point else None, None)
 
 
 class ToDevice(Op):
     """Copy to another device (the book's DeviceTransfer); the gradient goes back."""
 
-    def forward(self, x: Tensor, device: Device):
+    def forward(self, x: Tensor, device: Device) -> Tensor:
         self.source = x._meta.device
         out = Tensor._empty(x._meta.shape, x._meta.dtype, device)
         device.kernels.copy(transfer_array(x, device), out._array)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (ToDevice.apply(grad, self.source), None)
 
 
-def transfer_array(x: Tensor, device: Device):
+def transfer_array(x: Tensor, device: Device) -> Any:
     """x's values as an array of ``device``'s kind (through host memory)."""
     return device.backend.from_numpy(x._host_array())
 
 
-def to_dtype(x: Tensor, dtype) -> Tensor:
+def to_dtype(x: Tensor, dtype: DTypeLike) -> Tensor:
     """``x`` converted to ``dtype`` (``x`` itself when it already has it)."""
     dtype = dtypes.to_dtype(dtype)
     if dtype is x._meta.dtype:
@@ -68,19 +70,21 @@ def to_dtype(x: Tensor, dtype) -> Tensor:
     return Cast.apply(x, dtype)
 
 
-def parse_to_args(*args, device=None, dtype=None, copy: bool = False, non_blocking: bool = False):
+def parse_to_args(*args: Tensor | Device | DTypeLike, device: Device | str | None = None,
+                  dtype: DTypeLike | None = None, copy: bool = False,
+                  non_blocking: bool = False) -> tuple[Device | None, DType | None]:
     """The (device, dtype) named by ``to``'s arguments: a device, a dtype, both, or a tensor."""
     for arg in args:
         if isinstance(arg, Tensor):
             device, dtype = arg.device, arg.dtype
-        elif isinstance(arg, (str, Device)) and not (isinstance(arg, str) and dtypes.is_dtype_name(arg)):
+        elif isinstance(arg, (str, Device)) and (isinstance(arg, Device) or not dtypes.is_dtype_name(arg)):
             device = arg
         else:
             dtype = arg
     return (None if device is None else to_device(device)), (None if dtype is None else dtypes.to_dtype(dtype))
 
 
-def to(t: Tensor, *args, copy: bool = False, **kwargs) -> Tensor:
+def to(t: Tensor, *args: Tensor | Device | DTypeLike, copy: bool = False, **kwargs: Any) -> Tensor:
     """``t.to(device)``, ``t.to(dtype)``, ``t.to(device, dtype)``, ``t.to(other_tensor)``."""
     device, dtype = parse_to_args(*args, **kwargs)
     result = t

@@ -12,29 +12,29 @@ and shape give the same mask whatever the input's strides.
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
-from ..random import default_generator
+from ..random import Generator, default_generator
 from ..tensors.creation import rand
 from ..tensors.tensor import Tensor
 
 
 class Dropout(Op):
-    def forward(self, x: Tensor, p: float, seed: int):
+    def forward(self, x: Tensor, p: float, seed: int) -> Tensor:
         x = x.detach().contiguous()
         out = Tensor._empty(x.shape, x.dtype, x.device)
         x.device.kernels.dropout_forward(x._array, p, seed, out._array)
         self.p, self.seed = p, seed
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad = grad.contiguous()
         grad_in = Tensor._empty(grad.shape, grad.dtype, grad.device)
         grad.device.kernels.dropout_backward(grad._array, self.p, self.seed, grad_in._array)
         return grad_in, None, None
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator=None) -> Tensor:
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator: Generator | None = None) -> Tensor:
     """PyTorch's F.dropout. Not training, or p == 0: the input itself (no op, no copy)."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout: probability p must lie in [0, 1], got {p}")
@@ -48,7 +48,7 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, generator=None) ->
     return Dropout.apply(x, float(p), seed)
 
 
-def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, generator=None) -> Tensor:
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, generator: Generator | None = None) -> Tensor:
     """PyTorch's F.dropout2d: whole channels of x (N, C, H, W) -- or (C, H, W) -- zeroed with
     probability p, the others scaled by 1 / (1 - p). A composition: a (N, C, 1, 1) mask drawn
     from the generator, broadcast over the channel's elements."""

@@ -15,23 +15,33 @@ masked_fill in ``selection``, PyTorch's other math functions in ``extra/``.
 from __future__ import annotations
 
 import math
+from typing import Any, Literal, overload
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
+from ..backends.device import Device
+from ..dtypes import DType
 from ..errors import DTypeError, describe
 from ..tensors.creation import zeros_like
+from ..tensors.meta import TensorMeta
 from ..tensors.tensor import Tensor
 from .arguments import Number, Operand
 from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
 from .conversion import Cast, Copy
 
 
-def _array(x):
+def _array(x: Operand) -> Any:
     """What a kernel receives for an operand: the array view, or the scalar itself."""
     return x._array if isinstance(x, Tensor) else x
 
 
-def _in_dtype(x, dtype):
+@overload
+def _in_dtype(x: Tensor, dtype: DType) -> Tensor: ...
+@overload
+def _in_dtype(x: Number, dtype: DType) -> Number: ...
+
+
+def _in_dtype(x: Operand, dtype: DType) -> Operand:
     """A tensor operand converted to the dtype the op computes in (PyTorch computes in the
     promoted dtype: uint8 [2] min int32 -5 is min(2, 251)); a Python number as it is."""
     if isinstance(x, Tensor) and x._meta.dtype is not dtype:
@@ -39,18 +49,18 @@ def _in_dtype(x, dtype):
     return x
 
 
-def _device_of(*operands):
+def _device_of(*operands: Operand) -> Device:
     for x in operands:
         if isinstance(x, Tensor):
             return x._meta.device
     raise TypeError("an elementwise op needs at least one tensor operand")
 
 
-def _dtype_of(x):
+def _dtype_of(x: Operand) -> DType | None:
     return x._meta.dtype if isinstance(x, Tensor) else None
 
 
-def _check_operand(op_name: str, x) -> None:
+def _check_operand(op_name: str, x: object) -> None:
     if not isinstance(x, (Tensor, bool, int, float)):
         raise TypeError(f"{op_name}: operands must be tensors or Python numbers, got {type(x).__name__}")
 
@@ -61,7 +71,7 @@ def _check_operand(op_name: str, x) -> None:
 _PLAIN_SCALARS = (bool, int, float)
 
 
-def _unconverted(a, b, result_is_float: bool):
+def _unconverted(a: Operand, b: Operand, result_is_float: bool) -> TensorMeta | None:
     """The metadata of the output when the operands need no broadcasting and no conversion:
     two tensors of one shape and dtype, or a tensor and a Python number whose category
     (bool < int < float) is not above the tensor's, which then keeps its dtype. None
@@ -91,7 +101,7 @@ class BinaryOp(Op):
     kernel = staticmethod(lambda kernels: kernels.add)  # this op's function in a kernels namespace
     result_is_float = False  # true division: int / int -> float
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         meta = _unconverted(a, b, self.result_is_float)
         if meta is not None:  # nothing to broadcast or convert: allocate and check nothing more
             out = Tensor._empty(meta.shape, meta.dtype, meta.device)
@@ -107,13 +117,13 @@ class BinaryOp(Op):
         self.kernel(out._meta.device.kernels)(_array(converted[0]), _array(converted[1]), out._array)
         return out
 
-    def _remember(self, a, b) -> None:
+    def _remember(self, a: Operand, b: Operand) -> None:
         """What ``_reduce`` needs in backward (so only when the call is recorded): the
         operands' own shapes and dtypes."""
         self.a_shape, self.b_shape = operand_shape(a), operand_shape(b)
         self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
 
-    def allocate(self, a, b, dtype=None) -> Tensor:
+    def allocate(self, a: Operand, b: Operand, dtype: DType | None = None) -> Tensor:
         """Check the operands; the output tensor of their broadcast shape and ``dtype``
         (by default the promoted dtype of the operands)."""
         name = self.op_name
@@ -125,38 +135,40 @@ class BinaryOp(Op):
                 dtype = dtypes.get_default_dtype()
         return Tensor._empty(broadcast_shape_of(name, a, b), dtype, _device_of(a, b))
 
-    def _reduce(self, grad_a, grad_b):
-        """Sum each full-shape gradient back to its operand's shape and dtype."""
+    def _reduce(self, grad_a: Tensor | None, grad_b: Tensor | None) -> Grads:
+        """Sum each full-shape gradient back to its operand's shape and dtype. A gradient may
+        be None where its operand needs none: ``needs_input_grad`` says which are summed."""
         need_a, need_b = self.needs_input_grad
-        return (sum_to_shape(grad_a, self.a_shape, self.a_dtype) if need_a else None,
-                sum_to_shape(grad_b, self.b_shape, self.b_dtype) if need_b else None)
+        # (a needed gradient is a tensor by the callers' contract, which mypy cannot follow)
+        return (sum_to_shape(grad_a, self.a_shape, self.a_dtype) if need_a else None,  # type: ignore[arg-type]
+                sum_to_shape(grad_b, self.b_shape, self.b_dtype) if need_b else None)  # type: ignore[arg-type]
 
 
 class Add(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.add)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return self._reduce(grad, grad)
 
 
 class Sub(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.sub)
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         if dtypes.bool_ in (_dtype_of(a), _dtype_of(b)) or isinstance(a, bool) or isinstance(b, bool):
             raise DTypeError(f"sub: subtraction with a bool operand ({describe(a)} - {describe(b)}) is not "
                              "defined (as in PyTorch); to invert a mask use ~ or logical_not(), for the "
                              "difference of two masks logical_xor() (^)")
         return super().forward(a, b)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return self._reduce(grad, -grad if self.needs_input_grad[1] else None)
 
 
 class Mul(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.mul)
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         out = super().forward(a, b)
         a, b = self.operands
         need_a, need_b = self.needs_input_grad
@@ -165,7 +177,7 @@ class Mul(BinaryOp):
         self.a_scalar, self.b_scalar = a, b  # used when the other side is a Python number
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         b, a = self.saved_tensors
         need_a, need_b = self.needs_input_grad
         grad_a = grad * (b if b is not None else self.b_scalar) if need_a else None
@@ -177,7 +189,7 @@ class Div(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.div)
     result_is_float = True
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         out = super().forward(a, b)
         b = self.operands[1]
         self.save_for_backward(b if isinstance(b, Tensor) else None,
@@ -185,7 +197,7 @@ class Div(BinaryOp):
         self.b_scalar = b
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         b, out = self.saved_tensors
         divisor = b if b is not None else self.b_scalar
         need_a, need_b = self.needs_input_grad
@@ -197,7 +209,7 @@ class Div(BinaryOp):
 class Pow(BinaryOp):
     kernel = staticmethod(lambda kernels: kernels.pow)
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         if isinstance(a, Tensor) and a.dtype.category == dtypes.INTEGER and isinstance(b, int) \
                 and not isinstance(b, bool) and b < 0:
             raise DTypeError(f"pow: integers to negative integer powers are not allowed ({describe(a)} ** {b}); "
@@ -210,7 +222,7 @@ class Pow(BinaryOp):
         self.a_scalar, self.b_scalar = a, b
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         a, b, out = self.saved_tensors
         base = a if a is not None else self.a_scalar
         exponent = b if b is not None else self.b_scalar
@@ -240,14 +252,14 @@ class SavingBinaryOp(BinaryOp):
     """A binary op whose backward needs both operands (as computed: in the result's dtype)
     and the output."""
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         out = super().forward(a, b)
         a, b = self.operands
         self.save_for_backward(a if isinstance(a, Tensor) else None, b if isinstance(b, Tensor) else None, out)
         self.a_scalar, self.b_scalar = a, b  # used when that side is a Python number
         return out
 
-    def saved_operands(self) -> tuple:
+    def saved_operands(self) -> tuple[Operand, Operand, Tensor]:
         """(a, b, out) as saved, with the Python number where an operand was one."""
         a, b, out = self.saved_tensors
         return (a if a is not None else self.a_scalar, b if b is not None else self.b_scalar, out)
@@ -256,7 +268,7 @@ class SavingBinaryOp(BinaryOp):
 class Maximum(SavingBinaryOp):
     kernel = staticmethod(lambda kernels: kernels.maximum)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return _pick_gradient(self, grad)
 
 
@@ -264,7 +276,7 @@ class Minimum(Maximum):
     kernel = staticmethod(lambda kernels: kernels.minimum)
 
 
-def _pick_gradient(op, grad):
+def _pick_gradient(op: Maximum, grad: Tensor) -> Grads:
     """maximum/minimum: the gradient goes to the operand that was picked, ties split it in
     half between both, and a NaN passes it on (PyTorch's rule). The operands are compared
     with each other, never with the output (which may be rounded to a narrower dtype), and
@@ -288,17 +300,18 @@ def _pick_gradient(op, grad):
 
 class UnaryOp(Op):
     """f(x) elementwise. A subclass names its kernel and writes f's derivative in terms of
-    what it saves: the input x (``saves = "input"``), the output f(x) (``"output"``) or
-    nothing (``None``, a constant derivative); backward is then grad * f'(x).
+    what it saves: the input x (``saves = "input"``) or the output f(x) (``"output"``);
+    backward is then grad * f'(x). An op that saves nothing (``None``: a constant slope, or
+    no gradient) writes its own backward.
 
     ``float_only`` ops (exp, log, ...) promote integer and bool inputs to the default
     float dtype, as PyTorch does."""
 
     kernel = staticmethod(lambda kernels: kernels.copy)  # this op's function in a kernels namespace
     float_only = True
-    saves: str | None = "input"
+    saves: Literal["input", "output"] | None = "input"
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         out = self.allocate(x)
         if out._meta.dtype is not x._meta.dtype:
             x = Cast.apply(x, out._meta.dtype)  # compute in the result's float type, not the input's
@@ -307,7 +320,7 @@ class UnaryOp(Op):
             self.save_for_backward(x if self.saves == "input" else out)
         return out
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         """Check the operand; the output tensor (the input's shape, the result dtype)."""
         if not isinstance(x, Tensor):
             raise TypeError(f"{self.op_name}: expected a tensor, got {type(x).__name__}")
@@ -316,21 +329,20 @@ class UnaryOp(Op):
             dtype = dtypes.get_default_dtype()
         return Tensor._empty(x._meta.shape, dtype, x._meta.device)
 
-    def derivative(self, saved):
-        """f'(x) elementwise, from the saved input or output (or a constant). A bool tensor
+    def derivative(self, saved: Tensor) -> Tensor:
+        """f'(x) elementwise, from the saved input or output. A bool tensor
         means a slope of 1 where True and 0 elsewhere: the gradient is then selected, not
         multiplied (an infinite gradient times 0 would be nan; PyTorch gives 0)."""
         raise NotImplementedError
 
-    def backward(self, grad):
-        saved = self.saved_tensors[0] if self.saves is not None else None
-        slope = self.derivative(saved)
+    def backward(self, grad: Tensor) -> Grads:
+        slope = self.derivative(self.saved_tensors[0])
         if isinstance(slope, Tensor) and slope.dtype is dtypes.bool_:
             return (Where.apply(slope, grad, 0.0),)
         return (grad * slope,)
 
 
-def _refuse_bool(op: Op, x, hint: str) -> None:
+def _refuse_bool(op: Op, x: Tensor, hint: str) -> None:
     if isinstance(x, Tensor) and x.dtype is dtypes.bool_:
         raise DTypeError(f"{op.op_name}: not defined for a bool tensor ({describe(x)}), as in PyTorch; {hint}")
 
@@ -339,12 +351,12 @@ class Neg(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.neg)
     float_only, saves = False, None
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         if isinstance(x, Tensor) and x.dtype is dtypes.bool_:
             raise DTypeError("neg: negation of a bool tensor is not defined; use logical_not()")
         return super().allocate(x)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (-grad,)
 
 
@@ -352,11 +364,11 @@ class Abs(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.abs)
     float_only = False
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         _refuse_bool(self, x, "it is the bool itself")
         return super().allocate(x)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return x.sign()
 
 
@@ -366,12 +378,12 @@ class Sign(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.sign)
     float_only, saves = False, None
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         if isinstance(x, Tensor) and x.dtype is dtypes.bool_:
             return Copy.apply(x)
         return super().forward(x)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (zeros_like(grad),)
 
 
@@ -379,14 +391,14 @@ class Exp(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.exp)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return out                        # exp' = exp
 
 
 class Log(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.log)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return 1.0 / x
 
 
@@ -394,7 +406,7 @@ class Sqrt(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.sqrt)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return 0.5 / out                  # 1 / (2 sqrt(x))
 
 
@@ -402,21 +414,21 @@ class Rsqrt(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.rsqrt)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return -0.5 * out * out * out     # d x^-1/2 = -1/2 x^-3/2
 
 
 class Sin(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.sin)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return x.cos()
 
 
 class Cos(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.cos)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return -x.sin()
 
 
@@ -424,7 +436,7 @@ class Tanh(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.tanh)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return 1 - out * out
 
 
@@ -432,7 +444,7 @@ class Sigmoid(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.sigmoid)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return out * (1 - out)
 
 
@@ -440,11 +452,11 @@ class Relu(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.relu)
     float_only, saves = False, "output"
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         _refuse_bool(self, x, "convert the mask with .float() first")
         return super().allocate(x)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (out,) = self.saved_tensors
         grad_in = Tensor._empty(out._meta.shape, grad._meta.dtype, grad._meta.device)
         # 0 where out <= 0, else grad: PyTorch's rule (a NaN output passes the gradient on)
@@ -457,7 +469,7 @@ class Silu(UnaryOp):
 
     kernel = staticmethod(lambda kernels: kernels.silu)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         s = x.sigmoid()
         return s * (1 + x * (1 - s))
 
@@ -465,7 +477,7 @@ class Silu(UnaryOp):
 class Gelu(UnaryOp):
     """GELU, exact (x * Phi(x)) or ``approximate="tanh"``; forward and backward are kernels."""
 
-    def forward(self, x, approximate: str = "none"):
+    def forward(self, x: Tensor, approximate: str = "none") -> Tensor:
         if approximate not in ("none", "tanh"):
             raise ValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
         out = self.allocate(x)
@@ -474,7 +486,7 @@ class Gelu(UnaryOp):
         self.save_for_backward(x)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (x,) = self.saved_tensors
         grad = grad.contiguous()
         out = Tensor._empty(x.shape, x.dtype, x.device)
@@ -489,7 +501,7 @@ class Gelu(UnaryOp):
 class Where(Op):
     """where(condition, a, b): a where condition holds, else b (all three broadcast)."""
 
-    def forward(self, condition, a, b):
+    def forward(self, condition: Tensor, a: Operand, b: Operand) -> Tensor:
         if not isinstance(condition, Tensor) or condition.dtype is not dtypes.bool_:
             raise DTypeError(f"where: condition must be a bool tensor, got "
                              f"{describe(condition)}")
@@ -502,7 +514,7 @@ class Where(Op):
         self.a_dtype, self.b_dtype = _dtype_of(a), _dtype_of(b)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (condition,) = self.saved_tensors
         _, need_a, need_b = self.needs_input_grad
         zero = grad.new_zeros(())

@@ -10,30 +10,40 @@ places, so an index that repeats accumulates.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from types import EllipsisType
+from typing import Any
 
-from ..autograd.op import Op
+import numpy as np
+
+from ..autograd.op import Grads, Op
 from ..errors import DeviceError, DTypeError, ShapeError, ZeroIndexError, describe
 from ..tensors.creation import tensor, zeros
-from ..tensors.meta import broadcast_shapes, contiguous_strides, numel
+from ..tensors.meta import Shape, broadcast_shapes, contiguous_strides, numel
 from ..tensors.tensor import Tensor
 from . import inplace
-from .arguments import fill_value
+from .arguments import Number, fill_value
 from .broadcast import sum_to_shape
 from .conversion import Copy
 from .views import mark_view
 
+BasicItem = int | slice | EllipsisType | None   # what a view can index with
+# One entry of a key: a basic item, or an index (an integer or bool tensor, a list, a NumPy array).
+IndexItem = BasicItem | Tensor | list[Any] | tuple[Any, ...] | np.ndarray | np.integer
+Index = IndexItem | tuple[IndexItem, ...]       # what t[...] takes
 
-def _is_basic(item) -> bool:
+
+def _is_basic(item: IndexItem) -> bool:
     return item is None or item is Ellipsis or isinstance(item, (int, slice)) and not isinstance(item, bool)
 
 
-def _normalize_key(key) -> tuple:
+def _normalize_key(key: Index) -> tuple[IndexItem, ...]:
     if not isinstance(key, tuple):
         key = (key,)
     return key
 
 
-def basic_index_geometry(shape: tuple, strides: tuple, offset: int, key: tuple):
+def basic_index_geometry(shape: Shape, strides: Shape, offset: int,
+                         key: tuple[BasicItem, ...]) -> tuple[Shape, Shape, int]:
     """Shape, strides and offset of ``t[key]`` for ints, slices (step > 0), None and ``...``."""
     consuming = sum(1 for k in key if k is not None and k is not Ellipsis)
     if sum(1 for k in key if k is Ellipsis) > 1:
@@ -41,7 +51,8 @@ def basic_index_geometry(shape: tuple, strides: tuple, offset: int, key: tuple):
     if consuming > len(shape):
         raise ZeroIndexError(f"too many indices for a tensor of dimension {len(shape)} "
                              f"({consuming} given)")
-    new_shape, new_strides = [], []
+    new_shape: list[int] = []
+    new_strides: list[int] = []
     dim = 0
     for item in key:
         if item is None:
@@ -77,13 +88,13 @@ def basic_index_geometry(shape: tuple, strides: tuple, offset: int, key: tuple):
 class BasicIndex(Op):
     """``t[1:3, ::2]``, ``t[..., 0]``, ``t[None]``: a view."""
 
-    def forward(self, x: Tensor, key: tuple):
+    def forward(self, x: Tensor, key: tuple[BasicItem, ...]) -> Tensor:
         meta = x._meta
         shape, strides, offset = basic_index_geometry(meta.shape, meta.strides, meta.offset, key)
         self.in_shape, self.in_dtype, self.key = meta.shape, meta.dtype, key
         return mark_view(x._view_as(shape, strides, offset), x, (BasicIndex, (key,)))
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         shape, strides, offset = basic_index_geometry(self.in_shape, contiguous_strides(self.in_shape),
                                                       0, self.key)
@@ -95,7 +106,7 @@ class AdvancedIndex(Op):
     """Indexing with integer or boolean tensors (NumPy's rules): a copy. Backward adds the
     gradient back at the indexed places, so repeated indices accumulate."""
 
-    def forward(self, x: Tensor, key: tuple):
+    def forward(self, x: Tensor, key: tuple[Any, ...]) -> Tensor:
         kernels = x._meta.device.kernels
         try:
             result = kernels.index_get(x._array, key)
@@ -106,17 +117,17 @@ class AdvancedIndex(Op):
         self.in_shape, self.in_dtype, self.key = x._meta.shape, x._meta.dtype, key
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         grad.device.kernels.index_add(grad_in._array, self.key, grad._array)
         return (grad_in, None)
 
 
-def _advanced_key(x: Tensor, key: tuple) -> tuple:
+def _advanced_key(x: Tensor, key: tuple[IndexItem, ...]) -> tuple[Any, ...]:
     """Turn tensors and lists in an index into device arrays, checking their dtypes. As in
     PyTorch, an index tensor on the CPU may index a tensor on any device (it is copied
     there); one on another device may not."""
-    converted = []
+    converted: list[Any] = []   # the kernels' index: arrays, ints, slices, None, ...
     for item in key:
         if isinstance(item, (list, tuple)) or type(item).__module__ == "numpy":
             item = tensor(item, device=x.device)
@@ -133,14 +144,14 @@ def _advanced_key(x: Tensor, key: tuple) -> tuple:
     return tuple(converted)
 
 
-def getitem(x: Tensor, key) -> Tensor:
+def getitem(x: Tensor, key: Index) -> Tensor:
     key = _normalize_key(key)
     if all(_is_basic(k) for k in key):
         return BasicIndex.apply(x, key)
     return AdvancedIndex.apply(x, _advanced_key(x, key))
 
 
-def setitem(x: Tensor, key, value) -> None:
+def setitem(x: Tensor, key: Index, value: Tensor | Number) -> None:
     """``x[key] = value``: an in-place write, recorded in the graph when something requires
     grad (ops/inplace.py). A basic key writes a view of ``x``; an index tensor, the indexed
     places (``IndexPut``); a bool mask of ``x``'s shape, where it holds."""
@@ -165,7 +176,7 @@ def setitem(x: Tensor, key, value) -> None:
     kernels = x._meta.device.kernels
     value_array = value._array if isinstance(value, Tensor) else value
 
-    def write():
+    def write() -> None:
         try:
             kernels.index_put(x._array, index, value_array)
         except IndexError as e:
@@ -179,7 +190,7 @@ class IndexPut(Op):
     tensors). Backward: the gradient of ``x`` is zero at the overwritten places; ``value``'s is
     the gradient gathered there (summed back to its shape)."""
 
-    def forward(self, x: Tensor, key: tuple, value):
+    def forward(self, x: Tensor, key: tuple[Any, ...], value: Tensor | Number) -> Tensor:
         out = Copy.apply(x.detach())
         kernels = x._meta.device.kernels
         try:
@@ -192,13 +203,13 @@ class IndexPut(Op):
         self.value_dtype = value.dtype if isinstance(value, Tensor) else None
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         kernels = grad.device.kernels
-        grad_x = None
+        grad_x: Tensor | None = None
         if self.needs_input_grad[0]:
             grad_x = Copy.apply(grad)
             kernels.index_put(grad_x._array, self.key, 0)
-        grad_value = None
+        grad_value: Tensor | None = None
         if self.needs_input_grad[2]:
             picked = kernels.index_get(grad._array, self.key)
             gathered = Tensor._empty(tuple(picked.shape), grad.dtype, grad.device)

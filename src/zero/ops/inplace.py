@@ -22,22 +22,29 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from .. import dtypes
-from ..autograd.op import Op, is_cpu_scalar
+from ..autograd.op import Grads, Op, is_cpu_scalar
 from ..errors import DeviceError, DTypeError, InPlaceError, ShapeError, describe
 from ..grad_mode import _state, no_grad
-from ..random import default_generator
+from ..random import Generator, default_generator
 from ..tensors.creation import full_like, zeros_like
 from ..tensors.tensor import Tensor
-from .arguments import fill_value
+from .arguments import Number, Operand, fill_value
 from .broadcast import broadcast_shape_of
 from .conversion import Copy, transfer_array
 from .elementwise import Relu, Where
 from .selection import MaskedFill, clamp
 
+if TYPE_CHECKING:
+    from .views import ViewStep
 
-def _operand(target: Tensor, other, op: str):
+P = ParamSpec("P")
+
+
+def _operand(target: Tensor, other: Operand, op: str) -> Any:
+    """What the kernel writing into ``target`` takes for ``other``: its array, or a number."""
     if isinstance(other, Tensor):
         elsewhere = other._meta.device is not target._meta.device
         if elsewhere and not is_cpu_scalar(other):
@@ -53,7 +60,8 @@ def _operand(target: Tensor, other, op: str):
     return other
 
 
-def modify(target: Tensor, op: str, operands: tuple, write, compute) -> Tensor:
+def modify(target: Tensor, op: str, operands: tuple[object, ...], write: Callable[[], object],
+           compute: Callable[[Tensor], Tensor]) -> Tensor:
     """Update ``target`` in place. ``write()`` is the kernel write, for when no graph is
     recorded; ``compute(snapshot)`` gives the new value out of place, with its history,
     from the target's current value -- for when one is."""
@@ -113,10 +121,10 @@ class Overwrite(Op):
     """``new``'s values in place of ``old``'s (copy_, fill_, normal_ ...): the gradient goes to
     ``new``; ``old`` gets zeros, as in PyTorch, so it keeps its place in the graph."""
 
-    def forward(self, old: Tensor, new: Tensor):  # new: old's shape
+    def forward(self, old: Tensor, new: Tensor) -> Tensor:  # new: old's shape
         return new._alias()
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return zeros_like(grad), grad
 
 
@@ -125,11 +133,11 @@ class CopySlices(Op):
     the view, the op's result inside. (The values are already in place: forward copies
     nothing.) Backward splits the gradient the same way."""
 
-    def forward(self, base: Tensor, steps: tuple, result: Tensor):
+    def forward(self, base: Tensor, steps: tuple[ViewStep, ...], result: Tensor) -> Tensor:
         self.steps = steps
         return base._alias()
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad_base = grad.clone()
         region = grad_base
         for step, params in self.steps:   # the view, replayed on the gradient
@@ -142,7 +150,7 @@ class CopySlices(Op):
 # -- the in-place ops ---------------------------------------------------------------------------
 
 
-def add_(target: Tensor, other, alpha=1) -> Tensor:
+def add_(target: Tensor, other: Operand, alpha: Number = 1) -> Tensor:
     kernels = target._meta.device.kernels
     if alpha != 1:
         if isinstance(other, Tensor) and not (_state.enabled and other._requires_grad):
@@ -155,17 +163,17 @@ def add_(target: Tensor, other, alpha=1) -> Tensor:
                   lambda old: old + other)
 
 
-def mul_(target: Tensor, other) -> Tensor:
+def mul_(target: Tensor, other: Operand) -> Tensor:
     kernels, value = target._meta.device.kernels, _operand(target, other, "mul_")
     return modify(target, "mul_", (other,), lambda: kernels.mul(target._array, value, target._array),
                   lambda old: old * other)
 
 
-def sub_(target: Tensor, other, alpha=1) -> Tensor:
+def sub_(target: Tensor, other: Operand, alpha: Number = 1) -> Tensor:
     return add_(target, other, -alpha)
 
 
-def true_divide_(target: Tensor, other) -> Tensor:
+def true_divide_(target: Tensor, other: Operand) -> Tensor:
     """target /= other (x /= y, and x.div_(y) without a rounding mode)."""
     if not target.dtype.is_floating_point:
         raise DTypeError(f"div_: true division cannot be written into {describe(target)}")
@@ -174,7 +182,7 @@ def true_divide_(target: Tensor, other) -> Tensor:
                   lambda old: old / other)
 
 
-def clamp_(target: Tensor, min=None, max=None) -> Tensor:
+def clamp_(target: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:
     low, high = min, max
     if isinstance(low, Tensor) or isinstance(high, Tensor):  # (the kernel takes numbers)
         return apply_(target, "clamp_", lambda old: clamp(old, low, high), (low, high))
@@ -189,15 +197,15 @@ def relu_(target: Tensor) -> Tensor:
                   lambda old: Relu.apply(old))
 
 
-def clamp_min_(target: Tensor, min) -> Tensor:
+def clamp_min_(target: Tensor, min: Operand) -> Tensor:
     return clamp_(target, min, None)
 
 
-def clamp_max_(target: Tensor, max) -> Tensor:
+def clamp_max_(target: Tensor, max: Operand) -> Tensor:
     return clamp_(target, None, max)
 
 
-def copy_(target: Tensor, src) -> Tensor:
+def copy_(target: Tensor, src: Tensor) -> Tensor:
     """Copy values (broadcast, converted to the target's dtype) from src, which may live on
     another device; the gradient goes to src."""
     if not isinstance(src, Tensor):
@@ -206,7 +214,7 @@ def copy_(target: Tensor, src) -> Tensor:
         raise ShapeError(f"copy_: {describe(src)} does not broadcast to the target {describe(target)}")
     device = target._meta.device
 
-    def write():
+    def write() -> None:
         source = transfer_array(src, device) if src._meta.device is not device else src._array
         device.kernels.copy(source, target._array)
 
@@ -220,14 +228,14 @@ def zero_(target: Tensor) -> Tensor:
     return fill_(target, 0)
 
 
-def fill_(target: Tensor, value) -> Tensor:
+def fill_(target: Tensor, value: Number | Tensor) -> Tensor:
     value = fill_value("fill_", value, target.dtype)
     kernels = target._meta.device.kernels
     return modify(target, "fill_", (), lambda: kernels.fill(target._array, value),
                   lambda old: Overwrite.apply(old, full_like(old, value)))
 
 
-def masked_fill_(target: Tensor, mask: Tensor, value) -> Tensor:
+def masked_fill_(target: Tensor, mask: Tensor, value: Number | Tensor) -> Tensor:
     if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
         raise DTypeError("masked_fill_: mask must be a bool tensor")
     if broadcast_shape_of("masked_fill_", target, mask) != target.shape:
@@ -239,7 +247,7 @@ def masked_fill_(target: Tensor, mask: Tensor, value) -> Tensor:
                   lambda old: MaskedFill.apply(old, mask, value))
 
 
-def where_(target: Tensor, condition: Tensor, other) -> Tensor:
+def where_(target: Tensor, condition: Tensor, other: Operand) -> Tensor:
     """target = where(condition, target, other), in place (for setitem with a bool mask)."""
     kernels = target._meta.device.kernels
     value = other._array if isinstance(other, Tensor) else other
@@ -248,19 +256,19 @@ def where_(target: Tensor, condition: Tensor, other) -> Tensor:
                   lambda old: Where.apply(condition, old, other))
 
 
-def normal_(target: Tensor, mean=0.0, std=1.0, generator=None) -> Tensor:
+def normal_(target: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
     rng = generator or default_generator()
     return modify(target, "normal_", (), lambda: rng.fill_normal(target, mean, std),
                   lambda old: _random_like(old, lambda t: rng.fill_normal(t, mean, std)))
 
 
-def uniform_(target: Tensor, low=0.0, high=1.0, generator=None) -> Tensor:
+def uniform_(target: Tensor, low: float = 0.0, high: float = 1.0, generator: Generator | None = None) -> Tensor:
     rng = generator or default_generator()
     return modify(target, "uniform_", (), lambda: rng.fill_uniform(target, low, high),
                   lambda old: _random_like(old, lambda t: rng.fill_uniform(t, low, high)))
 
 
-def _random_like(old: Tensor, fill) -> Tensor:
+def _random_like(old: Tensor, fill: Callable[[Tensor], None]) -> Tensor:
     """New random values of ``old``'s shape: the old values (and their gradient) are gone."""
     fresh = Tensor._empty(old._meta.shape, old._meta.dtype, old._meta.device)
     fill(fresh)
@@ -270,7 +278,7 @@ def _random_like(old: Tensor, fill) -> Tensor:
 # -- in place by way of an out-of-place op (the math functions' x.name_()) ----------------------
 
 
-def apply_(target: Tensor, op: str, compute, operands: tuple = ()) -> Tensor:
+def apply_(target: Tensor, op: str, compute: Callable[[Tensor], Tensor], operands: tuple[object, ...] = ()) -> Tensor:
     """``target = compute(target)`` in place, for an op without a kernel of its own that
     writes into its input (floor_, log1p_, atan2_, lerp_ ...): the result is computed out of
     place and copied in, so it must keep the target's shape and fit its dtype (an integer
@@ -293,13 +301,14 @@ def apply_(target: Tensor, op: str, compute, operands: tuple = ()) -> Tensor:
     return modify(target, op, operands, write, checked)
 
 
-def in_place(function: Callable[..., Tensor], name: str | None = None) -> Callable[..., Tensor]:
+def in_place(function: Callable[Concatenate[Tensor, P], Tensor],
+             name: str | None = None) -> Callable[Concatenate[Tensor, P], Tensor]:
     """The in-place twin of an op's functional form, as a Tensor method: ``x.log1p_()`` is
     ``x = log1p(x)`` written into x (``apply_``); the tensors among the other arguments are
     the op's operands."""
     op_name = name or function.__name__ + "_"
 
-    def method(self: Tensor, *args, **kwargs) -> Tensor:
+    def method(self: Tensor, *args: P.args, **kwargs: P.kwargs) -> Tensor:
         operands = tuple(a for a in (*args, *kwargs.values()) if isinstance(a, Tensor))
         return apply_(self, op_name, lambda old: function(old, *args, **kwargs), operands)
 

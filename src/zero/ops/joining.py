@@ -7,12 +7,13 @@ their backward scatter-*adds*, so an index that repeats accumulates gradient.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe, describe_all
 from ..tensors.creation import zeros
-from ..tensors.meta import normalize_dim
+from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
 from .index_checks import check_index_range
 from .indexing import BasicIndex
@@ -36,7 +37,7 @@ def _check_range(op: str, index: Tensor, size: int) -> None:
 class Cat(Op):
     """Concatenate along ``dim``; every other dimension must match."""
 
-    def forward(self, *tensors, dim: int = 0):
+    def forward(self, *tensors: Tensor, dim: int = 0) -> Tensor:
         if not tensors:
             raise ValueError("cat: expected a non-empty sequence of tensors")
         first = tensors[0]
@@ -57,8 +58,9 @@ class Cat(Op):
         self.dim, self.sizes, self.dtypes = dim, sizes, [t.dtype for t in tensors]
         return out
 
-    def backward(self, grad):
-        pieces, start = [], 0
+    def backward(self, grad: Tensor) -> Grads:
+        pieces: list[Tensor] = []
+        start = 0
         for size, dtype in zip(self.sizes, self.dtypes):
             piece = grad[(slice(None),) * self.dim + (slice(start, start + size),)]
             pieces.append(piece if dtype is grad.dtype else piece.to(dtype))
@@ -66,14 +68,14 @@ class Cat(Op):
         return tuple(pieces)
 
 
-def cat(tensors, dim: int = 0) -> Tensor:
+def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     return Cat.apply(*tensors, dim=dim)
 
 
 concat = cat  # (NumPy's name, which PyTorch has too)
 
 
-def stack(tensors, dim: int = 0) -> Tensor:
+def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
         raise ValueError("stack: expected a non-empty sequence of tensors")
@@ -87,7 +89,7 @@ def stack(tensors, dim: int = 0) -> Tensor:
     return Cat.apply(*(t.unsqueeze(dim) for t in tensors), dim=dim)
 
 
-def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     """Views of consecutive pieces: equal pieces of a given size (the last may be smaller)
     or pieces of the listed sizes."""
     dim = normalize_dim(dim, x.ndim, "split")
@@ -102,21 +104,22 @@ def split(x: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
         if sum(sizes) != length:
             raise ShapeError(f"split: sections {sizes} sum to {sum(sizes)}, but dimension {dim} of "
                              f"{describe(x)} has size {length}")
-    pieces, start = [], 0
+    pieces: list[Tensor] = []
+    start = 0
     for size in sizes:
         pieces.append(BasicIndex.apply(x, (slice(None),) * dim + (slice(start, start + size),)))
         start += size
     return tuple(pieces)
 
 
-def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple:
+def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise ValueError(f"chunk: chunks must be positive, got {chunks}")
     length = x.shape[normalize_dim(dim, x.ndim, "chunk")]
     return split(x, max(1, math.ceil(length / chunks)), dim)
 
 
-def unbind(x: Tensor, dim: int = 0) -> tuple:
+def unbind(x: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     dim = normalize_dim(dim, x.ndim, "unbind")
     return tuple(BasicIndex.apply(x, (slice(None),) * dim + (i,)) for i in range(x.shape[dim]))
 
@@ -128,14 +131,14 @@ class PickAlongDim(Op):
     kernel = staticmethod(lambda kernels: kernels.gather)              # picks, forward
     scatter_kernel = staticmethod(lambda kernels: kernels.scatter_add)  # adds back, backward
 
-    def pick(self, x: Tensor, dim: int, index: Tensor, out_shape: tuple) -> Tensor:
+    def pick(self, x: Tensor, dim: int, index: Tensor, out_shape: Shape) -> Tensor:
         out = Tensor._empty(out_shape, x.dtype, x.device)
         self.kernel(x.device.kernels)(x._array, dim, index._array, out._array)
         self.save_for_backward(index)
         self.in_shape, self.in_dtype, self.dim = x.shape, x.dtype, dim
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (index,) = self.saved_tensors
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         grad = grad.contiguous()
@@ -149,7 +152,7 @@ class Gather(PickAlongDim):
     kernel = staticmethod(lambda kernels: kernels.gather)
     scatter_kernel = staticmethod(lambda kernels: kernels.scatter_add)
 
-    def forward(self, x: Tensor, dim: int, index: Tensor):
+    def forward(self, x: Tensor, dim: int, index: Tensor) -> Tensor:
         _check_index("gather", index)
         dim = normalize_dim(dim, x.ndim, "gather")
         if index.ndim != x.ndim or any(index.shape[d] > x.shape[d] for d in range(x.ndim) if d != dim):
@@ -170,7 +173,7 @@ class IndexSelect(PickAlongDim):
     kernel = staticmethod(lambda kernels: kernels.index_select)
     scatter_kernel = staticmethod(lambda kernels: kernels.index_add_along)
 
-    def forward(self, x: Tensor, dim: int, index: Tensor):
+    def forward(self, x: Tensor, dim: int, index: Tensor) -> Tensor:
         _check_index("index_select", index)
         dim = normalize_dim(dim, x.ndim, "index_select")
         _check_range("index_select", index, x.shape[dim])
@@ -195,7 +198,7 @@ def embedding(indices: Tensor, weight: Tensor) -> Tensor:
 class Triangle(Op):
     """tril/triu over the last two dimensions; the gradient is masked the same way."""
 
-    def forward(self, x: Tensor, diagonal: int, upper: bool):
+    def forward(self, x: Tensor, diagonal: int, upper: bool) -> Tensor:
         if x.ndim < 2:
             raise ShapeError(f"{'triu' if upper else 'tril'}: needs at least 2 dimensions, got {describe(x)}")
         out = Tensor._empty(x.shape, x.dtype, x.device)
@@ -203,7 +206,7 @@ class Triangle(Op):
         self.diagonal, self.upper = diagonal, upper
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (Triangle.apply(grad, self.diagonal, self.upper), None, None)
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import warnings
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, flat_of, laid_out, rows_of
@@ -38,7 +38,7 @@ def check_reduction(op: str, reduction: str) -> None:
         raise ValueError(f"{op}: reduction must be one of {REDUCTIONS}, got {reduction!r}")
 
 
-def _classes_last(x: Tensor) -> tuple:
+def _classes_last(x: Tensor) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(N, C, d1, ..., dk) -> the permutation to (N, d1, ..., dk, C) and its inverse."""
     order = (0,) + tuple(range(2, x.ndim)) + (1,)
     return order, tuple(sorted(range(x.ndim), key=order.__getitem__))
@@ -49,7 +49,8 @@ class ClassLoss(Op):
 
     name_in_errors = ""
 
-    def prepare(self, x: Tensor, target: Tensor, weight, ignore_index: int, reduction: str):
+    def prepare(self, x: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int,
+                reduction: str) -> tuple[Tensor, Tensor, Tensor | None]:
         """Check the operands; return (rows (R, C), target rows (R,), weight or None), all
         contiguous and without graph, and remember how to undo the layout in backward."""
         op = self.name_in_errors
@@ -78,8 +79,8 @@ class ClassLoss(Op):
                                  f"of input {describe(x)}), got {got}")
             weight = laid_out(weight, (classes,))
         self.in_shape, self.target_shape = x.shape, target.shape
-        self.order: tuple | None = None
-        self.inverse: tuple | None = None
+        self.order: tuple[int, ...] | None = None
+        self.inverse: tuple[int, ...] | None = None
         if x.ndim > 2:
             self.order, self.inverse = _classes_last(x)
             x = x.detach().permute(self.order)                         # (N, d1, ..., C)
@@ -89,7 +90,7 @@ class ClassLoss(Op):
         self.reduction, self.ignore_index = reduction, ignore_index
         return rows, target_rows, weight
 
-    def reduce(self, loss_rows: Tensor, target_rows: Tensor, weight) -> tuple:
+    def reduce(self, loss_rows: Tensor, target_rows: Tensor, weight: Tensor | None) -> tuple[Tensor, Tensor | None]:
         """Per-row losses -> the requested reduction, and the divisor of "mean" (or None).
         Kernel calls on the arrays rather than tensor ops: nothing here is recorded, and the
         ops would cost more than the NLL kernel itself."""
@@ -105,13 +106,14 @@ class ClassLoss(Op):
                                        self.ignore_index, total._array, divisor._array)
         return total, divisor
 
-    def row_gradients(self, grad: Tensor, divisor, rows: int) -> Tensor:
-        """The upstream gradient of each row's loss, contiguous (rows,)."""
+    def row_gradients(self, grad: Tensor, divisor: Tensor | None, rows: int) -> Tensor:
+        """The upstream gradient of each row's loss, contiguous (rows,); ``divisor``: the one
+        of "mean" (``reduce``), None for the other reductions."""
         if self.reduction == "none":
             return laid_out(grad, (rows,))
         row_grads = Tensor._empty((rows,), grad._meta.dtype, grad._meta.device)
         kernels = grad._meta.device.kernels
-        if self.reduction == "mean":   # the 0-d gradient over the 0-d divisor, broadcast
+        if divisor is not None:   # "mean": the 0-d gradient over the 0-d divisor, broadcast
             kernels.div(grad._array, divisor._array, row_grads._array)
         else:
             kernels.copy(grad._array, row_grads._array)
@@ -143,8 +145,8 @@ class CrossEntropy(ClassLoss):
 
     name_in_errors = "cross_entropy"
 
-    def forward(self, x, target, weight=None, ignore_index: int = -100, reduction: str = "mean",
-                label_smoothing: float = 0.0):
+    def forward(self, x: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
         if not 0.0 <= label_smoothing <= 1.0:
             raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
         rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
@@ -159,7 +161,7 @@ class CrossEntropy(ClassLoss):
         self.label_smoothing = float(label_smoothing)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         rows, target_rows, logsumexp, weight, divisor = self.saved_tensors
         grad_rows = Tensor._empty(rows.shape, rows.dtype, rows.device)   # (R, C)
         row_grads = self.row_gradients(grad, divisor, rows.shape[0])     # (R,)
@@ -175,7 +177,8 @@ class NLLLoss(ClassLoss):
 
     name_in_errors = "nll_loss"
 
-    def forward(self, x, target, weight=None, ignore_index: int = -100, reduction: str = "mean"):
+    def forward(self, x: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                reduction: str = "mean") -> Tensor:
         rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
         loss_rows = Tensor._empty((rows.shape[0],), rows.dtype, rows.device)  # (R,)
         rows.device.kernels.nll_loss_forward(rows._array, target_rows._array,
@@ -186,7 +189,7 @@ class NLLLoss(ClassLoss):
         self.rows_shape, self.dtype = rows.shape, rows.dtype
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         target_rows, weight, divisor = self.saved_tensors
         grad_rows = Tensor._empty(self.rows_shape, self.dtype, grad.device)  # (R, C)
         row_grads = self.row_gradients(grad, divisor, self.rows_shape[0])    # (R,), held (see above)
@@ -196,12 +199,12 @@ class NLLLoss(ClassLoss):
         return self.restore(grad_rows), None, None, None, None
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight=None, ignore_index: int = -100,
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     return NLLLoss.apply(input, target, weight, ignore_index, reduction)
 

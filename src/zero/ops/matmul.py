@@ -10,7 +10,7 @@ any strides (BLAS takes a transposed matrix as a flag), so nothing is copied.
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.meta import broadcast_shapes
 from ..tensors.tensor import Tensor
@@ -20,7 +20,7 @@ from .broadcast import sum_to_shape
 class MatMul(Op):
     """Both operands have at least 2 dimensions; ``matmul`` below handles 1-D ones."""
 
-    def forward(self, a: Tensor, b: Tensor):
+    def forward(self, a: Tensor, b: Tensor) -> Tensor:
         sa, sb = a._meta.shape, b._meta.shape
         if a._meta.dtype is not b._meta.dtype:
             raise DTypeError(f"matmul: both operands must have the same dtype, got {describe(a)} "
@@ -36,7 +36,7 @@ class MatMul(Op):
         self.a_shape, self.b_shape = sa, sb
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         a, b = self.saved_tensors
         need_a, need_b = self.needs_input_grad
         grad_a = sum_to_shape(grad @ b.mT, self.a_shape) if need_a else None

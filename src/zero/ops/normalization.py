@@ -14,21 +14,25 @@ normalised activations. Backward, one pass per row with g = dy * weight:
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
+from collections.abc import Iterable
+from typing import Any
+
+from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
-from ..tensors.meta import numel
+from ..tensors.meta import Shape, numel
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, laid_out, rows_of
 
 
-def normalized_shape_of(normalized_shape) -> tuple:
+def normalized_shape_of(normalized_shape: int | Iterable[int]) -> Shape:
     if isinstance(normalized_shape, int):
         return (normalized_shape,)
     return tuple(int(s) for s in normalized_shape)
 
 
 class LayerNormalization(Op):
-    def forward(self, x: Tensor, weight, bias, normalized_shape, eps: float = 1e-5):
+    def forward(self, x: Tensor, weight: Tensor | None, bias: Tensor | None, normalized_shape: int | Iterable[int],
+                eps: float = 1e-5) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"layer_norm: expected a tensor, got {type(x).__name__}")
         if not x.dtype.is_floating_point:
@@ -62,7 +66,7 @@ class LayerNormalization(Op):
         self.in_shape, self.param_shape = x.shape, shape
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         rows, weight, statistics = self.saved_tensors
         mean, rstd = statistics._array[0], statistics._array[1]
         need_x, need_weight, need_bias = self.needs_input_grad[:3]
@@ -82,10 +86,11 @@ class LayerNormalization(Op):
         return (grad_x if need_x else None, grad_weight, grad_bias, None, None)
 
 
-def _flat_or_none(t: Tensor | None):
+def _flat_or_none(t: Tensor | None) -> Any:
     """The (D,) array a kernel writes a parameter gradient of normalized_shape into."""
     return None if t is None else t._array.reshape(-1)
 
 
-def layer_norm(x: Tensor, normalized_shape, weight=None, bias=None, eps: float = 1e-5) -> Tensor:
+def layer_norm(x: Tensor, normalized_shape: int | Iterable[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     return LayerNormalization.apply(x, weight, bias, normalized_shape, eps)

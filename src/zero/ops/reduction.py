@@ -15,19 +15,28 @@ gradient evenly between equal maxima (also PyTorch's rule).
 from __future__ import annotations
 
 import builtins  # (this module defines sum, max, min, all and any: PyTorch's names)
-from collections import namedtuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar, overload
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
+from ..dtypes import DType, DTypeLike
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.creation import zeros
-from ..tensors.meta import normalize_dim, normalize_dims, numel
+from ..tensors.meta import Shape, normalize_dim, normalize_dims, numel
 from ..tensors.tensor import Tensor
 
-ValuesIndices = namedtuple("ValuesIndices", ["values", "indices"])
+
+class ValuesIndices(NamedTuple):
+    values: Tensor
+    indices: Tensor
 
 
-def _reduced_output(x: Tensor, dims: tuple, keepdim: bool, dtype=None):
+Dims = int | tuple[int, ...] | list[int] | None   # the dimensions to reduce: one, several, or None for all
+
+
+def _reduced_output(x: Tensor, dims: tuple[int, ...], keepdim: bool,
+                    dtype: DType | None = None) -> tuple[Tensor, Any, Shape]:
     """Allocate the output of reducing ``x`` over ``dims``. Returns (output tensor, the
     array a kernel writes -- the output without the reduced dims --, the input's shape with
     reduced dims kept as 1, which backward broadcasts from)."""
@@ -38,7 +47,7 @@ def _reduced_output(x: Tensor, dims: tuple, keepdim: bool, dtype=None):
     return out, out._array.reshape(dropped), kept
 
 
-def _check_not_empty(name: str, x: Tensor, dims: tuple) -> None:
+def _check_not_empty(name: str, x: Tensor, dims: tuple[int, ...]) -> None:
     """A max, min or arg-reduction has no value over no elements: every reduced dimension
     must be non-empty (an empty tensor reduced over its other dimensions is fine)."""
     shape = x._meta.shape
@@ -47,13 +56,13 @@ def _check_not_empty(name: str, x: Tensor, dims: tuple) -> None:
                          f"dimensions {list(dims)} must have non-zero sizes")
 
 
-def _expand_back(grad: Tensor, kept_shape: tuple, in_shape: tuple) -> Tensor:
+def _expand_back(grad: Tensor, kept_shape: Shape, in_shape: Shape) -> Tensor:
     """The gradient of a reduced tensor, broadcast to the input's shape (a view)."""
     return grad.reshape(kept_shape).expand(in_shape)
 
 
 class Sum(Op):
-    def forward(self, x: Tensor, dims, keepdim: bool = False, dtype=None):
+    def forward(self, x: Tensor, dims: Dims, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
         meta = x._meta
         dims = normalize_dims(dims, len(meta.shape), "sum")
         if dtype is None:
@@ -63,7 +72,7 @@ class Sum(Op):
         self.in_shape, self.in_dtype = meta.shape, meta.dtype
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad = grad if grad.dtype is self.in_dtype else grad.to(self.in_dtype)
         return (_expand_back(grad, self.kept_shape, self.in_shape), None, None, None)
 
@@ -74,7 +83,7 @@ class Var(Op):
 
     kernel = staticmethod(lambda kernels: kernels.var)
 
-    def forward(self, x: Tensor, dims, correction: int = 1, keepdim: bool = False):
+    def forward(self, x: Tensor, dims: Dims, correction: int = 1, keepdim: bool = False) -> Tensor:
         meta = x._meta
         if not meta.dtype.is_floating_point:
             raise DTypeError(f"{self.op_name}: needs a floating-point input, got {describe(x)}")
@@ -86,7 +95,7 @@ class Var(Op):
         self.dims, self.divisor = dims, builtins.max(count - correction, 0)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (x,) = self.saved_tensors
         centred = x - x.mean(self.dims, keepdim=True)
         scale = 2.0 / self.divisor if self.divisor else float("nan")  # too few elements: nan, as in PyTorch
@@ -99,12 +108,12 @@ class Std(Var):
 
     kernel = staticmethod(lambda kernels: kernels.std)
 
-    def forward(self, x: Tensor, dims, correction: int = 1, keepdim: bool = False):
+    def forward(self, x: Tensor, dims: Dims, correction: int = 1, keepdim: bool = False) -> Tensor:
         out = super().forward(x, dims, correction, keepdim)
         self.save_for_backward(x, out)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, out = self.saved_tensors
         centred = x - x.mean(self.dims, keepdim=True)
         scale = 1.0 / self.divisor if self.divisor else float("nan")  # d std = d var / (2 std)
@@ -118,7 +127,7 @@ class Amax(Op):
 
     kernel = staticmethod(lambda kernels: kernels.amax)
 
-    def forward(self, x: Tensor, dims, keepdim: bool = False):
+    def forward(self, x: Tensor, dims: Dims, keepdim: bool = False) -> Tensor:
         meta, name = x._meta, self.op_name
         dims = normalize_dims(dims, len(meta.shape), name)
         _check_not_empty(name, x, dims)
@@ -128,7 +137,7 @@ class Amax(Op):
         self.dims = dims
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, out = self.saved_tensors
         hits = self.hits(x, out.reshape(self.kept_shape)).to(grad.dtype)
         count = hits.sum(self.dims, keepdim=True)
@@ -161,7 +170,7 @@ class MaxWithIndices(Op):
 
     kernel = staticmethod(lambda kernels: kernels.max_with_indices)
 
-    def forward(self, x: Tensor, dim: int, keepdim: bool = False):
+    def forward(self, x: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
         meta, name = x._meta, self.op_name
         dim = normalize_dim(dim, len(meta.shape), name)
         if meta.shape and meta.shape[dim] == 0:
@@ -174,7 +183,7 @@ class MaxWithIndices(Op):
         self.in_shape, self.in_dtype, self.dim = meta.shape, meta.dtype, dim
         return ValuesIndices(values, indices)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (indices,) = self.saved_tensors
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         kernels = grad.device.kernels
@@ -190,7 +199,7 @@ class MinWithIndices(MaxWithIndices):
     kernel = staticmethod(lambda kernels: kernels.min_with_indices)
 
 
-def _arg_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
+def _arg_reduce(name: str, kernel: Callable[[Any], Any], x: Tensor, dim: int | None, keepdim: bool) -> Tensor:
     """argmax/argmin: int64 indices, never differentiable. dim=None: over the flattened tensor.
     ``kernel`` picks the function from a kernels namespace."""
     meta = x._meta
@@ -211,7 +220,7 @@ def _arg_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
 class LogSumExp(Op):
     """log(sum(exp(x))) computed stably (the maximum is subtracted first)."""
 
-    def forward(self, x: Tensor, dims, keepdim: bool = False):
+    def forward(self, x: Tensor, dims: Dims, keepdim: bool = False) -> Tensor:
         meta = x._meta
         if not meta.dtype.is_floating_point:
             raise DTypeError(f"logsumexp: needs a floating-point input, got {describe(x)}")
@@ -221,13 +230,13 @@ class LogSumExp(Op):
         self.save_for_backward(x, out)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, out = self.saved_tensors
         softmax = (x - out.reshape(self.kept_shape)).exp()
         return (_expand_back(grad, self.kept_shape, x.shape) * softmax, None, None)
 
 
-def _logical_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
+def _logical_reduce(name: str, kernel: Callable[[Any], Any], x: Tensor, dim: Dims, keepdim: bool) -> Tensor:
     meta = x._meta
     dims = normalize_dims(dim, len(meta.shape), name)
     out, target, _ = _reduced_output(x, dims, keepdim, dtypes.bool_)
@@ -237,10 +246,10 @@ def _logical_reduce(name: str, kernel, x: Tensor, dim, keepdim: bool) -> Tensor:
 
 # -- the functional forms (zero.sum, and x.sum through ops/tensor_methods.py) ---------------------
 
-Dims = int | tuple | list | None   # the dimensions to reduce: one, several, or None for all
+_D = TypeVar("_D")
 
 
-def _dim(dim, axis):
+def _dim(dim: _D, axis: _D) -> _D:
     """``dim``, or NumPy's name for it, ``axis`` (not both)."""
     if axis is None:
         return dim
@@ -249,12 +258,13 @@ def _dim(dim, axis):
     return axis
 
 
-def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype=None, *,
+def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None, *,
         axis: Dims = None) -> Tensor:
     return Sum.apply(input, _dim(dim, axis), keepdim, dtype)
 
 
-def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype=None, *, axis: Dims = None) -> Tensor:
+def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None, *,
+         axis: Dims = None) -> Tensor:
     """The sum over ``dim`` divided by the number of elements summed (nan over none)."""
     dim = _dim(dim, axis)
     if not (input.dtype.is_floating_point or dtype is not None and dtypes.to_dtype(dtype).is_floating_point):
@@ -280,8 +290,18 @@ def std(input: Tensor, dim: Dims = None, correction: int = 1, keepdim: bool = Fa
     return Std.apply(input, _dim(dim, axis), correction, keepdim)
 
 
+@overload
+def max(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def max(input: Tensor, dim: Tensor, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def max(input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None) -> ValuesIndices: ...
+@overload
+def max(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int) -> ValuesIndices: ...
+
+
 def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
-        axis: int | None = None):
+        axis: int | None = None) -> Tensor | ValuesIndices:
     """max(x) -> the largest value; max(x, dim) -> (values, indices); max(x, other) -> maximum."""
     dim = _dim(dim, axis)
     if isinstance(dim, Tensor):
@@ -291,8 +311,18 @@ def max(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *
     return MaxWithIndices.apply(input, dim, keepdim)
 
 
+@overload
+def min(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def min(input: Tensor, dim: Tensor, keepdim: bool = False, *, axis: None = None) -> Tensor: ...
+@overload
+def min(input: Tensor, dim: int, keepdim: bool = False, *, axis: None = None) -> ValuesIndices: ...
+@overload
+def min(input: Tensor, dim: None = None, keepdim: bool = False, *, axis: int) -> ValuesIndices: ...
+
+
 def min(input: Tensor, dim: int | Tensor | None = None, keepdim: bool = False, *,
-        axis: int | None = None):
+        axis: int | None = None) -> Tensor | ValuesIndices:
     """min(x) -> the smallest value; min(x, dim) -> (values, indices); min(x, other) -> minimum."""
     dim = _dim(dim, axis)
     if isinstance(dim, Tensor):

@@ -6,10 +6,10 @@ a minimum whose gradients follow PyTorch's clamp rule (``ClampMin``, ``ClampMax`
 from __future__ import annotations
 
 from .. import dtypes
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError
 from ..tensors.tensor import Tensor
-from .arguments import Number, fill_value
+from .arguments import Number, Operand, fill_value
 from .broadcast import broadcast_shape_of
 from .elementwise import Maximum, Where
 
@@ -17,7 +17,7 @@ from .elementwise import Maximum, Where
 class Clamp(Op):
     """clamp(x, min, max) with Python-number bounds; the gradient passes where x is inside."""
 
-    def forward(self, x, low, high):
+    def forward(self, x: Tensor, low: Number | None, high: Number | None) -> Tensor:
         if low is None and high is None:
             raise ValueError("clamp: at least one of min and max must be given")
         dtype = dtypes.result_type(x, *(v for v in (low, high) if v is not None))
@@ -27,9 +27,9 @@ class Clamp(Op):
         self.low, self.high = low, high
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (x,) = self.saved_tensors
-        inside = None
+        inside: Tensor | None = None
         if self.low is not None:
             inside = x >= self.low
         if self.high is not None:
@@ -41,7 +41,7 @@ class Clamp(Op):
 class MaskedFill(Op):
     """masked_fill(x, mask, value): value where mask holds; mask broadcasts to x."""
 
-    def forward(self, x, mask, value):
+    def forward(self, x: Tensor, mask: Tensor, value: Number | Tensor) -> Tensor:
         if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
             raise DTypeError("masked_fill: mask must be a bool tensor")
         shape = broadcast_shape_of("masked_fill", x, mask)
@@ -54,7 +54,7 @@ class MaskedFill(Op):
         self.save_for_backward(mask)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (mask,) = self.saved_tensors
         return (Where.apply(mask, grad.new_zeros(()), grad), None, None)
 
@@ -64,15 +64,16 @@ class ClampMin(Maximum):
     whole to x where x >= bound (ties included) and to the bound where x < bound; a NaN
     passes it to neither (PyTorch's clamp rule, unlike maximum's split ties)."""
 
-    def backward(self, grad):
-        x, bound, _ = self.saved_operands()
+    def backward(self, grad: Tensor) -> Grads:
+        x, saved_bound, _ = self.saved_tensors  # (x is the input: always a tensor)
+        bound = saved_bound if saved_bound is not None else self.b_scalar
         return self._reduce(Where.apply(self.x_kept(x, bound), grad, 0.0),
                             Where.apply(self.bound_kept(x, bound), grad, 0.0))
 
-    def x_kept(self, x, bound):
+    def x_kept(self, x: Tensor, bound: Operand) -> Tensor:
         return x >= bound
 
-    def bound_kept(self, x, bound):
+    def bound_kept(self, x: Tensor, bound: Operand) -> Tensor:
         return x < bound
 
 
@@ -81,10 +82,10 @@ class ClampMax(ClampMin):
 
     kernel = staticmethod(lambda kernels: kernels.minimum)
 
-    def x_kept(self, x, bound):
+    def x_kept(self, x: Tensor, bound: Operand) -> Tensor:
         return x <= bound
 
-    def bound_kept(self, x, bound):
+    def bound_kept(self, x: Tensor, bound: Operand) -> Tensor:
         return x > bound
 
 

@@ -18,14 +18,15 @@ NaN from log_softmax, as in PyTorch.
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
+from ..autograd.op import Grads, Op
+from ..dtypes import DTypeLike
 from ..errors import DTypeError, describe
-from ..tensors.meta import normalize_dim
+from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
 from .arguments import rows_of
 
 
-def rows_last(x: Tensor, dim: int):
+def rows_last(x: Tensor, dim: int) -> tuple[Tensor, Shape]:
     """``x`` with ``dim`` moved last, as a contiguous (rows, C) tensor (no graph), and the
     moved shape. ``x`` must already be detached."""
     moved = x.transpose(dim, -1) if dim != x.ndim - 1 else x
@@ -33,7 +34,7 @@ def rows_last(x: Tensor, dim: int):
     return rows_of(moved, shape[-1] if shape else 1), shape
 
 
-def rows_back(rows: Tensor, moved_shape: tuple, dim: int, ndim: int) -> Tensor:
+def rows_back(rows: Tensor, moved_shape: Shape, dim: int, ndim: int) -> Tensor:
     """Inverse of ``rows_last``: (rows, C) back to the original layout (a view when dim is
     not last, since transposing is its own inverse)."""
     moved = rows.reshape(moved_shape)
@@ -46,7 +47,7 @@ class Softmax(Op):
     forward_kernel = staticmethod(lambda kernels: kernels.softmax_forward)
     backward_kernel = staticmethod(lambda kernels: kernels.softmax_backward)
 
-    def forward(self, x: Tensor, dim: int):
+    def forward(self, x: Tensor, dim: int) -> Tensor:
         name = self.op_name
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a tensor, got {type(x).__name__}")
@@ -63,7 +64,7 @@ class Softmax(Op):
         self.dim, self.ndim, self.moved_shape = dim, ndim, moved_shape
         return rows_back(out_rows, moved_shape, dim, ndim).contiguous()
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (out_rows,) = self.saved_tensors
         grad_rows, _ = rows_last(grad, self.dim)                  # (rows, C)
         grad_in = Tensor._empty(out_rows.shape, out_rows.dtype, out_rows.device)
@@ -78,13 +79,13 @@ class LogSoftmax(Softmax):
     backward_kernel = staticmethod(lambda kernels: kernels.log_softmax_backward)
 
 
-def softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return Softmax.apply(input, dim)
 
 
-def log_softmax(input: Tensor, dim: int, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)

@@ -21,7 +21,7 @@ The in-place ops with a kernel of their own (add_, mul_, copy_, fill_ ...) are i
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..autograd.engine import backward_from
 from ..autograd.op import register_post_accumulate_hook, register_tensor_hook
@@ -39,11 +39,13 @@ from .matmul import matmul
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
 
+Other = TypeVar("Other")  # what a reflected operator takes on the left: a number, or a tensor
 
-def swapped(function: Callable[[Any, Any], Tensor]) -> Callable[[Tensor, Any], Tensor]:
+
+def swapped(function: Callable[[Other, Tensor], Tensor]) -> Callable[[Tensor, Other], Tensor]:
     """The reflected operator of a function of two operands: ``x.__radd__(other)`` is
     ``add(other, x)``, which Python calls for ``2 + x``."""
-    def method(self: Tensor, other: Any) -> Tensor:
+    def method(self: Tensor, other: Other) -> Tensor:
         return function(other, self)
     method.__name__ = method.__qualname__ = f"reflected {function.__name__}"
     return method
@@ -194,8 +196,14 @@ class TensorMethods:
     reshape_as = views.reshape_as
     transpose = views.transpose
     permute = sizes_as_arguments(views.permute)
-    T = property(views.all_dims_reversed)
-    mT = property(views.last_two_dims_swapped)
+    if TYPE_CHECKING:  # (what the properties give: mypy reads property(function) as Any)
+        @property
+        def T(self) -> Tensor: ...
+        @property
+        def mT(self) -> Tensor: ...
+    else:
+        T = property(views.all_dims_reversed)
+        mT = property(views.last_two_dims_swapped)
     t = views.t
     expand = views.expand
     expand_as = views.expand_as

@@ -15,7 +15,9 @@ the end of the file.
 """
 from __future__ import annotations
 
-from ..autograd.op import Op
+from typing import Any
+
+from ..autograd.op import Grads, Op
 from ..errors import ShapeError, ViewError, ZeroIndexError, describe
 from ..tensors.meta import infer_shape, normalize_dim, numel, view_strides
 from ..tensors.tensor import Tensor
@@ -23,8 +25,10 @@ from .arguments import Sizes, sizes_of
 from .broadcast import sum_to_shape
 from .conversion import Copy
 
+ViewStep = tuple[type[Op], tuple[Any, ...]]  # a view op and the parameters it was applied with
 
-def mark_view(out: Tensor, x: Tensor, step: tuple) -> Tensor:
+
+def mark_view(out: Tensor, x: Tensor, step: ViewStep) -> Tensor:
     """Remember that ``out`` is a view of ``x`` made by ``step`` (op class, parameters), as
     the steps from the root base: an in-place op on ``out`` rebases that base (ops/inplace.py)."""
     if x._view_of is None:
@@ -38,7 +42,7 @@ def mark_view(out: Tensor, x: Tensor, step: tuple) -> Tensor:
 class View(Op):
     """Reinterpret the storage with a new shape; only where strides allow it."""
 
-    def forward(self, x: Tensor, shape: tuple):
+    def forward(self, x: Tensor, shape: Sizes) -> Tensor:
         meta = x._meta
         shape = infer_shape(shape, numel(meta.shape), "view")
         if meta.contiguous:     # the common case, and the cheap one: row-major strides of the new shape
@@ -53,11 +57,11 @@ class View(Op):
         self.in_shape = meta.shape
         return mark_view(out, x, (View, (shape,)))
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (reshape(grad, self.in_shape), None)
 
 
-def reshape(input: Tensor, shape) -> Tensor:
+def reshape(input: Tensor, shape: Sizes) -> Tensor:
     """A view when the layout allows it, otherwise a contiguous copy reshaped."""
     meta = input._meta
     shape = infer_shape(shape, numel(meta.shape), "reshape")
@@ -71,7 +75,7 @@ def reshape(input: Tensor, shape) -> Tensor:
 class Permute(Op):
     """Reorder dimensions: sizes and strides are permuted, the data stays put."""
 
-    def forward(self, x: Tensor, dims: tuple):
+    def forward(self, x: Tensor, dims: Sizes) -> Tensor:
         meta = x._meta
         ndim = len(meta.shape)
         dims = tuple(normalize_dim(d, ndim, "permute") for d in dims)
@@ -82,7 +86,7 @@ class Permute(Op):
         out = x._view_as(tuple(meta.shape[d] for d in dims), tuple(meta.strides[d] for d in dims), meta.offset)
         return mark_view(out, x, (Permute, (dims,)))
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (Permute.apply(grad, self.inverse), None)
 
 
@@ -99,12 +103,13 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 class Expand(Op):
     """Repeat size-1 dimensions (and add leading ones) by giving them stride 0."""
 
-    def forward(self, x: Tensor, shape: tuple):
+    def forward(self, x: Tensor, shape: Sizes) -> Tensor:
         meta = x._meta
         lead = len(shape) - len(meta.shape)
         if lead < 0:
             raise ShapeError(f"expand: target {list(shape)} has fewer dimensions than {describe(x)}")
-        new_shape, new_strides = [], []
+        new_shape: list[int] = []
+        new_strides: list[int] = []
         for i, size in enumerate(shape):
             if i < lead:
                 if size < 0:
@@ -125,11 +130,11 @@ class Expand(Op):
         self.in_shape = meta.shape
         return mark_view(x._view_as(tuple(new_shape), tuple(new_strides), meta.offset), x, (Expand, (tuple(shape),)))
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (sum_to_shape(grad, self.in_shape), None)
 
 
-def squeeze(input: Tensor, dim=None) -> Tensor:
+def squeeze(input: Tensor, dim: int | Sizes | None = None) -> Tensor:
     shape = input.shape
     if dim is None:
         drop = {i for i, s in enumerate(shape) if s == 1}

@@ -33,6 +33,8 @@ from __future__ import annotations
 import copy
 import functools
 from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
 
 from .. import dtypes
 from ..errors import DeviceError, DTypeError, ShapeError
@@ -72,11 +74,11 @@ def execution_options(optimizer: str, **options) -> dict:
     return options
 
 
-def _marks_step_called(step):
+def _marks_step_called(step: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a subclass's ``step`` so that schedulers can tell it ran (PyTorch's order rule:
     ``scheduler.step()`` after ``optimizer.step()``)."""
     @functools.wraps(step)
-    def wrapper(self, *args, **kwargs):
+    def wrapper(self: Optimizer, *args: Any, **kwargs: Any) -> Any:
         self._opt_called = True
         return step(self, *args, **kwargs)
     return wrapper
@@ -101,10 +103,10 @@ class Optimizer:
         for group in groups:
             self.add_param_group(group)
 
-    def __init_subclass__(cls, **kwargs):
+    def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        if "step" in vars(cls):
-            cls.step = _marks_step_called(vars(cls)["step"])
+        if "step" in vars(cls):  # (replacing the method is the point: mypy flags any assignment to one)
+            cls.step = _marks_step_called(vars(cls)["step"])  # type: ignore[method-assign]
 
     def add_param_group(self, param_group: dict) -> None:
         """Add a group (a dict with "params" and any hyper-parameters that differ from the

@@ -6,19 +6,22 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .. import dtypes
-from ..backends.device import cpu, to_device
+from ..backends.device import Device, cpu, to_device
+from ..dtypes import DType, DTypeLike, Number
 from ..errors import DTypeError, ShapeError
 from ..random import Generator, default_generator
-from .meta import TensorMeta
+from .meta import Shape, Sizes, TensorMeta
 from .storage import Storage
 from .tensor import Tensor
 
 
-def _shape_args(size) -> tuple:
+def _shape_args(size: tuple[Any, ...]) -> Shape:
     """zeros(2, 3), zeros((2, 3)) and zeros([2, 3]) all mean shape (2, 3)."""
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
@@ -34,12 +37,14 @@ def _finish(t: Tensor, requires_grad: bool) -> Tensor:
     return t
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def empty(*size: int | Sizes, dtype: DTypeLike | None = None, device: Device | str | None = None,
+          requires_grad: bool = False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     return _finish(Tensor._empty(_shape_args(size), dtype, to_device(device or cpu)), requires_grad)
 
 
-def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def full(size: int | Sizes, fill_value: Number, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+         requires_grad: bool = False) -> Tensor:
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value) if isinstance(fill_value, (bool, int, float)) else None
     t = empty(_shape_args((size,)), dtype=dtype, device=device)
@@ -47,36 +52,43 @@ def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = Fal
     return _finish(t, requires_grad)
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def zeros(*size: int | Sizes, dtype: DTypeLike | None = None, device: Device | str | None = None,
+          requires_grad: bool = False) -> Tensor:
     t = empty(*size, dtype=dtype, device=device)
     t._meta.device.kernels.fill(t._array, 0)
     return _finish(t, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def ones(*size: int | Sizes, dtype: DTypeLike | None = None, device: Device | str | None = None,
+         requires_grad: bool = False) -> Tensor:
     t = empty(*size, dtype=dtype, device=device)
     t._meta.device.kernels.fill(t._array, 1)
     return _finish(t, requires_grad)
 
 
-def _like(fn, other: Tensor, dtype, device, requires_grad, *args):
+def _like(fn: Callable[..., Tensor], other: Tensor, dtype: DTypeLike | None, device: Device | str | None,
+          requires_grad: bool, *args: Any) -> Tensor:
     return fn(other.shape, *args, dtype=dtype or other.dtype, device=device or other.device,
               requires_grad=requires_grad)
 
 
-def empty_like(t, *, dtype=None, device=None, requires_grad=False):
+def empty_like(t: Tensor, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+               requires_grad: bool = False) -> Tensor:
     return _like(empty, t, dtype, device, requires_grad)
 
 
-def zeros_like(t, *, dtype=None, device=None, requires_grad=False):
+def zeros_like(t: Tensor, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+               requires_grad: bool = False) -> Tensor:
     return _like(zeros, t, dtype, device, requires_grad)
 
 
-def ones_like(t, *, dtype=None, device=None, requires_grad=False):
+def ones_like(t: Tensor, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+              requires_grad: bool = False) -> Tensor:
     return _like(ones, t, dtype, device, requires_grad)
 
 
-def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
+def full_like(t: Tensor, fill_value: Number, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+              requires_grad: bool = False) -> Tensor:
     return full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device,
                 requires_grad=requires_grad)
 
@@ -84,33 +96,40 @@ def full_like(t, fill_value, *, dtype=None, device=None, requires_grad=False):
 # -- Tensor's new_* methods: new tensors with another's dtype and device unless told ------------
 
 
-def new_empty(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_empty(self: Tensor, *size: int | Sizes, dtype: DTypeLike | None = None, device: Device | str | None = None,
+              requires_grad: bool = False) -> Tensor:
     return empty(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def new_zeros(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_zeros(self: Tensor, *size: int | Sizes, dtype: DTypeLike | None = None, device: Device | str | None = None,
+              requires_grad: bool = False) -> Tensor:
     return zeros(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def new_ones(self: Tensor, *size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_ones(self: Tensor, *size: int | Sizes, dtype: DTypeLike | None = None, device: Device | str | None = None,
+             requires_grad: bool = False) -> Tensor:
     return ones(*size, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def new_full(self: Tensor, size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_full(self: Tensor, size: int | Sizes, fill_value: Number, *, dtype: DTypeLike | None = None,
+             device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     return full(size, fill_value, dtype=dtype or self.dtype, device=device or self.device,
                 requires_grad=requires_grad)
 
 
-def new_tensor(self: Tensor, data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def new_tensor(self: Tensor, data: Any, dtype: DTypeLike | None = None, device: Device | str | None = None,
+               requires_grad: bool = False) -> Tensor:
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 
 
-def rand_like(t, *, dtype=None, device=None, requires_grad=False, generator=None):
+def rand_like(t: Tensor, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+              requires_grad: bool = False, generator: Generator | None = None) -> Tensor:
     return rand(t.shape, dtype=dtype or t.dtype, device=device or t.device,
                 requires_grad=requires_grad, generator=generator)
 
 
-def randn_like(t, *, dtype=None, device=None, requires_grad=False, generator=None):
+def randn_like(t: Tensor, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+               requires_grad: bool = False, generator: Generator | None = None) -> Tensor:
     return randn(t.shape, dtype=dtype or t.dtype, device=device or t.device,
                  requires_grad=requires_grad, generator=generator)
 
@@ -118,7 +137,7 @@ def randn_like(t, *, dtype=None, device=None, requires_grad=False, generator=Non
 # -- from Python data and NumPy ------------------------------------------------------------
 
 
-def _nested_shape(data, where: str = "data") -> tuple:
+def _nested_shape(data: object, where: str = "data") -> Shape:
     """The shape of a nested list, checked to be regular (every row the same length)."""
     if isinstance(data, (list, tuple)):
         if not data:
@@ -138,7 +157,7 @@ def _nested_shape(data, where: str = "data") -> tuple:
     raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__} at {where}")
 
 
-def _infer_dtype(array: np.ndarray):
+def _infer_dtype(array: np.ndarray) -> DType:
     kind = array.dtype.kind
     if kind == "f":
         return dtypes.from_numpy_dtype(array.dtype)
@@ -149,7 +168,8 @@ def _infer_dtype(array: np.ndarray):
     raise DTypeError(f"tensor(): cannot make a tensor from data of NumPy kind {array.dtype}")
 
 
-def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+def tensor(data: Any, dtype: DTypeLike | None = None, device: Device | str | None = None,
+           requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (nested lists, a NumPy array, a number or a
     tensor). Python floats become the default dtype (float32), ints int64, bools bool;
     NumPy arrays keep their dtype."""
@@ -169,11 +189,11 @@ def tensor(data, dtype=None, device=None, requires_grad: bool = False) -> Tensor
     return _finish(Tensor._from_host(array, target, to_device(device or cpu)), requires_grad)
 
 
-def _has_numpy_floats(data) -> bool:
+def _has_numpy_floats(data: object) -> bool:
     return isinstance(data, np.generic)
 
 
-def _unwrap_tensors(data):
+def _unwrap_tensors(data: Any) -> Any:
     if isinstance(data, Tensor):
         return data._host_array()
     if isinstance(data, (list, tuple)):
@@ -181,7 +201,7 @@ def _unwrap_tensors(data):
     return data
 
 
-def as_tensor(data, dtype=None, device=None) -> Tensor:
+def as_tensor(data: Any, dtype: DTypeLike | None = None, device: Device | str | None = None) -> Tensor:
     """Share memory where possible (a tensor, or a CPU NumPy array of a matching dtype)."""
     if isinstance(data, Tensor):
         return data.to(device=device or data.device, dtype=dtype or data.dtype)
@@ -217,7 +237,8 @@ def from_numpy(array: np.ndarray) -> Tensor:
 # -- ranges ----------------------------------------------------------------------------------
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype: DTypeLike | None = None,
+           device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -227,17 +248,20 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
     dtype = dtypes.to_dtype(dtype)
     count = max(0, math.ceil((end - start) / step))
-    values = start + np.arange(count, dtype=np.float64 if dtype.is_floating_point else np.int64) * step
+    positions: np.ndarray = np.arange(count, dtype=np.float64 if dtype.is_floating_point else np.int64)
+    values = start + positions * step
     return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 
 
-def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def linspace(start: float, end: float, steps: int, *, dtype: DTypeLike | None = None,
+             device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     values = np.linspace(start, end, steps)
     return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 
 
-def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad=False) -> Tensor:
+def eye(n: int, m: int | None = None, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+        requires_grad: bool = False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
     return _finish(Tensor._from_host(np.eye(n, m), dtype, to_device(device or cpu)), requires_grad)
 
@@ -249,26 +273,28 @@ def _generator(generator: Generator | None) -> Generator:
     return generator or default_generator()
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def rand(*size: int | Sizes, generator: Generator | None = None, dtype: DTypeLike | None = None,
+         device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     """Uniform on [0, 1)."""
     t = empty(*size, dtype=dtype, device=device)
     _generator(generator).fill_uniform(t)
     return _finish(t, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad=False) -> Tensor:
+def randn(*size: int | Sizes, generator: Generator | None = None, dtype: DTypeLike | None = None,
+          device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     """Standard normal."""
     t = empty(*size, dtype=dtype, device=device)
     _generator(generator).fill_normal(t)
     return _finish(t, requires_grad)
 
 
-def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None,
-            requires_grad: bool = False) -> Tensor:
+def randint(low: int, high: int | Sizes | None = None, size: Sizes = (), *, generator: Generator | None = None,
+            dtype: DTypeLike | None = None, device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     """Integers in [low, high): ``randint(low, high, size)``, or ``randint(high, size)``
     from 0 (PyTorch's two forms)."""
     if isinstance(high, (tuple, list)):
-        low, high, size = 0, low, high
+        size, high, low = high, low, 0   # (size first: mypy reads the right side after each target)
     elif high is None:
         low, high = 0, low
     if high <= low:
@@ -278,6 +304,7 @@ def randint(low, high=None, size=(), *, generator=None, dtype=None, device=None,
     return t
 
 
-def randperm(n: int, *, generator=None, dtype=None, device=None) -> Tensor:
+def randperm(n: int, *, generator: Generator | None = None, dtype: DTypeLike | None = None,
+             device: Device | str | None = None) -> Tensor:
     values = _generator(generator).permutation(n)
     return Tensor._from_host(values, dtypes.to_dtype(dtype) if dtype else dtypes.int64, to_device(device or cpu))

@@ -9,8 +9,17 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..errors import ShapeError, ZeroIndexError
+
+if TYPE_CHECKING:
+    from ..backends.device import Device
+    from ..dtypes import DType
+
+Shape = tuple[int, ...]  # sizes (or strides) of each dimension
+Sizes = tuple[int, ...] | list[int]   # a shape or a list of dimensions, as one sequence
 
 
 class TensorMeta:
@@ -18,7 +27,15 @@ class TensorMeta:
 
     __slots__ = ("shape", "strides", "offset", "dtype", "device", "_contiguous")
 
-    def __init__(self, shape: tuple, strides: tuple, offset: int, dtype, device, contiguous: bool | None = None):
+    shape: Shape
+    strides: Shape
+    offset: int
+    dtype: DType
+    device: Device
+    _contiguous: bool | None
+
+    def __init__(self, shape: Shape, strides: Shape, offset: int, dtype: DType, device: Device,
+                 contiguous: bool | None = None) -> None:
         """``contiguous``: whether the layout is row-major without gaps, when the maker knows;
         None works it out at the first ask."""
         self.shape = shape
@@ -43,7 +60,7 @@ class TensorMeta:
 
 
 @functools.lru_cache(maxsize=4096)
-def contiguous_strides(shape: tuple) -> tuple:
+def contiguous_strides(shape: Shape) -> Shape:
     """Row-major strides: the book's ``InitStrides``. [2, 3, 4] -> (12, 4, 1)."""
     strides = [0] * len(shape)
     step = 1
@@ -53,15 +70,15 @@ def contiguous_strides(shape: tuple) -> tuple:
     return tuple(strides)
 
 
-def numel(shape: tuple) -> int:
+def numel(shape: Shape) -> int:
     return math.prod(shape)
 
 
-_contiguous_metas: dict = {}   # (shape, dtype, device) -> (TensorMeta, nbytes)
+_contiguous_metas: dict[tuple[Shape, DType, Device], tuple[TensorMeta, int]] = {}   # -> (TensorMeta, nbytes)
 MAX_CACHED_METAS = 4096
 
 
-def contiguous_meta(shape: tuple, dtype, device) -> tuple[TensorMeta, int]:
+def contiguous_meta(shape: Shape, dtype: DType, device: Device) -> tuple[TensorMeta, int]:
     """The metadata of a new contiguous tensor of ``shape`` read from the start of its
     storage, and the storage's size in bytes. Metadata never changes, so every such tensor
     of one shape, dtype and device shares one object: most ops' outputs take it from here,
@@ -77,7 +94,7 @@ def contiguous_meta(shape: tuple, dtype, device) -> tuple[TensorMeta, int]:
     return found
 
 
-def is_contiguous(shape: tuple, strides: tuple) -> bool:
+def is_contiguous(shape: Shape, strides: Shape) -> bool:
     """Row-major with no gaps; dimensions of size 1 (and empty tensors) may have any stride."""
     if 0 in shape:
         return True
@@ -91,7 +108,7 @@ def is_contiguous(shape: tuple, strides: tuple) -> bool:
     return True
 
 
-def view_strides(shape: tuple, strides: tuple, new_shape: tuple) -> tuple | None:
+def view_strides(shape: Shape, strides: Shape, new_shape: Shape) -> Shape | None:
     """Strides that let ``new_shape`` read the same elements in the same order without a
     copy, or None when the layout cannot express it (then reshape must copy).
 
@@ -136,7 +153,7 @@ def normalize_dim(dim: int, ndim: int, op: str) -> int:
     return dim % bound
 
 
-def normalize_dims(dims, ndim: int, op: str) -> tuple:
+def normalize_dims(dims: int | Iterable[int] | None, ndim: int, op: str) -> tuple[int, ...]:
     """None -> every dimension; an int or a sequence -> sorted, unique, non-negative dims."""
     if dims is None:
         return tuple(range(ndim))
@@ -148,7 +165,7 @@ def normalize_dims(dims, ndim: int, op: str) -> tuple:
     return tuple(result) if ndim else ()  # a scalar accepts dim 0 or -1 but has no axis to reduce
 
 
-def infer_shape(shape, count: int, op: str) -> tuple:
+def infer_shape(shape: Iterable[int], count: int, op: str) -> Shape:
     """Resolve one -1 in a requested shape against ``count`` elements."""
     shape = tuple(shape)
     unknown = None
@@ -173,7 +190,7 @@ def infer_shape(shape, count: int, op: str) -> tuple:
     return shape
 
 
-def broadcast_shapes(*shapes: tuple, op: str = "broadcast") -> tuple:
+def broadcast_shapes(*shapes: Shape, op: str = "broadcast") -> Shape:
     """NumPy's rule, compared from the last dimension: equal, or one of them is 1 (or missing)."""
     ndim = max((len(s) for s in shapes), default=0)
     result = [1] * ndim

@@ -24,8 +24,8 @@ PROFILES: dict[str, dict[str, Any]] = {
 _options: dict[str, Any] = dict(DEFAULTS)
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None,
-                     sci_mode=None) -> None:
+def set_printoptions(precision: int | None = None, threshold: float | None = None, edgeitems: int | None = None,
+                     linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None) -> None:
     """Set how tensors print; a profile first resets every option, the others then apply."""
     if profile is not None:
         if profile not in PROFILES:
@@ -40,11 +40,11 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     _options["sci_mode"] = sci_mode
 
 
-def get_printoptions() -> dict:
+def get_printoptions() -> dict[str, Any]:
     return dict(_options)
 
 
-def array2string_options() -> dict:
+def array2string_options() -> dict[str, Any]:
     """The options as ``numpy.array2string`` keywords."""
     precision = int(_options["precision"])
     threshold = _options["threshold"]

@@ -14,6 +14,7 @@ which gradient buffers came into being during its own pass.
 from __future__ import annotations
 
 import itertools
+from typing import Any
 
 from ..backends.device import Device
 
@@ -29,7 +30,13 @@ def new_serial() -> int:
 class Storage:
     __slots__ = ("handle", "nbytes", "device", "version", "serial", "__weakref__")
 
-    def __init__(self, nbytes: int, device: Device):
+    handle: Any      # the backend's lease on the memory: an anchor array, a device pointer
+    nbytes: int
+    device: Device
+    version: int     # in-place writes so far
+    serial: int
+
+    def __init__(self, nbytes: int, device: Device) -> None:
         self.handle = device.backend.lease(nbytes)  # what the kernels address: an anchor array, a device pointer
         self.nbytes = nbytes
         self.device = device
@@ -37,7 +44,7 @@ class Storage:
         self.serial = next(_serials)
 
     @classmethod
-    def wrap(cls, handle, nbytes: int, device: Device) -> Storage:
+    def wrap(cls, handle: Any, nbytes: int, device: Device) -> Storage:
         """Memory Zero did not allocate (``from_numpy``): never leased, never pooled."""
         storage = object.__new__(cls)
         storage.handle = handle

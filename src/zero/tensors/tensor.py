@@ -24,20 +24,22 @@ base class named under ``TYPE_CHECKING``.
 from __future__ import annotations
 
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
 from .. import dtypes
 from ..backends.device import Device
+from ..dtypes import DType
 from ..errors import AutogradError, DeviceError, DTypeError
 from . import printing
-from .meta import TensorMeta, contiguous_meta, contiguous_strides, normalize_dim, numel
+from .meta import Shape, TensorMeta, contiguous_meta, contiguous_strides, normalize_dim, numel
 from .storage import Storage
 
 if TYPE_CHECKING:
     from ..autograd.op import AccumulateGrad, Op
     from ..ops.tensor_methods import TensorMethods
+    from ..ops.views import ViewStep
 else:
     TensorMethods = object  # the methods are attached by zero.ops
 
@@ -54,10 +56,11 @@ class Tensor(TensorMethods):
     _requires_grad: bool
     _retains_grad: bool
     _grad_accumulator: AccumulateGrad | None  # a leaf's node in the graph, made by autograd on first use
-    _view_of: tuple | None   # a view: (its root base, the view steps from it, the base's history stamp then)
+    # a view: (its root base, the view steps from it, the base's history stamp then)
+    _view_of: tuple[Tensor, tuple[ViewStep, ...], int] | None
     _history_stamp: int      # counts the times an in-place op on a view gave this (base) a new history
 
-    def __new__(cls, *args):
+    def __new__(cls, *args: Any) -> Tensor:
         """PyTorch's legacy constructor: ``Tensor([1, 2])`` copies data as the default float
         dtype, ``Tensor(2, 3)`` is an uninitialised 2 x 3 tensor, ``Tensor()`` an empty one.
         (``zero.tensor(data)``, ``zero.empty(shape)`` ... say what they mean; prefer them.)"""
@@ -73,7 +76,7 @@ class Tensor(TensorMethods):
                             f"got {args!r}; zero.tensor(data) and zero.empty(*sizes) say which")
         return cls._empty(tuple(args) if args else (0,), dtype, device)
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass  # __new__ builds the tensor
 
     # -- construction (internal) ----------------------------------------------------------------
@@ -82,7 +85,7 @@ class Tensor(TensorMethods):
         return cls._made(meta.device.backend.array_view(storage.handle, meta), storage, meta, requires_grad)
 
     @classmethod
-    def _made(cls, array, storage: Storage, meta: TensorMeta, requires_grad: bool) -> Tensor:
+    def _made(cls, array: Any, storage: Storage, meta: TensorMeta, requires_grad: bool) -> Tensor:
         """A tensor object over ``array`` (a view of ``storage`` read through ``meta``): a leaf,
         no gradient, no graph. Every Tensor comes from here."""
         t: Tensor = object.__new__(cls)
@@ -99,27 +102,27 @@ class Tensor(TensorMethods):
         return t
 
     @classmethod
-    def _empty(cls, shape: tuple, dtype, device: Device) -> Tensor:
+    def _empty(cls, shape: Shape, dtype: DType, device: Device) -> Tensor:
         """A new contiguous tensor with uninitialised memory from ``device``'s allocator."""
         meta, nbytes = contiguous_meta(shape, dtype, device)
         storage = Storage(nbytes, device)
         return cls._made(device.backend.new_array(storage.handle, meta.shape, dtype.numpy), storage, meta, False)
 
     @classmethod
-    def _from_host(cls, array: np.ndarray, dtype, device: Device) -> Tensor:
+    def _from_host(cls, array: np.ndarray, dtype: DType, device: Device) -> Tensor:
         """A new tensor holding a copy of a host array, converted to ``dtype``."""
         out = cls._empty(tuple(array.shape), dtype, device)
         device.kernels.copy(device.backend.from_numpy(array), out._array)
         return out
 
-    def _view_as(self, shape: tuple, strides: tuple, offset: int, contiguous: bool | None = None) -> Tensor:
+    def _view_as(self, shape: Shape, strides: Shape, offset: int, contiguous: bool | None = None) -> Tensor:
         """Another tensor on the same storage (no graph; view ops add that); ``contiguous``
         as ``TensorMeta`` takes it."""
         meta = self._meta
         return Tensor._from_storage(self._storage, TensorMeta(shape, strides, offset, meta.dtype, meta.device,
                                                               contiguous))
 
-    def _reshaped(self, shape: tuple) -> Tensor:
+    def _reshaped(self, shape: Shape) -> Tensor:
         """A contiguous tensor's elements as another contiguous ``shape`` (as many elements) on
         the same storage, no graph. Its array is the array's own reshape, a view (NumPy and CuPy
         reshape a C-contiguous array without copying): cheaper than one built from the storage,
@@ -139,25 +142,35 @@ class Tensor(TensorMethods):
 
     # -- metadata -------------------------------------------------------------------------------
     @property
-    def shape(self) -> tuple:
+    def shape(self) -> Shape:
         return self._meta.shape
 
-    def size(self, dim: int | None = None):
+    @overload
+    def size(self, dim: None = None) -> Shape: ...
+    @overload
+    def size(self, dim: int) -> int: ...
+
+    def size(self, dim: int | None = None) -> Shape | int:
         if dim is None:
             return self._meta.shape
         return self._meta.shape[normalize_dim(dim, len(self._meta.shape), "size")]
 
-    def stride(self, dim: int | None = None):
+    @overload
+    def stride(self, dim: None = None) -> Shape: ...
+    @overload
+    def stride(self, dim: int) -> int: ...
+
+    def stride(self, dim: int | None = None) -> Shape | int:
         if dim is None:
             return self._meta.strides
         return self._meta.strides[normalize_dim(dim, len(self._meta.shape), "stride")]
 
     @property
-    def dtype(self):
+    def dtype(self) -> DType:
         return self._meta.dtype
 
     @property
-    def device(self):
+    def device(self) -> Device:
         return self._meta.device
 
     @property
@@ -264,7 +277,7 @@ class Tensor(TensorMethods):
         self._storage.version += 1
 
     # -- conversion -----------------------------------------------------------------------------
-    def numpy(self):
+    def numpy(self) -> np.ndarray:
         """A NumPy array sharing memory with this CPU tensor (no copy)."""
         if self._requires_grad:
             raise AutogradError("numpy() of a tensor that requires grad; use tensor.detach().numpy()")
@@ -272,7 +285,7 @@ class Tensor(TensorMethods):
             raise DeviceError(f"numpy() of a tensor on {self.device}; use tensor.cpu().numpy()")
         return self._array
 
-    def _host_array(self):
+    def _host_array(self) -> np.ndarray:
         """The values as a NumPy array (a copy from the device when not on the CPU). Every
         read of values from a device comes here; it first runs the checks that waited for
         one (``Device.defer_check``)."""
@@ -281,16 +294,16 @@ class Tensor(TensorMethods):
             device.run_deferred_checks()
         return device.backend.to_numpy(self._array)
 
-    def tolist(self):
+    def tolist(self) -> Any:  # nested lists of numbers (a number for a 0-d tensor)
         return self._host_array().tolist()
 
-    def item(self):
+    def item(self) -> bool | int | float:
         n = self.numel()
         if n != 1:
             raise ValueError(f"item(): a tensor with {n} elements cannot be converted to a Python scalar")
         return self._host_array().reshape(()).item()
 
-    def __array__(self, dtype=None, copy=None):
+    def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
         array = self._host_array()
         return array if dtype is None else array.astype(dtype)
 
@@ -336,11 +349,11 @@ class Tensor(TensorMethods):
             extras.append("requires_grad=True")
         return "tensor(" + ", ".join([values] + extras) + ")"
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[Any, ...]:
         """Pickling copies the values to NumPy (for multiprocessing and deepcopy)."""
         return (_rebuild, (type(self), self._host_array().copy(), str(self.device), self._requires_grad))
 
-    def __deepcopy__(self, memo):
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
         result = self.detach().clone()
         result._requires_grad = self._requires_grad
         if self.grad is not None:
@@ -349,7 +362,7 @@ class Tensor(TensorMethods):
         return result
 
 
-def _rebuild(cls: type, array: np.ndarray, device: str, requires_grad: bool) -> Tensor:
+def _rebuild(cls: type[Tensor], array: np.ndarray, device: str, requires_grad: bool) -> Tensor:
     """Unpickle a tensor (or a Parameter: ``cls``) from a host copy of its values."""
     t = Tensor._from_host(array, dtypes.from_numpy_dtype(array.dtype), Device(device))
     if cls is not Tensor:

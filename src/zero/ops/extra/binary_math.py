@@ -28,18 +28,20 @@ from __future__ import annotations
 import math
 
 from ... import dtypes
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
+from ...dtypes import DType
 from ...errors import DTypeError, describe
 from ...tensors.creation import zeros_like
 from ...tensors.tensor import Tensor
 from ..arguments import check_floats
 from ..broadcast import broadcast_shape_of, operand_shape, sum_to_shape
 from ..arguments import Number, Operand
-from ..elementwise import BinaryOp, Div, SavingBinaryOp, Where, _array, _dtype_of, _in_dtype
+from ..comparison import LogicalAnd
+from ..elementwise import BinaryOp, Div, SavingBinaryOp, Sigmoid, Where, _array, _dtype_of, _in_dtype
 from ..inplace import apply_, true_divide_
 
 
-def _isnan(x):
+def _isnan(x: Operand) -> Tensor | bool:
     return x.isnan() if isinstance(x, Tensor) else math.isnan(x)
 
 
@@ -47,7 +49,7 @@ class Atan2(SavingBinaryOp):
     kernel = staticmethod(lambda kernels: kernels.arctan2)
     result_is_float = True
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         a, b, _ = self.saved_operands()
         squares = a * a + b * b
         scale = Where.apply(squares == 0, 0.0, grad / squares)  # (selected: 0 / 0 would be nan)
@@ -58,7 +60,7 @@ class Hypot(SavingBinaryOp):
     kernel = staticmethod(lambda kernels: kernels.hypot)
     result_is_float = True
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         a, b, out = self.saved_operands()
         return self._reduce(grad * a / out, grad * b / out)
 
@@ -67,19 +69,19 @@ class Logaddexp(SavingBinaryOp):
     kernel = staticmethod(lambda kernels: kernels.logaddexp)
     result_is_float = True
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         a, b, _ = self.saved_operands()
-        return self._reduce(grad * (a - b).sigmoid(), grad * (b - a).sigmoid())
+        return self._reduce(grad * Sigmoid.apply(a - b), grad * Sigmoid.apply(b - a))  # (a or b is a tensor)
 
 
 class Xlogy(SavingBinaryOp):
     kernel = staticmethod(lambda kernels: kernels.xlogy)
     result_is_float = True
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, y, _ = self.saved_operands()
         need_x, need_y = self.needs_input_grad
-        grad_x = Where.apply((x == 0).logical_and(y <= 0), 0.0, Xlogy.apply(grad, y)) if need_x else None
+        grad_x = Where.apply(LogicalAnd.apply(x == 0, y <= 0), 0.0, Xlogy.apply(grad, y)) if need_x else None
         grad_y = grad * x / y if need_y else None
         return self._reduce(grad_x, grad_y)
 
@@ -90,20 +92,20 @@ class Fmax(SavingBinaryOp):
 
     kernel = staticmethod(lambda kernels: kernels.fmax)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         a, b, _ = self.saved_operands()
         a_picked = self.a_at_least_b(a, b)
         a_picked = a_picked.logical_or(_isnan(b)) if isinstance(a_picked, Tensor) else _isnan(b)
         return self._reduce(Where.apply(a_picked, grad, 0.0), Where.apply(a_picked, 0.0, grad))
 
-    def a_at_least_b(self, a, b):
+    def a_at_least_b(self, a: Operand, b: Operand) -> Tensor | bool:
         return a >= b
 
 
 class Fmin(Fmax):
     kernel = staticmethod(lambda kernels: kernels.fmin)
 
-    def a_at_least_b(self, a, b):
+    def a_at_least_b(self, a: Operand, b: Operand) -> Tensor | bool:
         return a <= b
 
 
@@ -114,7 +116,7 @@ class IntegerRounding(BinaryOp):
     """A division that rounds (floor_divide, div(rounding_mode=...)) or its remainder: bools
     are refused, and integer division by zero raises instead of giving NumPy's 0."""
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         dtype = dtypes.result_type(a, b)
         if dtype is dtypes.bool_:
             raise DTypeError(f"{self.op_name}: not defined for two bool operands ({describe(a)}, {describe(b)}), "
@@ -131,7 +133,7 @@ class IntegerRounding(BinaryOp):
 class FloorDivide(IntegerRounding):
     kernel = staticmethod(lambda kernels: kernels.floor_divide)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return self._reduce(zeros_like(grad), zeros_like(grad))
 
 
@@ -143,7 +145,7 @@ class Remainder(IntegerRounding):
     kernel = staticmethod(lambda kernels: kernels.remainder)
     quotient = FloorDivide  # a = quotient * b + remainder
 
-    def forward(self, a, b):
+    def forward(self, a: Operand, b: Operand) -> Tensor:
         out = super().forward(a, b)
         a, b = self.operands
         self.save_for_backward(a if isinstance(a, Tensor) and self.needs_input_grad[1] else None,
@@ -151,13 +153,12 @@ class Remainder(IntegerRounding):
         self.a_scalar, self.b_scalar = a, b
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         need_b = self.needs_input_grad[1]
         grad_b = None
         if need_b:
             a, b = self.saved_tensors
-            a = a if a is not None else self.a_scalar
-            grad_b = -grad * self.quotient.apply(a, b)
+            grad_b = -grad * self.quotient.apply(a if a is not None else self.a_scalar, b)
         return self._reduce(grad, grad_b)
 
 
@@ -166,7 +167,8 @@ class Fmod(Remainder):
     quotient = TruncDivide
 
 
-ROUNDING_MODES = {None: None, "trunc": TruncDivide, "floor": FloorDivide}
+ROUNDING_MODES: dict[str | None, type[IntegerRounding] | None] = {
+    None: None, "trunc": TruncDivide, "floor": FloorDivide}
 
 
 # -- three operands -------------------------------------------------------------------------------
@@ -175,19 +177,19 @@ ROUNDING_MODES = {None: None, "trunc": TruncDivide, "floor": FloorDivide}
 class TernaryOp(Op):
     """out = f(x, y, z) with all three broadcast; backward sums each gradient back."""
 
-    def allocate(self, dtype, *operands) -> Tensor:
+    def allocate(self, dtype: DType, *operands: Operand) -> Tensor:
         self.shapes = [operand_shape(x) for x in operands]
         self.dtypes = [_dtype_of(x) for x in operands]
         device = next(x.device for x in operands if isinstance(x, Tensor))
         return Tensor._empty(broadcast_shape_of(self.op_name, *operands), dtype, device)
 
-    def reduce(self, *grads):
+    def reduce(self, *grads: Tensor | None) -> Grads:
         return tuple(sum_to_shape(g, shape, dtype) if need and g is not None else None
                      for g, shape, dtype, need in zip(grads, self.shapes, self.dtypes, self.needs_input_grad))
 
 
 class Lerp(TernaryOp):
-    def forward(self, start, end, weight):
+    def forward(self, start: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
         check_floats("lerp", start=start, end=end, weight=weight if isinstance(weight, Tensor) else None)
         if not isinstance(weight, (Tensor, float, int)) or isinstance(weight, bool):
             raise TypeError(f"lerp: weight must be a tensor or a number, got {describe(weight)}")
@@ -197,9 +199,9 @@ class Lerp(TernaryOp):
         self.weight = weight
         return out
 
-    def backward(self, grad):
-        start, end, weight = self.saved_tensors
-        weight = weight if weight is not None else self.weight
+    def backward(self, grad: Tensor) -> Grads:
+        start, end, saved_weight = self.saved_tensors
+        weight = saved_weight if saved_weight is not None else self.weight
         need_start, need_end, need_weight = self.needs_input_grad
         return self.reduce(grad * (1 - weight) if need_start else None, grad * weight if need_end else None,
                            grad * (end - start) if need_weight else None)
@@ -210,7 +212,7 @@ class Addcmul(TernaryOp):
 
     kernel = staticmethod(lambda kernels: kernels.addcmul)
 
-    def forward(self, x, tensor1, tensor2, value=1):
+    def forward(self, x: Tensor, tensor1: Tensor, tensor2: Tensor, value: Number = 1) -> Tensor:
         for name, t in (("input", x), ("tensor1", tensor1), ("tensor2", tensor2)):
             if not isinstance(t, Tensor):
                 raise TypeError(f"{self.op_name}: {name} must be a tensor, got {describe(t)}")
@@ -227,10 +229,10 @@ class Addcmul(TernaryOp):
         self.value = value
         return out
 
-    def result_dtype(self, x, tensor1, tensor2):
+    def result_dtype(self, x: Tensor, tensor1: Tensor, tensor2: Tensor) -> DType:
         return dtypes.result_type(x, tensor1, tensor2)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         tensor1, tensor2 = self.saved_tensors
         _, need_1, need_2 = self.needs_input_grad
         scaled = grad * self.value
@@ -242,14 +244,14 @@ class Addcdiv(Addcmul):
 
     kernel = staticmethod(lambda kernels: kernels.addcdiv)
 
-    def result_dtype(self, x, tensor1, tensor2):
+    def result_dtype(self, x: Tensor, tensor1: Tensor, tensor2: Tensor) -> DType:
         if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
             raise DTypeError(f"addcdiv: integer division of tensor1 {describe(tensor1)} by tensor2 "
                              f"{describe(tensor2)} is not supported (as in PyTorch); use "
                              "input + value * tensor1.div(tensor2, rounding_mode='trunc'), or floats")
         return super().result_dtype(x, tensor1, tensor2)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         tensor1, tensor2 = self.saved_tensors
         _, need_1, need_2 = self.needs_input_grad
         scaled = grad * self.value / tensor2

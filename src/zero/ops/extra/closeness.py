@@ -9,7 +9,7 @@ from ...errors import DTypeError, describe
 from ...tensors.tensor import Tensor
 
 
-def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError(f"isclose: expected two tensors, got {describe(input)} and {describe(other)}")
     if input.dtype is not other.dtype:
@@ -29,6 +29,6 @@ def isclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equa
     return close
 
 
-def allclose(input: Tensor, other, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
     """Whether every element of ``a`` is close to ``b``'s (one read of the answer)."""
     return bool(isclose(input, other, rtol, atol, equal_nan).all().item())

@@ -18,13 +18,18 @@ an odd count after the input, as PyTorch places it).
 """
 from __future__ import annotations
 
-from ...autograd.op import Op
+from typing import Any
+
+from ...autograd.op import Grads, Op
 from ...errors import ShapeError, describe
+from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
-from ..arguments import array_or_none, check_floats
+from ..arguments import Sizes, array_or_none, check_floats
+
+Padding = tuple[tuple[int, int], ...]  # (before, after) per spatial dimension
 
 
-def int_tuple(op: str, name: str, value, dims: int, low: int) -> tuple:
+def int_tuple(op: str, name: str, value: int | Sizes, dims: int, low: int) -> tuple[int, ...]:
     """An int (repeated for every spatial dimension) or ``dims`` ints, each at least ``low``,
     as a tuple; ShapeError naming ``op`` and the argument otherwise."""
     values = (value,) * dims if isinstance(value, int) else tuple(value) if isinstance(value, (tuple, list)) else None
@@ -36,17 +41,18 @@ def int_tuple(op: str, name: str, value, dims: int, low: int) -> tuple:
     return values
 
 
-def planes(array, dims: int):
+def planes(array: Any, dims: int) -> Any:
     """A (N, C, L) array as the (N, C, 1, L) view the 2-D kernels take (dims 2: the array)."""
     return array if dims == 2 else array[:, :, None, :]
 
 
-def as_pair(values: tuple, fill: int) -> tuple:
+def as_pair(values: tuple[int, ...], fill: int) -> tuple[int, ...]:
     """A 1-D argument (v,) as the 2-D kernels' (fill, v); a 2-D one unchanged."""
     return values if len(values) == 2 else (fill,) + values
 
 
-def conv_padding(op: str, padding, kernel: tuple, stride: tuple, dilation: tuple) -> tuple:
+def conv_padding(op: str, padding: str | int | Sizes, kernel: Shape, stride: tuple[int, ...],
+                 dilation: tuple[int, ...]) -> Padding:
     """((before, after), ...) per spatial dimension, from an int, ints, "valid" or "same"."""
     if padding == "valid":
         return tuple((0, 0) for _ in kernel)
@@ -64,8 +70,8 @@ def conv_padding(op: str, padding, kernel: tuple, stride: tuple, dilation: tuple
 class Convolution(Op):
     """conv1d and conv2d; the arguments come checked and as tuples from ``convolution``."""
 
-    def forward(self, x: Tensor, weight: Tensor, bias, stride: tuple, padding: tuple, dilation: tuple,
-                groups: int):
+    def forward(self, x: Tensor, weight: Tensor, bias: Tensor | None, stride: tuple[int, ...], padding: Padding,
+                dilation: tuple[int, ...], groups: int) -> Tensor:
         # padding: ((before, after), ...) per spatial dimension
         dims = x.ndim - 2
         out_size = tuple((n + before + after - d * (k - 1) - 1) // s + 1 for n, k, s, (before, after), d
@@ -80,7 +86,7 @@ class Convolution(Op):
         self.shapes = (x.shape, weight.shape)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, weight = self.saved_tensors
         need_x, need_weight, need_bias = self.needs_input_grad[:3]
         (x_shape, weight_shape), dims = self.shapes, len(self.shapes[0]) - 2
@@ -89,7 +95,7 @@ class Convolution(Op):
         grad_weight = Tensor._empty(weight_shape, dtype, device) if need_weight else None
         grad_bias = Tensor._empty((weight_shape[0],), dtype, device) if need_bias else None
 
-        def arrays(*tensors):
+        def arrays(*tensors: Tensor | None) -> list[Any]:
             return [None if t is None else planes(t._array, dims) for t in tensors]
 
         device.kernels.conv2d_backward(*arrays(grad, x, weight), *self.arguments,
@@ -97,7 +103,8 @@ class Convolution(Op):
         return grad_x, grad_weight, grad_bias, None, None, None, None
 
 
-def convolution(op: str, dims: int, x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+def convolution(op: str, dims: int, x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sizes = 1,
+                padding: str | int | Sizes = 0, dilation: int | Sizes = 1, groups: int = 1) -> Tensor:
     """PyTorch's F.conv1d (dims 1) and F.conv2d (dims 2): checks, then the op. An unbatched
     input (C, *in) gives an unbatched output."""
     check_floats(op, input=x, weight=weight, bias=bias)
@@ -132,9 +139,11 @@ def convolution(op: str, dims: int, x, weight, bias=None, stride=1, padding=0, d
     return Convolution.apply(x, weight, bias, stride, pads, dilation, groups)
 
 
-def conv1d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
+def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sizes = 1,
+           padding: str | int | Sizes = 0, dilation: int | Sizes = 1, groups: int = 1) -> Tensor:
     return convolution("conv1d", 1, x, weight, bias, stride, padding, dilation, groups)
 
 
-def conv2d(x: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1, groups: int = 1) -> Tensor:
+def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sizes = 1,
+           padding: str | int | Sizes = 0, dilation: int | Sizes = 1, groups: int = 1) -> Tensor:
     return convolution("conv2d", 2, x, weight, bias, stride, padding, dilation, groups)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import string
+from collections.abc import Sequence
 
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
@@ -29,14 +30,15 @@ from ..matmul import matmul
 _ELLIPSIS_LETTERS = string.ascii_uppercase[::-1]  # stand-ins for "...", never in a user's equation of lowercase
 
 
-def einsum(equation: str, *operands) -> Tensor:
+def einsum(equation: str, *operands: Tensor | list[Tensor] | tuple[Tensor, ...]) -> Tensor:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
-    if not operands or not all(isinstance(t, Tensor) for t in operands):
+    tensors = [t for t in operands if isinstance(t, Tensor)]
+    if not tensors or len(tensors) != len(operands):
         raise TypeError(f"einsum: expected tensors after the equation, got {[describe(t) for t in operands]}")
-    inputs, output = _parse(equation.replace(" ", ""), operands)
+    inputs, output = _parse(equation.replace(" ", ""), tensors)
     sizes: dict[str, int] = {}
-    for letters, t in zip(inputs, operands):
+    for letters, t in zip(inputs, tensors):
         if len(set(letters)) != len(letters):
             raise ShapeError(f"einsum: a letter repeated within one operand ({letters!r}, a diagonal) is not "
                              "supported")
@@ -44,9 +46,9 @@ def einsum(equation: str, *operands) -> Tensor:
             known = sizes.setdefault(letter, n)
             if known != n and 1 not in (known, n):
                 raise ShapeError(f"einsum: dimension {letter!r} has sizes {known} and {n} in {equation!r} "
-                                 f"(operands {', '.join(describe(t) for t in operands)})")
+                                 f"(operands {', '.join(describe(t) for t in tensors)})")
             sizes[letter] = n if known == 1 else known  # a size-1 dimension broadcasts
-    terms = list(zip(inputs, operands))
+    terms = list(zip(inputs, tensors))
     letters, result = terms[0]
     for k in range(1, len(terms)):
         later = set(output).union(*(set(ls) for ls, _ in terms[k + 1:]))
@@ -59,7 +61,8 @@ def einsum(equation: str, *operands) -> Tensor:
     return result.permute(tuple(letters.index(letter) for letter in output)) if output else result
 
 
-def _parse(equation: str, operands) -> tuple[list[str], str]:
+def _parse(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:
+    output: str | None
     if "->" in equation:
         left, output = equation.split("->")
     else:
@@ -88,7 +91,8 @@ def _parse(equation: str, operands) -> tuple[list[str], str]:
     return expanded, output
 
 
-def _product(left: str, a: Tensor, right: str, b: Tensor, later: set, sizes: dict) -> tuple[str, Tensor]:
+def _product(left: str, a: Tensor, right: str, b: Tensor, later: set[str],
+             sizes: dict[str, int]) -> tuple[str, Tensor]:
     """a (letters ``left``) times b (``right``), summed over what nothing ``later`` needs."""
     a, left = _sum_away(a, left, set(right) | later)
     b, right = _sum_away(b, right, set(left) | later)
@@ -104,14 +108,14 @@ def _product(left: str, a: Tensor, right: str, b: Tensor, later: set, sizes: dic
     return letters, out.reshape(tuple(sizes[c] for c in letters))
 
 
-def _sum_away(t: Tensor, letters: str, needed: set) -> tuple[Tensor, str]:
+def _sum_away(t: Tensor, letters: str, needed: set[str]) -> tuple[Tensor, str]:
     unused = tuple(i for i, c in enumerate(letters) if c not in needed)
     if not unused:
         return t, letters
     return t.sum(unused), "".join(c for c in letters if c in needed)
 
 
-def _arranged(t: Tensor, letters: str, order: list, sizes: dict) -> Tensor:
+def _arranged(t: Tensor, letters: str, order: list[str], sizes: dict[str, int]) -> Tensor:
     """``t`` permuted to the letters' ``order``, broadcast dimensions expanded."""
     t = t.permute(tuple(letters.index(c) for c in order)) if order else t
     return t.expand(tuple(sizes[c] for c in order)) if order else t

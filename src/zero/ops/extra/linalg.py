@@ -19,18 +19,20 @@ that name both operands; their gradients are MatMul's. The rest:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
 from ...errors import DTypeError, ShapeError, describe
 from ...tensors.creation import zeros
-from ...tensors.meta import broadcast_shapes, contiguous_strides, normalize_dim
+from ...tensors.meta import Shape, broadcast_shapes, contiguous_strides, normalize_dim
 from ...tensors.tensor import Tensor
+from ..arguments import Number
 from ..conversion import Copy
 from ..matmul import MatMul
 from ..views import mark_view
 
 
-def _check_tensors(op: str, **operands) -> None:
+def _check_tensors(op: str, **operands: object) -> None:
     for name, t in operands.items():
         if not isinstance(t, Tensor):
             raise TypeError(f"{op}: {name} must be a tensor, got {describe(t)}")
@@ -108,7 +110,7 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
     return input.unsqueeze(1) * vec2
 
 
-def _scaled_sum(op: str, x: Tensor, product: Tensor, beta, alpha) -> Tensor:
+def _scaled_sum(op: str, x: Tensor, product: Tensor, beta: Number, alpha: Number) -> Tensor:
     """beta * x + alpha * product, x broadcast to the product's shape; beta 0 ignores x (its
     NaN and inf too), as PyTorch does."""
     _check_tensors(op, input=x)
@@ -122,22 +124,23 @@ def _scaled_sum(op: str, x: Tensor, product: Tensor, beta, alpha) -> Tensor:
     return scaled + (x if beta == 1 else x * beta)
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """beta x + alpha (mat1 @ mat2)."""
     return _scaled_sum("addmm", input, mm(mat1, mat2), beta, alpha)
 
 
-def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """beta x + alpha (mat @ vec)."""
     return _scaled_sum("addmv", input, mv(mat, vec), beta, alpha)
 
 
-def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """beta x + alpha (batch1 @ batch2), batch by batch."""
     return _scaled_sum("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
-def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
+def tensordot(a: Tensor, b: Tensor,
+              dims: int | tuple[int | Sequence[int], int | Sequence[int]] | list[Sequence[int]] = 2) -> Tensor:
     """Contract the last ``dims`` dims of a with the first ``dims`` of b, or the dims listed
     in ``dims = (dims_of_a, dims_of_b)``."""
     _check_tensors("tensordot", a=a, b=b)
@@ -181,14 +184,15 @@ def kron(input: Tensor, other: Tensor) -> Tensor:
 # -- diagonals ------------------------------------------------------------------------------------
 
 
-def _diagonal_dims(op: str, ndim: int, dim1: int, dim2: int) -> tuple:
+def _diagonal_dims(op: str, ndim: int, dim1: int, dim2: int) -> tuple[int, int]:
     d1, d2 = normalize_dim(dim1, ndim, op), normalize_dim(dim2, ndim, op)
     if d1 == d2:
         raise ShapeError(f"{op}: dim1 and dim2 must be different dimensions, got {dim1} and {dim2}")
     return d1, d2
 
 
-def diagonal_geometry(shape: tuple, strides: tuple, start: int, offset: int, d1: int, d2: int) -> tuple:
+def diagonal_geometry(shape: Shape, strides: Shape, start: int, offset: int, d1: int,
+                      d2: int) -> tuple[Shape, Shape, int]:
     """Shape, strides and storage offset of the diagonal view: dims d1, d2 dropped and the
     diagonal appended last (offset > 0: above the main diagonal, in d2's direction)."""
     n1, n2 = shape[d1], shape[d2]
@@ -203,13 +207,13 @@ def diagonal_geometry(shape: tuple, strides: tuple, start: int, offset: int, d1:
 class Diagonal(Op):
     """The diagonal of dims d1 and d2, as a view."""
 
-    def forward(self, x: Tensor, offset: int, d1: int, d2: int):
+    def forward(self, x: Tensor, offset: int, d1: int, d2: int) -> Tensor:
         meta = x._meta
         shape, strides, start = diagonal_geometry(meta.shape, meta.strides, meta.offset, offset, d1, d2)
         self.in_shape, self.in_dtype, self.params = meta.shape, meta.dtype, (offset, d1, d2)
         return mark_view(x._view_as(shape, strides, start), x, (Diagonal, (offset, d1, d2)))
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad_in = zeros(self.in_shape, dtype=self.in_dtype, device=grad.device)
         shape, strides, start = diagonal_geometry(self.in_shape, contiguous_strides(self.in_shape), 0, *self.params)
         grad.device.kernels.copy(grad._array, grad_in._view_as(shape, strides, start)._array)
@@ -226,7 +230,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
 class DiagEmbed(Op):
     """Zeros with the last dim of x on the diagonal ``offset`` of dims d1, d2 of the result."""
 
-    def forward(self, x: Tensor, offset: int, d1: int, d2: int):
+    def forward(self, x: Tensor, offset: int, d1: int, d2: int) -> Tensor:
         size = x.shape[-1] + abs(offset)
         others = iter(x.shape[:-1])
         shape = tuple(size if d in (d1, d2) else next(others) for d in range(x.ndim + 1))
@@ -236,7 +240,7 @@ class DiagEmbed(Op):
         self.params = (offset, d1, d2)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (Diagonal.apply(grad, *self.params), None, None, None)
 
 

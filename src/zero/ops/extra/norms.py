@@ -25,8 +25,10 @@ point only (PyTorch's rule); ``dtype=`` converts the input first.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
+from ...dtypes import DTypeLike
 from ...errors import ShapeError, describe
 from ...tensors.meta import normalize_dim, normalize_dims
 from ...tensors.tensor import Tensor
@@ -37,12 +39,12 @@ from ..reduction import Amax, Amin, Sum, _expand_back
 SPECTRAL = ("nuc", 2, -2)
 
 
-def _absolute_power_sum(magnitude: Tensor, order: float, dims: tuple, keepdim: bool) -> Tensor:
+def _absolute_power_sum(magnitude: Tensor, order: float, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     return Sum.apply(magnitude if order == 1 else magnitude ** order, dims, keepdim)
 
 
 class VectorNorm(Op):
-    def forward(self, x: Tensor, order, dims, keepdim: bool = False):
+    def forward(self, x: Tensor, order: float, dims: tuple[int, ...] | None, keepdim: bool = False) -> Tensor:
         dims = normalize_dims(dims, x.ndim, "vector_norm")
         magnitude = x.detach().abs()
         if order == math.inf:
@@ -62,7 +64,7 @@ class VectorNorm(Op):
         self.kept_shape = tuple(1 if d in dims else n for d, n in enumerate(x.shape))
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, out = self.saved_tensors
         order = self.order
         grad = _expand_back(grad, self.kept_shape, x.shape)
@@ -83,20 +85,21 @@ class VectorNorm(Op):
         return (grad * slope, None, None, None)
 
 
-def _dims_of(dim) -> tuple | None:
+def _dims_of(dim: int | Iterable[int] | None) -> tuple[int, ...] | None:
     if dim is None:
         return None
     return (dim,) if isinstance(dim, int) else tuple(dim)
 
 
-def _prepared(op: str, x: Tensor, dtype) -> Tensor:
+def _prepared(op: str, x: Tensor, dtype: DTypeLike | None) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
     check_floats(op, input=x if dtype is None else x.to(dtype))
     return x if dtype is None else x.to(dtype)
 
 
-def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def vector_norm(x: Tensor, ord: float = 2, dim: int | Iterable[int] | None = None, keepdim: bool = False, *,
+                dtype: DTypeLike | None = None) -> Tensor:
     """The ``ord``-norm of ``x`` as a vector over ``dim`` (all elements for None)."""
     if isinstance(ord, bool) or not isinstance(ord, (int, float)):
         raise TypeError(f"vector_norm: ord must be a number, got {ord!r}")
@@ -106,7 +109,8 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     return VectorNorm.apply(x, ord, _dims_of(dim), keepdim)
 
 
-def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
+def matrix_norm(a: Tensor, ord: str | float = "fro", dim: Iterable[int] = (-2, -1), keepdim: bool = False, *,
+                dtype: DTypeLike | None = None) -> Tensor:
     """The ``ord``-norm of the matrices of ``a`` over the two dims ``dim``."""
     a = _prepared("matrix_norm", a, dtype)
     if a.ndim < 2:
@@ -127,11 +131,12 @@ def matrix_norm(a: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
     # ord +-1: sum over the rows (a column's sum), then the extreme over the columns; +-inf: the other way
     summed, extreme = (rows, columns) if ord in (1, -1) else (columns, rows)
     sums = Sum.apply(a.abs(), summed, True)
-    picked = (Amax if ord > 0 else Amin).apply(sums, extreme, True)
+    picked = (Amax if ord in (1, math.inf) else Amin).apply(sums, extreme, True)
     return picked if keepdim else picked.squeeze((rows, columns))
 
 
-def linalg_norm(a: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
+def linalg_norm(a: Tensor, ord: str | float | None = None, dim: int | Iterable[int] | None = None,
+                keepdim: bool = False, *, dtype: DTypeLike | None = None) -> Tensor:
     """PyTorch's linalg.norm: a vector norm over one dim, a matrix norm over two; without dim,
     the 2-norm of all elements (ord None) or the ord-norm of a 1-D or 2-D ``a``."""
     dims = _dims_of(dim)
@@ -142,13 +147,16 @@ def linalg_norm(a: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=N
             raise ShapeError(f"linalg.norm: without dim, ord={ord!r} needs a 1-D or 2-D input, got {describe(a)}")
         dims = tuple(range(a.ndim))
     if len(dims) == 1:
+        if isinstance(ord, str):
+            raise TypeError(f"linalg.norm: ord={ord!r} is a matrix norm; over one dim, ord must be a number")
         return vector_norm(a, 2 if ord is None else ord, dims, keepdim, dtype=dtype)
     if len(dims) == 2:
         return matrix_norm(a, "fro" if ord is None else ord, dims, keepdim, dtype=dtype)
     raise ShapeError(f"linalg.norm: dim must name one or two dimensions, got {dim!r}")
 
 
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def norm(input: Tensor, p: str | float = "fro", dim: int | Iterable[int] | None = None, keepdim: bool = False,
+         dtype: DTypeLike | None = None) -> Tensor:
     """The older torch.norm: "fro" (over all elements, or one or two dims) or a number p
     (a vector norm over dim); "nuc" is refused (no SVD)."""
     if p == "nuc":
@@ -163,6 +171,6 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     return vector_norm(input, p, dims, keepdim, dtype=dtype)
 
 
-def dist(input: Tensor, other: Tensor, p=2) -> Tensor:
+def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of a - b (broadcast) over all elements."""
     return vector_norm(input - other, p)

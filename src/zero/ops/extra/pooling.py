@@ -17,14 +17,20 @@ averaging matrices, one per dimension (an average over a rectangle is separable)
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from ... import dtypes
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
 from ...errors import DTypeError, ShapeError, describe
 from ...tensors.creation import tensor
+from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
+from ..arguments import Sizes
 from .convolution import as_pair, int_tuple, planes
+
+Ints = tuple[int, ...]  # one per spatial dimension
 
 
 def pooled_size(op: str, x: Tensor, size: int, kernel: int, stride: int, pad: int, dilation: int,
@@ -40,7 +46,9 @@ def pooled_size(op: str, x: Tensor, size: int, kernel: int, stride: int, pad: in
     return out
 
 
-def pool_arguments(op: str, x, dims: int, kernel_size, stride, padding, dilation, ceil_mode: bool):
+def pool_arguments(op: str, x: Tensor, dims: int, kernel_size: int | Sizes, stride: int | Sizes | None,
+                   padding: int | Sizes, dilation: int | Sizes,
+                   ceil_mode: bool) -> tuple[Ints, Ints, Ints, Ints, Shape]:
     """Checked (kernel, stride, padding, dilation) tuples and the output's spatial size."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a tensor, got {type(x).__name__}")
@@ -70,7 +78,8 @@ def batched(x: Tensor, dims: int) -> Tensor:
 class MaxPool(Op):
     """Max pooling over x (N, C, *in): returns (values, indices), both (N, C, *out)."""
 
-    def forward(self, x: Tensor, kernel: tuple, stride: tuple, padding: tuple, dilation: tuple, out_size: tuple):
+    def forward(self, x: Tensor, kernel: Ints, stride: Ints, padding: Ints, dilation: Ints,
+                out_size: Shape) -> tuple[Tensor, Tensor]:
         dims = len(kernel)
         shape = x.shape[:2] + out_size
         values = Tensor._empty(shape, x.dtype, x.device)
@@ -82,7 +91,7 @@ class MaxPool(Op):
         self.in_shape = x.shape
         return values, indices
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (indices,) = self.saved_tensors
         dims = len(self.in_shape) - 2
         grad_x = Tensor._empty(self.in_shape, grad.dtype, grad.device)
@@ -94,8 +103,8 @@ class MaxPool(Op):
 class AvgPool(Op):
     """Average pooling over x (N, C, *in) -> (N, C, *out)."""
 
-    def forward(self, x: Tensor, kernel: tuple, stride: tuple, padding: tuple, out_size: tuple,
-                count_include_pad: bool, divisor_override):
+    def forward(self, x: Tensor, kernel: Ints, stride: Ints, padding: Ints, out_size: Shape,
+                count_include_pad: bool, divisor_override: int | None) -> Tensor:
         dims = len(kernel)
         out = Tensor._empty(x.shape[:2] + out_size, x.dtype, x.device)
         self.arguments = (as_pair(kernel, 1), as_pair(stride, 1), as_pair(padding, 0), bool(count_include_pad),
@@ -104,7 +113,7 @@ class AvgPool(Op):
         self.in_shape = x.shape
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         dims = len(self.in_shape) - 2
         grad_x = Tensor._empty(self.in_shape, grad.dtype, grad.device)
         grad.device.kernels.avg_pool2d_backward(planes(grad._array, dims), *self.arguments,
@@ -112,8 +121,9 @@ class AvgPool(Op):
         return grad_x, None, None, None, None, None, None
 
 
-def max_pool(op: str, dims: int, x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
-             return_indices: bool = False):
+def max_pool(op: str, dims: int, x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None = None,
+             padding: int | Sizes = 0, dilation: int | Sizes = 1, ceil_mode: bool = False,
+             return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """PyTorch's F.max_pool1d (dims 1) and F.max_pool2d (dims 2)."""
     kernel, stride, padding, dilation, out_size = pool_arguments(op, x, dims, kernel_size, stride, padding,
                                                                  dilation, ceil_mode)
@@ -123,8 +133,9 @@ def max_pool(op: str, dims: int, x, kernel_size, stride=None, padding=0, dilatio
     return (values, indices) if return_indices else values
 
 
-def avg_pool(op: str, dims: int, x, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
-             count_include_pad: bool = True, divisor_override=None) -> Tensor:
+def avg_pool(op: str, dims: int, x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None = None,
+             padding: int | Sizes = 0, ceil_mode: bool = False, count_include_pad: bool = True,
+             divisor_override: int | None = None) -> Tensor:
     """PyTorch's F.avg_pool1d (dims 1) and F.avg_pool2d (dims 2)."""
     kernel, stride, padding, _, out_size = pool_arguments(op, x, dims, kernel_size, stride, padding, 1, ceil_mode)
     if divisor_override is not None and (not isinstance(divisor_override, int) or divisor_override == 0):
@@ -133,7 +144,7 @@ def avg_pool(op: str, dims: int, x, kernel_size, stride=None, padding=0, ceil_mo
     return out.squeeze(0) if x.ndim == dims + 1 else out
 
 
-def adaptive_avg_pool(op: str, dims: int, x, output_size) -> Tensor:
+def adaptive_avg_pool(op: str, dims: int, x: Tensor, output_size: int | Sequence[int | None] | None) -> Tensor:
     """PyTorch's F.adaptive_avg_pool1d / 2d: ``output_size`` an int or one per dimension (None
     keeps the input's)."""
     if not isinstance(x, Tensor) or x.ndim not in (dims + 1, dims + 2) or 0 in x.shape[-dims:]:

@@ -20,23 +20,25 @@ first.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from ... import dtypes
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
+from ...dtypes import DType, DTypeLike
 from ...errors import describe
 from ...tensors.creation import arange, ones
 from ...tensors.meta import normalize_dim, normalize_dims
 from ...tensors.tensor import Tensor
 from ..elementwise import Where
 from ..joining import cat
-from ..reduction import _expand_back, _reduced_output
+from ..reduction import Dims, _expand_back, _reduced_output
 
 
-def _product_dtype(x: Tensor):
+def _product_dtype(x: Tensor) -> DType:
     return x.dtype if x.dtype.is_floating_point else dtypes.int64
 
 
-def _as_rows(x: Tensor, dims: tuple) -> tuple:
+def _as_rows(x: Tensor, dims: tuple[int, ...]) -> tuple[Tensor, Callable[[Tensor], Tensor]]:
     """x with ``dims`` moved last and flattened: a (rows, n) tensor, and the function that
     undoes it for a tensor of that shape."""
     others = [d for d in range(x.ndim) if d not in dims]
@@ -59,7 +61,7 @@ def _exclusive_cumprod(rows: Tensor) -> Tensor:
     return cat([start, rows[:, :-1].cumprod(1)], dim=1)
 
 
-def product_of_others(x: Tensor, dims: tuple) -> Tensor:
+def product_of_others(x: Tensor, dims: tuple[int, ...]) -> Tensor:
     """For each element, the product of the others in its group over ``dims`` (x's shape)."""
     rows, back = _as_rows(x, dims)
     if rows.shape[1] == 0:
@@ -72,7 +74,7 @@ def product_of_others(x: Tensor, dims: tuple) -> Tensor:
 class Prod(Op):
     """The product over ``dims`` (every dimension for None)."""
 
-    def forward(self, x: Tensor, dims, keepdim: bool = False):
+    def forward(self, x: Tensor, dims: Dims, keepdim: bool = False) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"prod: expected a tensor, got {describe(x)}")
         dims = normalize_dims(dims, x.ndim, "prod")
@@ -82,12 +84,12 @@ class Prod(Op):
         self.dims = dims
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (x,) = self.saved_tensors
         return (_expand_back(grad, self.kept_shape, x.shape) * product_of_others(x, self.dims), None, None)
 
 
-def prod(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """PyTorch's prod: of every element (dim None), or along one dimension ``dim``."""
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod: dim must be one int (PyTorch's prod reduces one dimension or all), got {dim!r}")
@@ -97,7 +99,7 @@ def prod(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
 
 
 class Cumprod(Op):
-    def forward(self, x: Tensor, dim: int):
+    def forward(self, x: Tensor, dim: int) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"cumprod: expected a tensor, got {describe(x)}")
         dim = normalize_dim(dim, x.ndim, "cumprod")
@@ -108,7 +110,7 @@ class Cumprod(Op):
         self.dim = dim
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         x, out = self.saved_tensors
         if x.ndim == 0 or x.numel() == 0:
             return (grad, None)
@@ -134,7 +136,7 @@ def _cumprod_gradient(x: Tensor, y: Tensor, g: Tensor) -> Tensor:
     return Where.apply(position == first_zero, prefix * weighted, before_first_zero)
 
 
-def cumprod(input: Tensor, dim: int, dtype=None) -> Tensor:
+def cumprod(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
     return Cumprod.apply(input, dim)

@@ -14,21 +14,25 @@ input in is one pass; its backward is the view of the gradient's interior.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
+from ...backends.device import Device
 from ...errors import ShapeError, describe
 from ...tensors.creation import arange, full, tensor, zeros
-from ...tensors.meta import normalize_dim
+from ...tensors.meta import Shape, normalize_dim
 from ...tensors.tensor import Tensor
-from ..arguments import fill_value
+from ..arguments import Number, Sizes, fill_value
 from ..indexing import BasicIndex
 from ..joining import cat
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
+Pairs = tuple[tuple[int, int], ...]  # (before, after) for each dimension, first to last
 
 
-def flip(input: Tensor, dims) -> Tensor:
+def flip(input: Tensor, dims: int | Sizes) -> Tensor:
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     for d in {normalize_dim(d, input.ndim, "flip") for d in dims}:
         n = input.shape[d]
@@ -36,7 +40,7 @@ def flip(input: Tensor, dims) -> Tensor:
     return input
 
 
-def roll(input: Tensor, shifts, dims=None) -> Tensor:
+def roll(input: Tensor, shifts: int | Sizes, dims: int | Sizes | None = None) -> Tensor:
     """Elements shifted by ``shifts`` places along ``dims`` (those leaving at one end come
     back at the other); without ``dims``, over the flattened tensor, keeping the shape."""
     if dims is None:
@@ -58,7 +62,7 @@ def roll(input: Tensor, shifts, dims=None) -> Tensor:
     return input
 
 
-def repeat(x: Tensor, sizes: tuple) -> Tensor:
+def repeat(x: Tensor, sizes: Sizes) -> Tensor:
     """``x`` tiled ``sizes[i]`` times along dimension i (PyTorch's ``Tensor.repeat``; new
     leading dimensions when there are more sizes than dimensions):
     (s0, s1) repeated (r0, r1) is (1, s0, 1, s1) expanded to (r0, s0, r1, s1), reshaped."""
@@ -76,7 +80,7 @@ class ConstantPad(Op):
     """``pad`` with a constant: the output is filled with ``value``, the input copied into
     its interior (cropped where an amount is negative)."""
 
-    def forward(self, x: Tensor, amounts: tuple, value):
+    def forward(self, x: Tensor, amounts: Pairs, value: Number | Tensor) -> Tensor:
         # amounts: ((before, after) for each dimension, first to last)
         shape = tuple(n + before + after for n, (before, after) in zip(x.shape, amounts))
         if any(n < 0 for n in shape):
@@ -88,16 +92,17 @@ class ConstantPad(Op):
         self.inside, self.source, self.in_shape = inside, source, x.shape
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         grad_in = zeros(self.in_shape, dtype=grad.dtype, device=grad.device)
         if all(s.stop > s.start for s in self.inside):
             grad_in[self.source] = grad[self.inside]
         return grad_in, None, None
 
 
-def _overlap(shape: tuple, amounts: tuple) -> tuple:
+def _overlap(shape: Shape, amounts: Pairs) -> tuple[tuple[slice, ...], tuple[slice, ...]]:
     """The slices of the output and of the input that hold the same elements."""
-    inside, source = [], []
+    inside: list[slice] = []
+    source: list[slice] = []
     for n, (before, after) in zip(shape, amounts):
         start = max(before, 0)
         first = max(-before, 0)
@@ -107,7 +112,7 @@ def _overlap(shape: tuple, amounts: tuple) -> tuple:
     return tuple(inside), tuple(source)
 
 
-def pad(x: Tensor, amounts, mode: str = "constant", value=None) -> Tensor:
+def pad(x: Tensor, amounts: Sequence[int], mode: str = "constant", value: Number | None = None) -> Tensor:
     """PyTorch's ``F.pad``: ``amounts`` pairs (before, after) from the last dimension
     backwards; ``mode`` "constant" (with ``value``, 0 by default), "reflect" (mirror
     without the edge), "replicate" (repeat the edge) or "circular" (wrap around)."""
@@ -132,7 +137,7 @@ def pad(x: Tensor, amounts, mode: str = "constant", value=None) -> Tensor:
     return x
 
 
-def _source_positions(mode: str, n: int, before: int, after: int, device) -> Tensor:
+def _source_positions(mode: str, n: int, before: int, after: int, device: Device) -> Tensor:
     """For each position of the padded dimension, the input position it copies (worked out
     on the host: a few integers)."""
     if n == 0:

@@ -18,25 +18,29 @@ Index tensors are int64 (or int32) and checked against the dimension's size; PyT
 """
 from __future__ import annotations
 
+from typing import Any, Literal, overload
+
 from ... import dtypes
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
+from ...backends.device import Device
+from ...dtypes import DType
 from ...errors import DTypeError, ShapeError, describe
-from ...tensors.meta import broadcast_shapes, normalize_dim
+from ...tensors.meta import Shape, broadcast_shapes, normalize_dim
 from ...tensors.tensor import Tensor
-from ..arguments import fill_value
+from ..arguments import Number, fill_value
 from ..conversion import Copy
 from ..joining import Gather, _check_index, _check_range
 from ..views import Expand
 
 
-def _to_tensor(array, dtype, device) -> Tensor:
+def _to_tensor(array: Any, dtype: DType, device: Device) -> Tensor:
     """A tensor holding a copy of an array a kernel returned."""
     out = Tensor._empty(tuple(array.shape), dtype, device)
     device.kernels.copy(array, out._array)
     return out
 
 
-def _check_scatter(op: str, x: Tensor, dim: int, index: Tensor, src) -> int:
+def _check_scatter(op: str, x: Tensor, dim: int, index: Tensor, src: Tensor | None) -> int:
     """PyTorch's rule: index has x's number of dims, and no larger size than src in any dim
     nor than x outside ``dim``; its values lie in [-size, size) of x's ``dim``."""
     if not isinstance(x, Tensor):
@@ -53,7 +57,7 @@ def _check_scatter(op: str, x: Tensor, dim: int, index: Tensor, src) -> int:
     return dim
 
 
-def _window(src: Tensor, shape: tuple) -> Tensor:
+def _window(src: Tensor, shape: Shape) -> Tensor:
     """The leading part of src of ``shape`` (src[:i, :j, ...]), as PyTorch's scatter reads it."""
     return src if src.shape == shape else src[tuple(slice(0, n) for n in shape)]
 
@@ -61,7 +65,8 @@ def _window(src: Tensor, shape: tuple) -> Tensor:
 class Scatter(Op):
     """scatter with a src tensor (``value`` None) or a number."""
 
-    def forward(self, x: Tensor, dim: int, index: Tensor, src, value=None):
+    def forward(self, x: Tensor, dim: int, index: Tensor, src: Tensor | None,
+                value: Number | Tensor | None = None) -> Tensor:
         dim = _check_scatter("scatter", x, dim, index, src)
         out = Copy.apply(x.detach())
         if index.numel():
@@ -70,11 +75,12 @@ class Scatter(Op):
             out.device.kernels.scatter_window(_flat(out)._array, dim, _flat(index)._array,
                                               _flat(values.contiguous())._array)
         self.save_for_backward(index)
-        self.dim, self.src_shape, self.src_dtype = dim, None if src is None else src.shape, \
-            None if src is None else src.dtype
+        self.dim = dim
+        if src is not None:   # (backward reads them only then: a number needs no gradient)
+            self.src_shape, self.src_dtype = src.shape, src.dtype
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (index,) = self.saved_tensors
         need_x, _, _, need_src = self.needs_input_grad[:4]
         grad_x = Scatter.apply(grad, self.dim, index, None, value=0.0) if need_x else None
@@ -87,7 +93,7 @@ def _flat(t: Tensor) -> Tensor:
     return t.reshape(1) if t.ndim == 0 else t
 
 
-def _gathered_back(grad: Tensor, dim: int, index: Tensor, src_shape: tuple, src_dtype) -> Tensor:
+def _gathered_back(grad: Tensor, dim: int, index: Tensor, src_shape: Shape, src_dtype: DType) -> Tensor:
     """src's gradient: grad gathered where src's values went, zeros outside index's window."""
     picked = Gather.apply(_flat(grad), dim, _flat(index)).reshape(index.shape)
     if picked.shape != src_shape:
@@ -95,7 +101,7 @@ def _gathered_back(grad: Tensor, dim: int, index: Tensor, src_shape: tuple, src_
     return picked.to(src_dtype)
 
 
-def _pad_to(t: Tensor, shape: tuple) -> Tensor:
+def _pad_to(t: Tensor, shape: Shape) -> Tensor:
     """t in the leading corner of zeros of ``shape``."""
     out = t.new_zeros(shape)
     out[tuple(slice(0, n) for n in t.shape)] = t
@@ -103,7 +109,7 @@ def _pad_to(t: Tensor, shape: tuple) -> Tensor:
 
 
 class ScatterAdd(Op):
-    def forward(self, x: Tensor, dim: int, index: Tensor, src: Tensor):
+    def forward(self, x: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
         if not isinstance(src, Tensor):
             raise TypeError(f"scatter_add: src must be a tensor, got {describe(src)}")
         dim = _check_scatter("scatter_add", x, dim, index, src)
@@ -115,14 +121,15 @@ class ScatterAdd(Op):
         self.dim, self.src_shape, self.src_dtype = dim, src.shape, src.dtype
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (index,) = self.saved_tensors
         need_src = self.needs_input_grad[3]
         return grad, None, None, _gathered_back(grad, self.dim, index, self.src_shape, self.src_dtype) \
             if need_src else None
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None = None, *,
+            value: Number | Tensor | None = None, reduce: str | None = None) -> Tensor:
     """x with the values of src (or the number ``value``) written at ``index`` along ``dim``."""
     if isinstance(src, (bool, int, float)) and value is None:
         src, value = None, src       # scatter(x, dim, index, 2.5): PyTorch's value overload
@@ -145,7 +152,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 # -- index_add, index_copy, index_fill: whole slices along a dim ---------------------------------
 
 
-def _check_index_along(op: str, x: Tensor, dim: int, index: Tensor, source=None) -> int:
+def _check_index_along(op: str, x: Tensor, dim: int, index: Tensor, source: Tensor | None = None) -> int:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
     _check_index(op, index)
@@ -166,12 +173,12 @@ def _check_index_along(op: str, x: Tensor, dim: int, index: Tensor, source=None)
     return dim
 
 
-def _along(dim: int, index_array) -> tuple:
+def _along(dim: int, index_array: Any) -> tuple[Any, ...]:
     return (slice(None),) * dim + (index_array,)
 
 
 class IndexAdd(Op):
-    def forward(self, x: Tensor, dim: int, index: Tensor, source: Tensor, alpha=1):
+    def forward(self, x: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Number = 1) -> Tensor:
         dim = _check_index_along("index_add", x, dim, index, source)
         out = Copy.apply(x.detach())
         source = source.detach()
@@ -182,9 +189,9 @@ class IndexAdd(Op):
         self.dim, self.alpha, self.source_dtype = dim, alpha, source.dtype
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (index,) = self.saved_tensors
-        grad_source = None
+        grad_source: Tensor | None = None
         if self.needs_input_grad[3]:
             grad_source = _flat(grad).index_select(self.dim, _flat(index)).reshape(_source_shape(grad, index,
                                                                                                   self.dim))
@@ -192,12 +199,12 @@ class IndexAdd(Op):
         return grad, None, None, grad_source
 
 
-def _source_shape(x: Tensor, index: Tensor, dim: int) -> tuple:
+def _source_shape(x: Tensor, index: Tensor, dim: int) -> Shape:
     return x.shape[:dim] + (index.numel(),) + x.shape[dim + 1:] if x.ndim else index.shape
 
 
 class IndexCopy(Op):
-    def forward(self, x: Tensor, dim: int, index: Tensor, source: Tensor):
+    def forward(self, x: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
         dim = _check_index_along("index_copy", x, dim, index, source)
         out = Copy.apply(x.detach())
         out.device.kernels.index_put(_flat(out)._array, _along(dim, _flat(index)._array),
@@ -206,11 +213,11 @@ class IndexCopy(Op):
         self.dim, self.source_dtype = dim, source.dtype
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (index,) = self.saved_tensors
         need_x, need_source = self.needs_input_grad[0], self.needs_input_grad[3]
         grad_x = IndexFill.apply(grad, self.dim, index, 0.0) if need_x else None
-        grad_source = None
+        grad_source: Tensor | None = None
         if need_source:
             grad_source = _flat(grad).index_select(self.dim, _flat(index))
             grad_source = grad_source.reshape(_source_shape(grad, index, self.dim)).to(self.source_dtype)
@@ -220,7 +227,7 @@ class IndexCopy(Op):
 class IndexFill(Op):
     """index_fill with a number (a 0-d tensor is read as its number, as PyTorch reads it)."""
 
-    def forward(self, x: Tensor, dim: int, index: Tensor, value):
+    def forward(self, x: Tensor, dim: int, index: Tensor, value: Number | Tensor) -> Tensor:
         dim = _check_index_along("index_fill", x, dim, index)
         value = fill_value("index_fill", value, x.dtype)
         out = Copy.apply(x.detach())
@@ -229,12 +236,12 @@ class IndexFill(Op):
         self.dim = dim
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (index,) = self.saved_tensors
         return IndexFill.apply(grad, self.dim, index, 0.0), None, None, None
 
 
-def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Number = 1) -> Tensor:
     return IndexAdd.apply(input, dim, index, source, alpha=alpha)
 
 
@@ -242,7 +249,7 @@ def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor
     return IndexCopy.apply(input, dim, index, source)
 
 
-def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Number | Tensor) -> Tensor:
     return IndexFill.apply(input, dim, index, value)
 
 
@@ -258,7 +265,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     return input.reshape(-1)[index]
 
 
-def take_along_dim(input: Tensor, indices: Tensor, dim=None) -> Tensor:
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """gather with broadcasting: x and indices broadcast outside ``dim``, then x picked along
     it; ``dim`` None picks from x flattened."""
     if not isinstance(input, Tensor):
@@ -291,7 +298,15 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     return _flat(input)[_flat(mask)]
 
 
-def nonzero(input: Tensor, *, as_tuple: bool = False):
+@overload
+def nonzero(input: Tensor, *, as_tuple: Literal[False] = False) -> Tensor: ...
+@overload
+def nonzero(input: Tensor, *, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
+@overload
+def nonzero(input: Tensor, *, as_tuple: bool) -> Tensor | tuple[Tensor, ...]: ...
+
+
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Tensor | tuple[Tensor, ...]:
     """The indices of the nonzero elements: a (count, ndim) int64 tensor, or with ``as_tuple``
     one 1-D tensor per dimension (a 0-d x counts as 1-D)."""
     if not isinstance(input, Tensor):

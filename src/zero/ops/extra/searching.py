@@ -15,9 +15,14 @@ without a gradient).
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal, overload
+
 import numpy as np
 
 from ... import dtypes
+from ...backends.device import Device
+from ...dtypes import DTypeLike, Number
 from ...errors import DTypeError, ShapeError, describe
 from ...tensors.creation import tensor
 from ...tensors.meta import normalize_dim
@@ -25,8 +30,16 @@ from ...tensors.tensor import Tensor
 from .scatter import _to_tensor
 
 
+@overload
+def unique(input: Tensor, sorted: bool = True, return_inverse: Literal[False] = False,
+           return_counts: Literal[False] = False, dim: int | None = None) -> Tensor: ...
+@overload
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
-           dim=None):
+           dim: int | None = None) -> Tensor | tuple[Tensor, ...]: ...
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim: int | None = None) -> Tensor | tuple[Tensor, ...]:
     """The distinct values (always sorted, as PyTorch's CPU and CUDA kernels give them even with
     sorted=False); with ``dim``, the distinct slices along it."""
     if not isinstance(input, Tensor):
@@ -43,7 +56,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     return result[0] if len(result) == 1 else tuple(result)
 
 
-def bincount(x: Tensor, weights=None, minlength: int = 0) -> Tensor:
+def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """Counts of each value 0..max(x) of a 1-D non-negative integer tensor (at least
     ``minlength`` of them): int64, or the sum of the weights (float32 stays float32, other
     weights are summed in float64, as in PyTorch)."""
@@ -67,7 +80,7 @@ def bincount(x: Tensor, weights=None, minlength: int = 0) -> Tensor:
     return _to_tensor(counts, out_dtype, x.device)
 
 
-def _side(right: bool, side) -> bool:
+def _side(right: bool, side: str | None) -> bool:
     """Whether to search on the right of equal values, from ``right`` and ``side``."""
     if side is None:
         return bool(right)
@@ -78,16 +91,15 @@ def _side(right: bool, side) -> bool:
     return side == "right"
 
 
-def searchsorted(sorted_sequence: Tensor, values, *, out_int32: bool = False, right: bool = False, side=None,
-                 sorter=None) -> Tensor:
+def searchsorted(sorted_sequence: Tensor, values: Tensor | Number | Sequence[Number], *, out_int32: bool = False,
+                 right: bool = False, side: str | None = None, sorter: Tensor | None = None) -> Tensor:
     """For each value, the index in the sorted last dim of ``sorted_sequence`` where it would
     be inserted to keep it sorted. A 1-D sequence serves every value; an N-D one has the
     leading dims of ``values``, row by row. ``sorter``: indices that sort the sequence."""
     if not isinstance(sorted_sequence, Tensor):
         raise TypeError(f"searchsorted: sorted_sequence must be a tensor, got {describe(sorted_sequence)}")
     on_right = _side(right, side)
-    scalar = not isinstance(values, Tensor)
-    values = tensor(values, device=sorted_sequence.device) if scalar else values
+    values = values if isinstance(values, Tensor) else tensor(values, device=sorted_sequence.device)
     sequence = sorted_sequence if sorter is None else sorted_sequence.gather(-1, sorter)
     if sequence.ndim > 1 and sequence.shape[:-1] != values.shape[:-1]:
         raise ShapeError(f"searchsorted: the sorted sequence must be 1-D or have the leading dims of the values: "
@@ -104,7 +116,8 @@ def searchsorted(sorted_sequence: Tensor, values, *, out_int32: bool = False, ri
     return _to_tensor(found, dtypes.int32 if out_int32 else dtypes.int64, sequence.device)
 
 
-def bucketize(x, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+def bucketize(x: Tensor | Number | Sequence[Number], boundaries: Tensor, *, out_int32: bool = False,
+              right: bool = False) -> Tensor:
     """The bucket of each element among the sorted 1-D ``boundaries``: i with
     boundaries[i-1] < x <= boundaries[i] (right=True: boundaries[i-1] <= x < boundaries[i])."""
     if not isinstance(boundaries, Tensor) or boundaries.ndim != 1:
@@ -129,7 +142,8 @@ def histc(x: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0) -> Ten
     return _to_tensor(counts, x.dtype, x.device)
 
 
-def _triangle_indices(op: str, upper: bool, row: int, col: int, offset: int, dtype, device) -> Tensor:
+def _triangle_indices(op: str, upper: bool, row: int, col: int, offset: int, dtype: DTypeLike | None,
+                      device: Device | str | None) -> Tensor:
     if row < 0 or col < 0:
         raise ValueError(f"{op}: row and col must be non-negative, got {row} and {col}")
     pick = np.triu_indices if upper else np.tril_indices
@@ -137,11 +151,13 @@ def _triangle_indices(op: str, upper: bool, row: int, col: int, offset: int, dty
                   dtype=dtypes.int64 if dtype is None else dtype, device=device)
 
 
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: DTypeLike | None = None,
+                 device: Device | str | None = None) -> Tensor:
     """(2, N): the row and column indices of the lower triangle (offset: above or below the
     main diagonal) of a row x col matrix, row by row."""
     return _triangle_indices("tril_indices", False, row, col, offset, dtype, device)
 
 
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: DTypeLike | None = None,
+                 device: Device | str | None = None) -> Tensor:
     return _triangle_indices("triu_indices", True, row, col, offset, dtype, device)

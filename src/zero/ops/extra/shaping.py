@@ -14,32 +14,35 @@ meshgrid's expanded grids.
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+
 from ... import dtypes
 from ...errors import DTypeError, ShapeError, describe, describe_all
 from ...tensors.creation import zeros
 from ...tensors.meta import normalize_dim
 from ...tensors.tensor import Tensor
+from ..arguments import Sizes
 from ..indexing import BasicIndex
 from ..joining import cat, stack
 from .rearrange import flip, pad, repeat
 from ..views import Permute, reshape, transpose
 
 
-def _check_tensor(op: str, x) -> None:
+def _check_tensor(op: str, x: object) -> Tensor:
+    """``x``, checked to be a tensor."""
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
+    return x
 
 
-def _tensors(op: str, tensors) -> list:
-    tensors = list(tensors)
-    if not tensors:
+def _tensors(op: str, tensors: Iterable[object]) -> list[Tensor]:
+    given = list(tensors)
+    if not given:
         raise ValueError(f"{op}: expected a non-empty sequence of tensors")
-    for t in tensors:
-        _check_tensor(op, t)
-    return tensors
+    return [_check_tensor(op, t) for t in given]
 
 
-def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
+def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
     """The view x[.., start:start + length, ..] along ``dim`` (start may count from the end)."""
     _check_tensor("narrow", input)
     dim = normalize_dim(dim, input.ndim, "narrow")
@@ -54,14 +57,14 @@ def narrow(input: Tensor, dim: int, start, length: int) -> Tensor:
     return BasicIndex.apply(input, (slice(None),) * dim + (slice(start, start + length),))
 
 
-def tile(input: Tensor, dims) -> Tensor:
+def tile(input: Tensor, dims: Sizes) -> Tensor:
     """repeat, with fewer repeats than dims allowed (the leading dims are then repeated once)."""
     _check_tensor("tile", input)
     dims = tuple(dims)
     return repeat(input, (1,) * (input.ndim - len(dims)) + dims)
 
 
-def movedim(input: Tensor, source, destination) -> Tensor:
+def movedim(input: Tensor, source: int | Sizes, destination: int | Sizes) -> Tensor:
     """The view of x with dims ``source`` moved to positions ``destination``, the others in order."""
     _check_tensor("movedim", input)
     source = (source,) if isinstance(source, int) else tuple(source)
@@ -87,7 +90,7 @@ def swapdims(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return transpose(input, dim0, dim1)
 
 
-def unflatten(input: Tensor, dim: int, sizes) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes: Sizes) -> Tensor:
     """Dimension ``dim`` split into ``sizes`` (one of them may be -1)."""
     _check_tensor("unflatten", input)
     dim = normalize_dim(dim, input.ndim, "unflatten")
@@ -113,26 +116,26 @@ def atleast_3d(x: Tensor) -> Tensor:
     return reshape(x, x.shape + (1,)) if x.ndim == 2 else x
 
 
-def hstack(tensors) -> Tensor:
+def hstack(tensors: Iterable[Tensor]) -> Tensor:
     tensors = [atleast_1d(t) for t in _tensors("hstack", tensors)]
     return cat(tensors, dim=0 if tensors[0].ndim == 1 else 1)
 
 
-def vstack(tensors) -> Tensor:
+def vstack(tensors: Iterable[Tensor]) -> Tensor:
     return cat([atleast_2d(t) for t in _tensors("vstack", tensors)], dim=0)
 
 
-def dstack(tensors) -> Tensor:
+def dstack(tensors: Iterable[Tensor]) -> Tensor:
     return cat([atleast_3d(t) for t in _tensors("dstack", tensors)], dim=2)
 
 
-def column_stack(tensors) -> Tensor:
+def column_stack(tensors: Iterable[Tensor]) -> Tensor:
     """0-D and 1-D tensors as columns (n, 1), then all side by side."""
     tensors = _tensors("column_stack", tensors)
     return cat([reshape(t, (t.numel(), 1)) if t.ndim < 2 else t for t in tensors], dim=1)
 
 
-def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
+def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     """Views: ``sections`` pieces as equal as can be (the first n % sections one longer), or
     the pieces between the listed split indices (clipped to the dimension)."""
     _check_tensor("tensor_split", input)
@@ -155,7 +158,8 @@ def tensor_split(input: Tensor, indices_or_sections, dim: int = 0) -> tuple:
                  for start, stop in zip(bounds[:-1], bounds[1:]))
 
 
-def _split_along(op: str, x: Tensor, indices_or_sections, dim: int, min_ndim: int) -> tuple:
+def _split_along(op: str, x: Tensor, indices_or_sections: int | Sequence[int] | Tensor, dim: int,
+                 min_ndim: int) -> tuple[Tensor, ...]:
     """hsplit, vsplit, dsplit: tensor_split, but a number of sections must divide the size."""
     _check_tensor(op, x)
     if x.ndim < min_ndim:
@@ -166,31 +170,31 @@ def _split_along(op: str, x: Tensor, indices_or_sections, dim: int, min_ndim: in
     return tensor_split(x, indices_or_sections, dim)
 
 
-def hsplit(input: Tensor, indices_or_sections) -> tuple:
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor) -> tuple[Tensor, ...]:
     return _split_along("hsplit", input, indices_or_sections, 0 if input.ndim == 1 else 1, 1)
 
 
-def vsplit(input: Tensor, indices_or_sections) -> tuple:
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor) -> tuple[Tensor, ...]:
     return _split_along("vsplit", input, indices_or_sections, 0, 2)
 
 
-def dsplit(input: Tensor, indices_or_sections) -> tuple:
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int] | Tensor) -> tuple[Tensor, ...]:
     return _split_along("dsplit", input, indices_or_sections, 2, 3)
 
 
-def meshgrid(*tensors, indexing: str = "ij") -> tuple:
+def meshgrid(*tensors: Tensor | list[Tensor] | tuple[Tensor, ...], indexing: str = "ij") -> tuple[Tensor, ...]:
     """Grids of 0-D or 1-D tensors: with "ij" grid k varies along dim k (shape (n0, n1, ...));
     with "xy" the first two dims are swapped (shape (n1, n0, ...)). Expanded views."""
     given = tensors[0] if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)) else tensors
-    tensors = tuple(_tensors("meshgrid", given))
+    checked = _tensors("meshgrid", given)
     if indexing not in ("ij", "xy"):
         raise ValueError(f"meshgrid: indexing must be 'ij' or 'xy', got {indexing!r}")
-    for t in tensors:
+    for t in checked:
         if t.ndim > 1:
-            raise ShapeError(f"meshgrid: takes 0-D or 1-D tensors, got {describe_all(tensors)}")
-        if t.dtype is not tensors[0].dtype:
-            raise DTypeError(f"meshgrid: all tensors must have one dtype, got {describe_all(tensors)}")
-    vectors = [atleast_1d(t) for t in tensors]
+            raise ShapeError(f"meshgrid: takes 0-D or 1-D tensors, got {describe_all(checked)}")
+        if t.dtype is not checked[0].dtype:
+            raise DTypeError(f"meshgrid: all tensors must have one dtype, got {describe_all(checked)}")
+    vectors = [atleast_1d(t) for t in checked]
     swap = indexing == "xy" and len(vectors) >= 2
     if swap:
         vectors[0], vectors[1] = vectors[1], vectors[0]
@@ -202,7 +206,7 @@ def meshgrid(*tensors, indexing: str = "ij") -> tuple:
     return tuple(grids)
 
 
-def cartesian_prod(*tensors) -> Tensor:
+def cartesian_prod(*tensors: Tensor) -> Tensor:
     """Every combination of one element of each 1-D tensor, as rows (itertools.product's order)."""
     tensors = tuple(_tensors("cartesian_prod", tensors))
     for t in tensors:
@@ -213,7 +217,7 @@ def cartesian_prod(*tensors) -> Tensor:
     return stack([grid.reshape(-1) for grid in meshgrid(*tensors, indexing="ij")], dim=1)
 
 
-def block_diag(*tensors) -> Tensor:
+def block_diag(*tensors: Tensor) -> Tensor:
     """The blocks (0-D, 1-D as a row, or 2-D) on the diagonal of a matrix of zeros, in the
     promoted dtype."""
     for t in tensors:
@@ -225,14 +229,15 @@ def block_diag(*tensors) -> Tensor:
     dtype = dtypes.result_type(*(t.reshape(1) if t.ndim == 0 else t for t in tensors))
     blocks = [atleast_2d(t).to(dtype) for t in tensors]
     width = sum(b.shape[1] for b in blocks)
-    rows, left = [], 0
+    rows: list[Tensor] = []
+    left = 0
     for b in blocks:
         rows.append(pad(b, (left, width - left - b.shape[1])))  # the block, zeros either side
         left += b.shape[1]
     return cat(rows, dim=0)
 
 
-def rot90(input: Tensor, k: int = 1, dims=(0, 1)) -> Tensor:
+def rot90(input: Tensor, k: int = 1, dims: Sizes = (0, 1)) -> Tensor:
     _check_tensor("rot90", input)
     dims = tuple(dims)
     if len(dims) != 2 or input.ndim < 2:
@@ -265,7 +270,7 @@ def flipud(input: Tensor) -> Tensor:
     return flip(input, 0)
 
 
-def concatenate(tensors, axis: int = 0) -> Tensor:
+def concatenate(tensors: Iterable[Tensor], axis: int = 0) -> Tensor:
     """cat under NumPy's name and keyword (PyTorch's concatenate takes axis=)."""
     return cat(tensors, dim=axis)
 

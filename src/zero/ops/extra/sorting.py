@@ -11,21 +11,25 @@ gradient taken from the other end: dx_i = dy_i + ... + dy_(n-1).
 """
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import NamedTuple
 
 from ... import dtypes
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
+from ...dtypes import DTypeLike
 from ...errors import ShapeError, describe
 from ...tensors.creation import zeros
-from ...tensors.meta import normalize_dim
+from ...tensors.meta import Shape, normalize_dim
 from ...tensors.tensor import Tensor
 from ..indexing import BasicIndex
 
-SortResult = namedtuple("SortResult", ["values", "indices"])
+
+class SortResult(NamedTuple):
+    values: Tensor
+    indices: Tensor
 
 
 class Sort(Op):
-    def forward(self, x: Tensor, dim: int, descending: bool):
+    def forward(self, x: Tensor, dim: int, descending: bool) -> SortResult:
         if not isinstance(x, Tensor):
             raise TypeError(f"sort: expected a tensor, got {describe(x)}")
         ndim = max(x.ndim, 1)
@@ -40,12 +44,12 @@ class Sort(Op):
             return SortResult(values.reshape(()), indices.reshape(()))
         return SortResult(values, indices)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         (indices,) = self.saved_tensors
         return (scatter_back(grad, indices, self.in_shape, self.dim), None, None)
 
 
-def scatter_back(grad: Tensor, indices: Tensor, shape: tuple, dim: int) -> Tensor:
+def scatter_back(grad: Tensor, indices: Tensor, shape: Shape, dim: int) -> Tensor:
     """A gradient of shape ``shape`` that holds ``grad``'s values where ``indices`` took them."""
     grad_in = zeros(shape, dtype=grad.dtype, device=grad.device)
     if not shape:
@@ -81,7 +85,7 @@ def topk(x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = 
 
 
 class Cumsum(Op):
-    def forward(self, x: Tensor, dim: int, dtype=None):
+    def forward(self, x: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"cumsum: expected a tensor, got {describe(x)}")
         dim = normalize_dim(dim, x.ndim, "cumsum")
@@ -93,12 +97,12 @@ class Cumsum(Op):
         self.dim, self.in_dtype, self.ndim = dim, x.dtype, x.ndim
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         if self.ndim == 0:
             return (grad.to(self.in_dtype), None, None)
         reversed_grad = grad.flip(self.dim)
         return (reversed_grad.cumsum(self.dim).flip(self.dim).to(self.in_dtype), None, None)
 
 
-def cumsum(x: Tensor, dim: int, dtype=None) -> Tensor:
+def cumsum(x: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
     return Cumsum.apply(x, dim, dtype)

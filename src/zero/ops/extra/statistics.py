@@ -13,28 +13,32 @@ std_mean and var_mean. Most are compositions of reductions that have their backw
 """
 from __future__ import annotations
 
-from collections import namedtuple
+from typing import NamedTuple, overload
 
 from ... import dtypes
+from ...dtypes import DTypeLike
 from ...errors import DTypeError, ShapeError, describe
 from ...tensors.creation import full
 from ...tensors.meta import normalize_dim
 from ...tensors.tensor import Tensor
 from ..arguments import check_floats
 from ..elementwise import Where
-from ..reduction import Amax, Amin, Max, MaxWithIndices, Sum, ValuesIndices, Var, mean, std
-
-MinMax = namedtuple("MinMax", ["min", "max"])
+from ..reduction import Amax, Amin, Dims, Max, MaxWithIndices, Sum, ValuesIndices, Var, mean, std
 
 
-def count_nonzero(input: Tensor, dim=None) -> Tensor:
+class MinMax(NamedTuple):
+    min: Tensor
+    max: Tensor
+
+
+def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:
     """How many elements are not 0 (NaN counts), over ``dim`` (an int, a tuple, None: all): int64."""
     if not isinstance(input, Tensor):
         raise TypeError(f"count_nonzero: expected a tensor, got {describe(input)}")
     return Sum.apply(input != 0, dim, False)
 
 
-def nansum(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def nansum(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """The sum with NaN counted as 0 (whose gradient is then 0)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"nansum: expected a tensor, got {describe(input)}")
@@ -43,7 +47,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor
     return Sum.apply(input, dim, keepdim, dtype)
 
 
-def nanmean(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def nanmean(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """The mean of the elements that are not NaN (NaN where all are)."""
     check_floats("nanmean", input=input if dtype is None else input.to(dtype))
     if dtype is not None:
@@ -52,7 +56,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, dtype=None) -> Tenso
     return nansum(input, dim, keepdim) / count
 
 
-def _lower_median(x: Tensor, dim: int) -> tuple:
+def _lower_median(x: Tensor, dim: int) -> tuple[Tensor, Tensor]:
     """(values, indices) of the lower median along ``dim`` of a tensor without graph, both
     with ``dim`` kept as size 1: a stable sort (NaN last), then the element at (n - 1) // 2,
     or at n - count(NaN) -- the first NaN -- where the row has one."""
@@ -70,7 +74,7 @@ def _lower_median(x: Tensor, dim: int) -> tuple:
 class MedianAlongDim(MaxWithIndices):
     """median(x, dim) -> (values, indices); backward (max(dim)'s) sends the gradient to the index."""
 
-    def forward(self, x: Tensor, dim: int, keepdim: bool = False):
+    def forward(self, x: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices:
         dim = normalize_dim(dim, x.ndim, "median")
         source = x.detach().reshape(1) if x.ndim == 0 else x.detach()
         if source.shape[dim] == 0:
@@ -87,7 +91,7 @@ class MedianAlongDim(MaxWithIndices):
 class Median(Max):
     """median(x): the lower median of all elements; equal elements share the gradient (Max's rule)."""
 
-    def forward(self, x: Tensor, dims=None, keepdim: bool = False):
+    def forward(self, x: Tensor, dims: Dims = None, keepdim: bool = False) -> Tensor:
         if x.numel() == 0:
             if not x.dtype.is_floating_point:
                 raise ShapeError(f"median: the median of an empty integer tensor is undefined ({describe(x)})")
@@ -100,7 +104,13 @@ class Median(Max):
         return out
 
 
-def median(input: Tensor, dim=None, keepdim: bool = False):
+@overload
+def median(input: Tensor, dim: None = None, keepdim: bool = False) -> Tensor: ...
+@overload
+def median(input: Tensor, dim: int, keepdim: bool = False) -> ValuesIndices: ...
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor | ValuesIndices:
     """The lower median of all elements, or with ``dim`` the (values, indices) along it."""
     if not isinstance(input, Tensor):
         raise TypeError(f"median: expected a tensor, got {describe(input)}")
@@ -112,7 +122,7 @@ def median(input: Tensor, dim=None, keepdim: bool = False):
     return MedianAlongDim.apply(input, dim, keepdim)
 
 
-def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> MinMax:
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False) -> MinMax:
     """(min, max) over ``dim`` (one int, or every dimension for None)."""
     if not isinstance(input, Tensor):
         raise TypeError(f"aminmax: expected a tensor, got {describe(input)}")
@@ -124,19 +134,21 @@ def aminmax(input: Tensor, *, dim=None, keepdim: bool = False) -> MinMax:
     return MinMax(Amin.apply(input, dim, keepdim), Amax.apply(input, dim, keepdim))
 
 
-def _correction(correction, unbiased) -> int:
+def _correction(correction: int | None, unbiased: bool | None) -> int:
     if unbiased is not None:
         return int(unbiased)
     return 1 if correction is None else correction
 
 
-def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def var_mean(input: Tensor, dim: Dims = None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: int | None = None) -> tuple[Tensor, Tensor]:
     """(var, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
     check_floats("var_mean", input=input)
     return Var.apply(input, dim, _correction(correction, unbiased), keepdim), mean(input, dim, keepdim)
 
 
-def std_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None) -> tuple:
+def std_mean(input: Tensor, dim: Dims = None, unbiased: bool | None = None, keepdim: bool = False, *,
+             correction: int | None = None) -> tuple[Tensor, Tensor]:
     """(std, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
     check_floats("std_mean", input=input)
     return std(input, dim, _correction(correction, unbiased), keepdim), mean(input, dim, keepdim)

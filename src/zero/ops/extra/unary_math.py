@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 
 from ... import dtypes
+from ...autograd.op import Grads
 from ...errors import DTypeError, describe
 from ...tensors.creation import zeros_like
 from ...tensors.tensor import Tensor
@@ -39,7 +40,7 @@ SQRT_PI = math.sqrt(math.pi)
 class Log1p(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.log1p)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return 1.0 / (1.0 + x)
 
 
@@ -47,21 +48,21 @@ class Expm1(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.expm1)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return out + 1.0
 
 
 class Log2(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.log2)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return 1.0 / (x * math.log(2.0))
 
 
 class Log10(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.log10)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return 1.0 / (x * math.log(10.0))
 
 
@@ -69,7 +70,7 @@ class Exp2(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.exp2)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return out * math.log(2.0)
 
 
@@ -77,7 +78,7 @@ class Reciprocal(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.reciprocal)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return -(out * out)
 
 
@@ -88,63 +89,63 @@ class Tan(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.tan)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return 1.0 + out * out
 
 
 class Asin(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.arcsin)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return (1.0 - x * x).rsqrt()
 
 
 class Acos(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.arccos)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return -(1.0 - x * x).rsqrt()
 
 
 class Atan(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.arctan)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return 1.0 / (1.0 + x * x)
 
 
 class Sinh(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.sinh)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return Cosh.apply(x)
 
 
 class Cosh(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.cosh)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return Sinh.apply(x)
 
 
 class Asinh(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.arcsinh)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return (x * x + 1.0).rsqrt()
 
 
 class Acosh(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.arccosh)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return (x * x - 1.0).rsqrt()
 
 
 class Atanh(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.arctanh)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return 1.0 / (1.0 - x * x)
 
 
@@ -154,14 +155,14 @@ class Atanh(UnaryOp):
 class Erf(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.erf)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return (-(x * x)).exp() * (2.0 / SQRT_PI)
 
 
 class Erfc(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.erfc)
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return (-(x * x)).exp() * (-2.0 / SQRT_PI)
 
 
@@ -169,7 +170,7 @@ class Erfinv(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.erfinv)
     saves = "output"
 
-    def derivative(self, out):
+    def derivative(self, out: Tensor) -> Tensor:
         return (out * out).exp() * (SQRT_PI / 2.0)
 
 
@@ -182,13 +183,13 @@ class Rounding(UnaryOp):
 
     float_only, saves = False, None
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         _refuse_bool(self, x, "convert it with .float() or .long() first")
         if isinstance(x, Tensor) and not x.dtype.is_floating_point:
             return Copy.apply(x)
         return super().forward(x)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (zeros_like(grad),)
 
 
@@ -210,7 +211,7 @@ class Round(Rounding):
 
     kernel = staticmethod(lambda kernels: kernels.rint)
 
-    def forward(self, x, decimals: int = 0):
+    def forward(self, x: Tensor, decimals: int = 0) -> Tensor:
         if not isinstance(decimals, int) or isinstance(decimals, bool):
             raise TypeError(f"round: decimals must be an int, got {type(decimals).__name__}")
         if decimals == 0:
@@ -230,13 +231,13 @@ class Frac(UnaryOp):
     kernel = staticmethod(lambda kernels: kernels.frac)
     saves = None
 
-    def allocate(self, x) -> Tensor:
+    def allocate(self, x: Tensor) -> Tensor:
         if isinstance(x, Tensor) and not x.dtype.is_floating_point:
             raise DTypeError(f"frac: needs a floating-point tensor, got {describe(x)} (as in PyTorch; "
                              "an integer has no fractional part)")
         return super().allocate(x)
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         return (grad,)
 
 
@@ -249,7 +250,7 @@ class Predicate(UnaryOp):
 
     float_only, saves = False, None
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         super().allocate(x)  # (the checks)
         out = Tensor._empty(x._meta.shape, dtypes.bool_, x._meta.device)
         self.kernel(x._meta.device.kernels)(x._array, out._array)  # x as it is: not converted to bool
@@ -289,7 +290,8 @@ class NanToNum(UnaryOp):
 
     float_only = False
 
-    def forward(self, x, nan=0.0, posinf=None, neginf=None):
+    def forward(self, x: Tensor, nan: float | None = 0.0, posinf: float | None = None,
+                neginf: float | None = None) -> Tensor:
         if not isinstance(x, Tensor):
             raise TypeError(f"nan_to_num: expected a tensor, got {describe(x)}")
         if not x.dtype.is_floating_point:
@@ -303,7 +305,7 @@ class NanToNum(UnaryOp):
         self.save_for_backward(x)
         return out
 
-    def derivative(self, x):
+    def derivative(self, x: Tensor) -> Tensor:
         return x.isfinite()
 
 

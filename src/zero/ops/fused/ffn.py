@@ -27,8 +27,9 @@ the hidden whatever its size.
 """
 from __future__ import annotations
 
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
 from ...errors import ShapeError, describe
+from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, check_shape, laid_out, rows_of
 
@@ -36,7 +37,8 @@ KEEP_HIDDEN_BYTES = 256 << 20  # keep x @ w1ᵀ for backward up to this size, re
 
 
 class FFN(Op):
-    def forward(self, x: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none", recompute=None):
+    def forward(self, x: Tensor, w1: Tensor, b1: Tensor | None, w2: Tensor, b2: Tensor | None,
+                approximate: str = "none", recompute: bool | None = None) -> Tensor:
         if approximate not in ("none", "tanh"):
             raise ValueError(f"ffn: approximate must be 'none' or 'tanh', got {approximate!r}")
         if recompute not in (None, True, False):
@@ -65,26 +67,27 @@ class FFN(Op):
         self.in_shape, self.approximate = x.shape, approximate
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         rows, w1, b1, w2, kept = self.saved_tensors
         need_x, need_w1, need_b1, need_w2, need_b2 = self.needs_input_grad[:5]
         grad_rows = rows_of(grad, w2.shape[0])                               # (N, C2)
         dtype, device = grad.dtype, grad.device
 
-        def empty(shape, needed):
+        def empty(shape: Shape, needed: bool) -> Tensor | None:
             return Tensor._empty(shape, dtype, device) if needed else None
 
         grad_x, grad_w1, grad_b1 = empty(self.in_shape, need_x), empty(w1.shape, need_w1), empty(
             (w1.shape[0],), need_b1)                                         # grad_x written as (N, C)
         grad_w2, grad_b2 = empty(w2.shape, need_w2), empty((w2.shape[0],), need_b2)
         device.kernels.ffn_backward(grad_rows._array, rows._array, w1._array, array_or_none(b1), w2._array,
-                                    self.approximate, grad_x._array.reshape(rows.shape) if need_x else None,
+                                    self.approximate, grad_x._array.reshape(rows.shape) if grad_x is not None else None,
                                     *(array_or_none(g) for g in (grad_w1, grad_b1, grad_w2, grad_b2)),
                                     array_or_none(kept))
         return (grad_x, grad_w1, grad_b1, grad_w2, grad_b2)
 
 
-def ffn(x: Tensor, w1: Tensor, b1, w2: Tensor, b2, approximate: str = "none", recompute=None) -> Tensor:
+def ffn(x: Tensor, w1: Tensor, b1: Tensor | None, w2: Tensor, b2: Tensor | None, approximate: str = "none",
+        recompute: bool | None = None) -> Tensor:
     """gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 as one op, keeping x @ w1ᵀ for backward when it is
     at most ``KEEP_HIDDEN_BYTES`` and recomputing it when it is larger (``recompute``:
     True always recomputes, False always keeps)."""

@@ -23,14 +23,14 @@ from __future__ import annotations
 
 import math
 
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
 from ...errors import ShapeError, describe
 from ...tensors.meta import numel
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats
 
 
-def _check(q, k, v) -> None:
+def _check(q: Tensor, k: Tensor, v: Tensor) -> None:
     op = "flash_attention"
     check_floats(op, query=q, key=k, value=v)
     for name, t in (("query", q), ("key", k), ("value", v)):
@@ -48,7 +48,7 @@ def _check(q, k, v) -> None:
 
 
 class FlashAttention(Op):
-    def forward(self, q: Tensor, k: Tensor, v: Tensor, scale=None, causal: bool = True):
+    def forward(self, q: Tensor, k: Tensor, v: Tensor, scale: float | None = None, causal: bool = True) -> Tensor:
         _check(q, k, v)
         batch, length = q.shape[:-2], q.shape[-2]
         groups = numel(batch)
@@ -65,7 +65,7 @@ class FlashAttention(Op):
         self.shapes = (q.shape, k.shape, v.shape)
         return out.reshape(batch + (length, v.shape[-1]))
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         qg, kg, vg, out, lse = self.saved_tensors
         grad_out = grad.contiguous().reshape(out.shape)                      # (G, L, Ev)
         grads = [Tensor._empty(t.shape, t.dtype, t.device) if need else None
@@ -76,7 +76,7 @@ class FlashAttention(Op):
         return tuple(None if g is None else g.reshape(shape) for g, shape in zip(grads, self.shapes))
 
 
-def flash_attention(q: Tensor, k: Tensor, v: Tensor, scale=None, is_causal: bool = True) -> Tensor:
+def flash_attention(q: Tensor, k: Tensor, v: Tensor, scale: float | None = None, is_causal: bool = True) -> Tensor:
     """softmax(scale · q kᵀ [causal]) v without keeping the (…, L, S) scores (see the module)."""
     return FlashAttention.apply(q, k, v, scale=scale, causal=is_causal)
 
@@ -95,7 +95,7 @@ class SelfAttention(Op):
     (B, T, 3C) gradients with zeros around their slice and adds them). The op keeps qkv,
     y and one log-sum-exp per query row."""
 
-    def forward(self, qkv: Tensor, n_head: int, causal: bool = True):
+    def forward(self, qkv: Tensor, n_head: int, causal: bool = True) -> Tensor:
         op = "self_attention"
         check_floats(op, qkv=qkv)
         if qkv.ndim != 3 or qkv.shape[-1] % 3 or n_head < 1 or qkv.shape[-1] // 3 % n_head:
@@ -112,7 +112,7 @@ class SelfAttention(Op):
         self.save_for_backward(qkv, y, lse)
         return y
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         qkv, y, lse = self.saved_tensors
         grad_qkv = Tensor._empty(qkv.shape, qkv.dtype, qkv.device)                        # (B, T, 3C)
         grad.device.kernels.self_attention_backward(grad._array, qkv._array, y._array, lse._array, self.n_head,

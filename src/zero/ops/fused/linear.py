@@ -13,14 +13,14 @@ so it saves x only when the weight needs a gradient, and W only when x does.
 """
 from __future__ import annotations
 
-from ...autograd.op import Op
+from ...autograd.op import Grads, Op
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, check_shape, rows_of
 
 
 class LinearBias(Op):
-    def forward(self, x: Tensor, weight: Tensor, bias=None):
+    def forward(self, x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         check_floats("linear", input=x, weight=weight, bias=bias)
         if weight.ndim != 2:
             raise ShapeError(f"linear: weight must be [out_features, in_features], got {describe(weight)}")
@@ -39,7 +39,7 @@ class LinearBias(Op):
         self.in_shape, self.weight_shape = x.shape, weight.shape
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         rows, weight = self.saved_tensors
         need_x, need_weight, need_bias = self.needs_input_grad
         out_features, in_features = self.weight_shape
@@ -49,12 +49,12 @@ class LinearBias(Op):
         grad_weight = Tensor._empty(self.weight_shape, dtype, device) if need_weight else None
         grad_bias = Tensor._empty((out_features,), dtype, device) if need_bias else None
         device.kernels.linear_backward(grad_rows._array, array_or_none(rows), array_or_none(weight),
-                                       grad_x._array.reshape(-1, in_features) if need_x else None,
+                                       grad_x._array.reshape(-1, in_features) if grad_x is not None else None,
                                        array_or_none(grad_weight), array_or_none(grad_bias))
         return (grad_x, grad_weight, grad_bias)
 
 
-def linear(x: Tensor, weight: Tensor, bias=None) -> Tensor:
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weightᵀ + bias as one op: (*, IN) x (OUT, IN) -> (*, OUT)."""
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"linear: input and weight must be tensors, got {describe(x)} and {describe(weight)}")

@@ -21,6 +21,8 @@ ignored rows).
 from __future__ import annotations
 
 from ... import dtypes
+from ...autograd.op import Grads
+from ...backends.device import Device
 from ...errors import DTypeError, ShapeError, describe
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, flat_of, rows_of
@@ -30,7 +32,7 @@ CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB (a device m
 MIN_CHUNK_ROWS = 16
 
 
-def default_chunk_size(vocab: int, itemsize: int, device=None) -> int:
+def default_chunk_size(vocab: int, itemsize: int, device: Device | None = None) -> int:
     """Rows per chunk so that a chunk's (rows, vocab) logits take about the device's
     ``logits_chunk_bytes`` (CHUNK_BYTES on the CPU, where a chunk should stay in cache;
     larger on a GPU, where larger products keep the device busy)."""
@@ -42,7 +44,7 @@ class LinearCrossEntropy(ClassLoss):
     name_in_errors = "linear_cross_entropy"
 
     def forward(self, x: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,
-                reduction: str = "mean", chunk_size=None):
+                reduction: str = "mean", chunk_size: int | None = None) -> Tensor:
         op = self.name_in_errors
         check_reduction(op, reduction)
         check_floats(op, input=x, weight=weight)
@@ -77,7 +79,7 @@ class LinearCrossEntropy(ClassLoss):
         self.save_for_backward(rows, weight, target_rows, lse_rows, divisor, kept)
         return out
 
-    def backward(self, grad):
+    def backward(self, grad: Tensor) -> Grads:
         rows, weight, target_rows, lse_rows, divisor, kept = self.saved_tensors
         need_x, need_weight = self.needs_input_grad[:2]
         dtype, device = grad.dtype, grad.device
@@ -88,11 +90,11 @@ class LinearCrossEntropy(ClassLoss):
             grad_rows._array, rows._array, weight._array, target_rows._array, lse_rows._array,
             self.ignore_index, self.chunk_size, array_or_none(grad_x), array_or_none(grad_weight),
             array_or_none(kept))
-        return (grad_x.reshape(self.in_shape) if need_x else None, grad_weight, None)
+        return (grad_x.reshape(self.in_shape) if grad_x is not None else None, grad_weight, None)
 
 
 def linear_cross_entropy(x: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,
-                         reduction: str = "mean", chunk_size=None) -> Tensor:
+                         reduction: str = "mean", chunk_size: int | None = None) -> Tensor:
     """cross_entropy(x @ weightᵀ, target) keeping at most one chunk of (N, V) logits."""
     return LinearCrossEntropy.apply(x, weight, target, ignore_index=ignore_index, reduction=reduction,
                                     chunk_size=chunk_size)
