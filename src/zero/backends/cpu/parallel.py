@@ -176,17 +176,18 @@ def elements(kernel: Kernel, operands: tuple[str, ...], output: str, *, ns_per_e
         else:
             grain = element_grain(1, fixed_ns if cost is None else cost(*args, **kwargs))
         out = args[out_index]
-        if out.size < 2 * grain:
-            return kernel(*args, **kwargs)
-        cut = _cut_by_elements(args, cut_indices, out, copies_strided)
-        if cut is None:
+        parts = ranges(out.size, grain) if out.size >= 2 * grain else [(0, out.size)]
+        cut = _cut_by_elements(args, cut_indices, out, copies_strided) if len(parts) > 1 else None
+        if cut is None:                 # (one part: small, one thread, or inside a task)
             return kernel(*args, **kwargs)
         unit, views, whole = cut
-        parts = ranges(views[out_index].shape[0], -(-grain // unit))
-        if len(parts) == 1:
-            return kernel(*args, **kwargs)
+        if unit > 1:
+            parts = ranges(views[out_index].shape[0], -(-grain // unit))
+            if len(parts) == 1:
+                return kernel(*args, **kwargs)
 
-        def run_part(lo: int, hi: int) -> None:
+        calls: list[Callable[[], object]] = []   # made before the hand-off: a part reaches its loop at once
+        for lo, hi in parts:
             part_args = list(args)
             pieces: dict[int, np.ndarray] = {}
             for i, view in views.items():     # one piece per array: ``a is out`` stays true (in place)
@@ -196,9 +197,8 @@ def elements(kernel: Kernel, operands: tuple[str, ...], output: str, *, ns_per_e
                 part_args[i] = piece
             for i, value in whole.items():
                 part_args[i] = value
-            kernel(*part_args, **({**kwargs, first: lo * unit} if first else kwargs))
-
-        run_all([functools.partial(run_part, lo, hi) for lo, hi in parts])
+            calls.append(functools.partial(kernel, *part_args, **({**kwargs, first: lo * unit} if first else kwargs)))
+        run_all(calls)
         return None
 
     small = (f"{output}.size < 2 * {part}" if part
@@ -210,9 +210,10 @@ def _cut_by_elements(args: tuple, indices: list[int], out: np.ndarray,
                      copies_strided: bool) -> tuple[int, dict[int, np.ndarray], dict[int, np.ndarray]] | None:
     """How ``elements`` cuts the arguments at ``indices`` (see there): (elements per row,
     {index: the array as (rows, *row shape)}, {index: what every part takes whole}), or None
-    when they cannot be cut."""
-    if not (isinstance(out, np.ndarray) and out.flags.c_contiguous):
+    when they cannot be cut. (Plain loops: this runs before every split's hand-off.)"""
+    if type(out) is not np.ndarray or not out.flags.c_contiguous:
         return None
+    shape = out.shape
     row_shape: tuple[int, ...] = ()
     arrays: dict[int, np.ndarray] = {}
     whole: dict[int, np.ndarray] = {}
@@ -222,7 +223,7 @@ def _cut_by_elements(args: tuple, indices: list[int], out: np.ndarray,
             continue                                    # a number (or None): as it is
         if x is out:
             arrays[i] = out
-        elif x.shape == out.shape:
+        elif x.shape == shape:
             if not x.flags.c_contiguous:
                 if not copies_strided:
                     return None
@@ -235,13 +236,24 @@ def _cut_by_elements(args: tuple, indices: list[int], out: np.ndarray,
         elif x.size == 1:
             whole[i] = x.reshape(())                    # broadcast to every part
         elif (0 < x.ndim < out.ndim and x.size and x.flags.c_contiguous and row_shape in ((), x.shape)
-              and x.shape == out.shape[out.ndim - x.ndim:]):
+              and x.shape == shape[out.ndim - x.ndim:]):
             row_shape = x.shape                         # a row of out's trailing shape: parts of whole rows
         else:
             return None
-    by_array: dict[int, np.ndarray] = {}
-    views = {i: by_array.setdefault(id(x), x.reshape((-1,) + row_shape)) for i, x in arrays.items()}
-    return math.prod(row_shape), views, whole
+    if not row_shape and out.ndim == 1:
+        return 1, arrays, whole                         # flat already: the arrays as they are
+    as_rows = (-1,) + row_shape
+    views: dict[int, np.ndarray] = {}
+    seen: dict[int, np.ndarray] = {}                    # one view per array (x + x; a is out)
+    for i, x in arrays.items():
+        view = seen.get(id(x))
+        if view is None:
+            view = seen[id(x)] = x.reshape(as_rows)
+        views[i] = view
+    unit = 1
+    for n in row_shape:
+        unit *= n
+    return unit, views, whole
 
 
 def rows(kernel: Kernel, operands: tuple[str, ...], *, ns_per_element: float = 0.0, part: str = "") -> Kernel:
@@ -262,7 +274,7 @@ def rows(kernel: Kernel, operands: tuple[str, ...], *, ns_per_element: float = 0
         if len(parts) == 1:
             return kernel(*args, **kwargs)
 
-        def run_part(lo: int, hi: int) -> None:
+        def run_part(lo: int, hi: int) -> None:     # (cut on its own thread: the hand-off comes first)
             part_args = list(args)
             for i in indices:
                 a = args[i] if i < len(args) else None

@@ -113,7 +113,7 @@ class _Pool:
         parts = min(self.threads, count // max(grain, 1))
         if parts <= 1 or getattr(self.local, "inside", False):
             return [(0, count)]
-        return [(part.start, part.stop) for part in (share(count, i, parts) for i in range(parts))]
+        return [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]   # ``share``'s parts
 
     def run_all(self, functions: list[Callable[[], object]]) -> None:
         if len(functions) == 1 or getattr(self.local, "inside", False):
