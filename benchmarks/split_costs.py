@@ -2,15 +2,16 @@
 
     PYTHONPATH=src python benchmarks/split_costs.py [--sections costs,gain,start] [--repeats 60] [--cold]
 
-Three tables, Zero's own kernels and pool (``zero.backends.cpu.threads``):
+Three tables, Zero's own kernels (as the CPU's kernel table runs them) and pool
+(``zero.backends.cpu.threads``; the splits are ``zero.backends.cpu.parallel``'s):
 
 ``costs``: one core's time per float32 element of each loop that states one (1 M
-elements, the median of ``--repeats`` calls): the ``*_NS`` constants in the kernels,
-from which ``element_grain`` sizes a part to ``threads.SPLIT_NS``.
+elements, the median of ``--repeats`` calls): the ``*_NS`` constants of ``parallel``,
+from which ``element_grain`` sizes a part to ``parallel.SPLIT_NS``.
 
 ``gain``: each loop split in two parts on two threads (whatever its size) against one
 thread, back to back, at 2^18 to 2^22 elements (rows of 64; the memory-bound loops', which
-split by size (``elementwise.MEMORY_PART``), rows of 1024): the time on one thread and the
+split by size (``parallel.MEMORY_PART``), rows of 1024): the time on one thread and the
 ratio, below 1 where the split pays; "split" marks the sizes the kernel splits now.
 ``--cold`` empties the cache (a pass over 64 MiB) before each call, as a step's large
 operands come from memory.
@@ -30,8 +31,7 @@ import time
 import numpy as np
 
 from turns import median_seconds
-from zero.backends.cpu import threads
-from zero.backends.cpu.kernels import elementwise, nn, optim
+from zero.backends.cpu import kernels, parallel, threads
 
 rng = np.random.default_rng(0)
 
@@ -41,23 +41,24 @@ def row_loops(rows: int, width: int) -> dict:
     x = rng.standard_normal((rows, width), dtype=np.float32)
     grad = rng.standard_normal((rows, width), dtype=np.float32)
     out, grad_in = np.empty_like(x), np.empty_like(x)
-    nn.softmax_forward(x, out)
+    kernels.softmax_forward(x, out)
     target, loss = rng.integers(0, width, rows), np.empty(rows, np.float32)
     lse, ones = np.empty(rows), np.ones(rows, np.float32)
     return {
-        "softmax": lambda: nn.softmax_forward(x, grad_in),
-        "softmax backward": lambda: nn.softmax_backward(grad, out, grad_in),
-        "log_softmax": lambda: nn.log_softmax_forward(x, grad_in),
-        "log_softmax backward": lambda: nn.log_softmax_backward(grad, out, grad_in),
-        "cross_entropy": lambda: nn.cross_entropy_forward(x, target, None, -100, 0.0, loss, lse),
-        "cross_entropy backward": lambda: nn.cross_entropy_backward(ones, x, target, None, lse, -100, 0.0, grad_in),
-        "gelu": lambda: elementwise.gelu(x, grad_in),
-        "gelu backward": lambda: elementwise.gelu_backward(grad, x, grad_in),
-        "gelu tanh": lambda: elementwise.gelu(x, grad_in, "tanh"),
-        "gelu tanh backward": lambda: elementwise.gelu_backward(grad, x, grad_in, "tanh"),
-        "sigmoid": lambda: elementwise.sigmoid(x, grad_in),
-        "silu": lambda: elementwise.silu(x, grad_in),
-        "dropout": lambda: nn.dropout_forward(x, 0.2, 12345, grad_in),
+        "softmax": lambda: kernels.softmax_forward(x, grad_in),
+        "softmax backward": lambda: kernels.softmax_backward(grad, out, grad_in),
+        "log_softmax": lambda: kernels.log_softmax_forward(x, grad_in),
+        "log_softmax backward": lambda: kernels.log_softmax_backward(grad, out, grad_in),
+        "cross_entropy": lambda: kernels.cross_entropy_forward(x, target, None, -100, 0.0, loss, lse),
+        "cross_entropy backward": lambda: kernels.cross_entropy_backward(ones, x, target, None, lse, -100, 0.0,
+                                                                         grad_in),
+        "gelu": lambda: kernels.gelu(x, grad_in),
+        "gelu backward": lambda: kernels.gelu_backward(grad, x, grad_in),
+        "gelu tanh": lambda: kernels.gelu(x, grad_in, "tanh"),
+        "gelu tanh backward": lambda: kernels.gelu_backward(grad, x, grad_in, "tanh"),
+        "sigmoid": lambda: kernels.sigmoid(x, grad_in),
+        "silu": lambda: kernels.silu(x, grad_in),
+        "dropout": lambda: kernels.dropout_forward(x, 0.2, 12345, grad_in),
     }
 
 
@@ -68,21 +69,22 @@ def memory_loops(size: int) -> dict:
     rows, rows_out = a.reshape(-1, 1024), out.reshape(-1, 1024)
     mask = a > 0
     return {
-        "add": lambda: elementwise.add(a, b, out),
-        "mul": lambda: elementwise.mul(a, b, out),
-        "add in place": lambda: elementwise.add(out, b, out),
-        "x + row": lambda: elementwise.add(rows, row, rows_out),
-        "relu": lambda: elementwise.relu(a, out),
-        "relu backward": lambda: elementwise.relu_backward(b, a, out),
-        "where": lambda: elementwise.where(mask, a, b, out),
+        "add": lambda: kernels.add(a, b, out),
+        "mul": lambda: kernels.mul(a, b, out),
+        "add in place": lambda: kernels.add(out, b, out),
+        "x + row": lambda: kernels.add(rows, row, rows_out),
+        "relu": lambda: kernels.relu(a, out),
+        "relu backward": lambda: kernels.relu_backward(b, a, out),
+        "where": lambda: kernels.where(mask, a, b, out),
     }
 
 
 def optimizer_loops(size: int) -> dict:
     param, grad = rng.standard_normal(size, dtype=np.float32), rng.standard_normal(size, dtype=np.float32)
     exp_avg, exp_avg_sq = np.zeros(size, np.float32), np.ones(size, np.float32)
-    return {"adamw": lambda: optim.adamw_step(param, grad, exp_avg, exp_avg_sq, 1e-3, 0.9, 0.99, 1e-8, 0.0, 0.1, 1e-3),
-            "sgd": lambda: optim.sgd_step(param, grad, exp_avg, 1e-3, 0.9, 0.0, 0.0, False, False)}
+    return {"adamw": lambda: kernels.adamw_step(param, grad, exp_avg, exp_avg_sq, 1e-3, 0.9, 0.99, 1e-8, 0.0, 0.1,
+                                                1e-3),
+            "sgd": lambda: kernels.sgd_step(param, grad, exp_avg, 1e-3, 0.9, 0.0, 0.0, False, False)}
 
 
 def costs(repeats: int) -> None:
@@ -130,12 +132,12 @@ def gain(repeats: int, cold: bool = False) -> None:
 @contextlib.contextmanager
 def every_loop_split():
     """Split every loop in two, whatever its size."""
-    chosen = threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM
-    threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM = 1e-3, 1, 2
+    chosen = parallel.SPLIT_NS, parallel.MEMORY_PART
+    parallel.SPLIT_NS, parallel.MEMORY_PART = 1e-3, 1
     try:
         yield
     finally:
-        threads.SPLIT_NS, elementwise.MEMORY_PART, elementwise.SPLIT_FROM = chosen
+        parallel.SPLIT_NS, parallel.MEMORY_PART = chosen
 
 
 def split_now(call) -> bool:

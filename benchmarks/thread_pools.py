@@ -73,13 +73,16 @@ def worker(mode: str, reps: int) -> None:
     product = np.matmul
     loop = parallel_gelu if mode == "parallel" else serial_gelu
     if mode == "pool":
-        from zero.backends.cpu.kernels.linalg import product  # type: ignore[assignment]
-        from zero.backends.cpu.threads import parallel_rows
+        from zero.backends.cpu import parallel
 
         ranges_gelu = numba.njit(fastmath=True, nogil=True)(serial_gelu.py_func)
 
+        def product(a, b, out):                 # split over Zero's pool
+            parallel.product(a, b, out)
+
         def loop(h):                             # rows over Zero's pool
-            parallel_rows(h.shape[0], h.shape[1], lambda lo, hi: ranges_gelu(h[lo:hi]))
+            parallel.parallel_for(h.shape[0], lambda lo, hi: ranges_gelu(h[lo:hi]),
+                                  parallel.element_grain(h.shape[1], parallel.GELU_NS))
     rng = np.random.default_rng(0)
     x = rng.standard_normal((2048, 128)).astype(np.float32)
     w1 = (rng.standard_normal((128, 512)) * 0.1).astype(np.float32)

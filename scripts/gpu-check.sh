@@ -179,7 +179,7 @@ first_tests() {
     pytest_stage gpu 75 "${parallel[@]}" tests/backends/cuda/test_gpu.py
     section "tests: the Triton kernels compiled for this GPU, against the CPU kernels"
     pytest_stage kernels 70 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
-        tests/backends/cuda/test_fused_kernels.py tests/backends/cuda/test_shared_kernels.py
+        tests/backends/cuda/test_fused_kernels.py tests/backends/cuda/test_kernel_tables.py
     unset ZERO_TEST_DEVICE
 }
 benchmarks() {
@@ -196,7 +196,7 @@ rest_of_suite() {
     section "tests: the rest of the suite on cuda"
     pytest_stage suite 130 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
         --ignore=tests/backends/cuda/test_triton_kernels.py --ignore=tests/backends/cuda/test_fused_kernels.py \
-        --ignore=tests/backends/cuda/test_shared_kernels.py
+        --ignore=tests/backends/cuda/test_kernel_tables.py
     unset ZERO_TEST_DEVICE
 }
 

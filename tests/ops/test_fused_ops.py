@@ -19,6 +19,7 @@ from op_harness import check_op, on_device_of
 import zero
 import zero.nn.functional as F
 from zero.autograd import gradcheck
+from zero.backends.cpu import parallel
 from zero.backends.cpu.kernels import _fused_attention, _fused_linear
 from zero.backends.cpu.kernels import elementwise as elementwise_kernels
 from zero.backends.cpu.kernels._fastmath import fast_exp, fast_tanh, normal_cdf, normal_cdf_pdf, row_peak
@@ -492,7 +493,7 @@ def test_flash_attention_keeps_no_score_matrix(monkeypatch):
     # backward: three scratch arrays of at most SCRATCH_BYTES (or one batch's block per
     # thread, where the threads are many: 16 cores take 8 parts here), delta, grad_out and
     # the gradients; the allocator may hand out blocks up to 25% larger than asked
-    parts = len(_fused_attention._parts(groups, 1, length, length))
+    parts = len(parallel.attention_parts(groups, 1, length, length))
     scratch = max(_fused_attention.SCRATCH_BYTES, parts * _fused_attention.BLOCK * length * 4)
     bound = 3 * scratch + groups * length * (4 * head + 1) * 4
     assert peak <= 1.25 * bound and peak < scores_bytes / 1.5       # blocks, never [T, T]

@@ -3,7 +3,7 @@
 ``Device("cpu")``, ``Device("cuda:1")`` and ``Device("cuda", 1)`` are parsed
 once and interned, so two equal devices are the same object. A device finds its
 backend -- the package ``zero.backends.cpu`` or ``zero.backends.cuda``, each with
-an allocator and a kernels namespace of the same names -- on first use: the CUDA
+an allocator and a kernel table offering the contract of ``kernel_contract`` -- on first use: the CUDA
 backend is imported only when a CUDA tensor is first made, so the CPU never needs
 CuPy.
 """
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import DeviceError
+from .kernel_contract import Kernels
 
 _KNOWN_TYPES = ("cpu", "cuda")
 MAX_DEFERRED_CHECKS = 256
@@ -25,7 +26,7 @@ class Device:
     type: str            # "cpu" or "cuda"
     index: int | None    # None for the CPU
     _backend: Any        # the backend package, once found
-    _kernels: Any        # its kernels namespace, once asked for
+    _kernels: Kernels | None  # its kernel table, once asked for
     _deferred_checks: list  # checks of values still on the device, run at the next read from it
 
     def __new__(cls, spec="cpu", index: int | None = None):
@@ -51,8 +52,9 @@ class Device:
         return self._backend
 
     @property
-    def kernels(self):
-        """This device's kernel functions: ``device.kernels.add(a, b, out)``."""
+    def kernels(self) -> Kernels:
+        """This device's kernel table (``zero.backends.cpu.kernels`` or ``...cuda.kernels``),
+        which offers the contract: ``device.kernels.add(a, b, out)``."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = self.backend.kernels

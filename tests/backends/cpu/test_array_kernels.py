@@ -2,6 +2,8 @@
 as the NumPy routine each stands for, including the casts into the output's dtype."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -9,9 +11,18 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import zero
-from zero.backends.array_kernels import array_kernels
+from zero.backends.array_kernels import arithmetic, indexing, reduction, unary
 
-KERNELS = array_kernels(np)
+
+class _OnNumPy:
+    """The shared kernels bound to NumPy, by name: ``KERNELS["clamp"](x, low, high, out)``."""
+
+    def __getitem__(self, name: str):
+        module = next(m for m in (arithmetic, unary, reduction, indexing) if hasattr(m, name))
+        return functools.partial(getattr(module, name), np)
+
+
+KERNELS = _OnNumPy()
 BOUNDS = st.one_of(st.none(), st.floats(-4, 4, allow_nan=False), st.integers(-4, 4))
 
 
@@ -91,7 +102,7 @@ def test_cpu_index_extremes_are_numpy_min_and_max(values, layout):
     if index.size == 0:
         return
     want = (int(index.min()), int(index.max()))
-    for extremes in (cpu.index_extremes, array_kernels(np)["index_extremes"]):
+    for extremes in (cpu.index_extremes, KERNELS["index_extremes"]):
         got = extremes(index)
         assert got == want and all(type(v) is int for v in got)
 
@@ -103,7 +114,7 @@ def test_cpu_add_of_a_row_equals_numpy_bit_for_bit(dtype, row_shape):
     sums exactly, either way round and in place; whatever it does not take (another dtype, a
     strided operand, a row that overlaps the output) goes to NumPy."""
     import zero.backends.cpu.kernels as cpu
-    from zero.backends.cpu.kernels import elementwise
+    from zero.backends.cpu.kernels import elementwise as cpu_elementwise
 
     rng = np.random.default_rng(0)
     x = (rng.standard_normal((64, 7, 33)) * 10).astype(dtype)
@@ -124,7 +135,7 @@ def test_cpu_add_of_a_row_equals_numpy_bit_for_bit(dtype, row_shape):
     np.testing.assert_array_equal(overlapping, x + x[0, 0])
     if dtype != np.int64:
         bias_added = x.reshape(-1, 33).copy()
-        elementwise.add_row_in_place(bias_added, row.reshape(-1)[:33])
+        cpu_elementwise.add_row_in_place(bias_added, row.reshape(-1)[:33])
         np.testing.assert_array_equal(bias_added, x.reshape(-1, 33) + row.reshape(-1)[:33])
 
 
@@ -132,14 +143,14 @@ def test_cpu_add_of_a_row_equals_numpy_bit_for_bit(dtype, row_shape):
 def test_cpu_add_of_an_empty_row_or_no_rows(shape, row):
     """Empty operands of the add by rows: the empty sum of NumPy's shape, no error."""
     import zero.backends.cpu.kernels as cpu
-    from zero.backends.cpu.kernels import elementwise
+    from zero.backends.cpu.kernels import elementwise as cpu_elementwise
 
     x, r = np.ones(shape, np.float32), np.ones(row, np.float32)
     out = np.empty(shape, np.float32)
     cpu.add(x, r, out)
     cpu.add(x, r, x)
     if x.ndim == 2:
-        elementwise.add_row_in_place(x, r)
+        cpu_elementwise.add_row_in_place(x, r)
     assert (zero.ones(*shape) + zero.ones(*row)).shape == shape
 
 

@@ -1,6 +1,7 @@
-"""The CPU pool (zero.backends.cpu.threads): how work is split, errors, forks, and what a
-kernel split over threads gives against one thread (the same bits for loops, the same
-to rounding for matrix products, and the same bits again for the same thread count)."""
+"""The CPU pool (zero.backends.cpu.threads) and its splits (zero.backends.cpu.parallel):
+how work is split, errors, forks, and what a kernel split over threads gives against one
+thread (the same bits for loops, the same to rounding for matrix products, and the same
+bits again for the same thread count)."""
 from __future__ import annotations
 
 import multiprocessing
@@ -14,8 +15,7 @@ import pytest
 
 import zero
 from zero.backends.cpu import kernels as K
-from zero.backends.cpu import threads
-from zero.backends.cpu.kernels import elementwise, linalg
+from zero.backends.cpu import parallel, threads
 from zero.backends.cpu.kernels import nn as nn_kernels
 
 
@@ -32,12 +32,11 @@ def split_everything(monkeypatch, two_threads):
     """Two threads, and every size worth splitting: the parallel paths on small arrays. Gives
     the list of the splits that ran (their number of parts), so a test can check that its
     kernel really split."""
-    monkeypatch.setattr(threads, "SPLIT_NS", 1e-3)
-    monkeypatch.setattr(linalg, "SPLIT_FLOPS", 1)
-    monkeypatch.setattr(linalg, "MIN_ROWS", 1)
-    monkeypatch.setattr(nn_kernels, "LAYER_NORM_PART", 1)
-    monkeypatch.setattr(elementwise, "MEMORY_PART", 1)
-    monkeypatch.setattr(elementwise, "SPLIT_FROM", 2)
+    monkeypatch.setattr(parallel, "SPLIT_NS", 1e-3)
+    monkeypatch.setattr(parallel, "SPLIT_FLOPS", 1)
+    monkeypatch.setattr(parallel, "MIN_ROWS", 1)
+    monkeypatch.setattr(parallel, "LAYER_NORM_PART", 1)
+    monkeypatch.setattr(parallel, "MEMORY_PART", 1)
     splits, run_all = [], threads._pool.run_all
 
     def recorded(functions):
@@ -118,8 +117,8 @@ def test_blas_is_single_threaded_before_the_first_product():
 def _split_product_in_child(queue):
     a = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
     out = np.empty((64, 64), np.float32)
-    linalg.SPLIT_FLOPS = 1
-    linalg.product(a, a.T, out)
+    parallel.SPLIT_FLOPS = 1
+    parallel.product(a, a.T, out)
     queue.put(bool(np.allclose(out, a @ a.T, rtol=1e-6)) and len(threads._pool.workers) == 1)
 
 
@@ -389,3 +388,53 @@ def test_arithmetic_on_overlapping_operands_is_not_split(split_everything):
     K.add(x[1:], x[:-1], x[1:])
     assert not split_everything
     assert np.array_equal(x, expected)
+
+
+def test_the_table_splits_from_two_parts_worth(two_threads, monkeypatch):
+    """The kernel table's splits (``parallel.elements`` / ``rows``) begin where the rules of
+    ``parallel`` say: a memory-bound loop from two parts of MEMORY_PART elements, a loop with
+    a cost from two parts of SPLIT_NS (GELU's tanh form costing less, so splitting later),
+    rows from two parts' rows; one element less is one plain call."""
+    splits, run_all = [], threads._pool.run_all
+
+    def recorded(functions):
+        splits.append(len(functions))
+        run_all(functions)
+
+    monkeypatch.setattr(threads._pool, "run_all", recorded)
+
+    def splits_at(call, size) -> bool:
+        splits.clear()
+        call(size)
+        return bool(splits)
+
+    n = 2 * parallel.MEMORY_PART
+    a, out = np.ones(n, np.float32), np.empty(n, np.float32)
+    add = lambda size: K.add(a[:size], a[:size], out[:size])                          # noqa: E731
+    assert splits_at(add, n) and not splits_at(add, n - 1)
+    for form, ns in (("none", parallel.GELU_NS), ("tanh", parallel.GELU_TANH_NS)):
+        least = 2 * parallel.element_grain(1, ns)
+        gelu = lambda size: K.gelu(a[:size], out[:size], approximate=form)             # noqa: E731
+        assert splits_at(gelu, least) and not splits_at(gelu, least - 1), form
+    width = 64
+    rows = 2 * parallel.element_grain(width, parallel.SOFTMAX_NS)
+    x = np.ones((rows, width), np.float32)
+    softmax = lambda count: K.softmax_forward(x[:count], np.empty((count, width), np.float32))  # noqa: E731
+    assert splits_at(softmax, rows) and not splits_at(softmax, rows - 1)
+
+
+def test_a_split_kernel_takes_its_arrays_by_keyword(two_threads, split_everything):
+    """The table's functions have the contract's parameters: arrays given by keyword are cut
+    as positional ones are (and a kernel's hidden part offset is not among them)."""
+    x = _f32(40, 33)
+    by_position, by_keyword = np.empty_like(x), np.empty_like(x)
+    K.gelu(x, by_position, "tanh")
+    K.gelu(out=by_keyword, x=x, approximate="tanh")
+    assert np.array_equal(by_position, by_keyword) and split_everything
+    dropped = np.empty_like(x)
+    K.dropout_forward(x=x, p=0.5, seed=7, out=dropped)
+    whole = np.empty_like(x)
+    nn_kernels.dropout_forward(x, 0.5, 7, whole)                   # the plain kernel, on one thread
+    assert np.array_equal(dropped, whole)
+    with pytest.raises(TypeError):
+        K.dropout_forward(x, 0.5, 7, dropped, first=3)

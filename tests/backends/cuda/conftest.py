@@ -30,7 +30,7 @@ if not HAVE_CUDA_STACK:
         raise RuntimeError("tests/backends/cuda: CI must install triton and cupy-cuda13x (see .ci/run)")
     collect_ignore = ["test_triton_kernels.py", "test_fused_kernels.py", "test_matmul_plan.py",
                       "test_cuda_memory.py", "test_compile_sm90.py", "test_gpu.py", "test_fresh_process.py",
-                      "test_shared_kernels.py"]
+                      "test_kernel_tables.py"]
 
 
 def gpu_available() -> bool:

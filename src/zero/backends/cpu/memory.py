@@ -29,12 +29,9 @@ first touch of each 2 MiB page may wait while the kernel compacts memory to find
 That lands in a training run's first step, which touches every block for the first
 time. So a large block is an anonymous private mapping of its own (``mmap``), with no
 such request: 4 KiB pages, or huge pages where the system gives them unasked
-(``enabled`` = ``always``), as PyTorch's allocator leaves it by default. Measured on the
-project's 2-core virtual machine (THP and its defrag both ``madvise``), fresh processes
-taking turns, five each: the first step of the 4 x 4 x 256 GPT (``train_step.py``'s
-medium) took 913-1251 ms (median 1156) against 1212-1353 (1267) with huge pages asked
-for; the steps after it did not change (``step_ab.py``, 10 pairs: 0.99 at medium, 1.03 at
-4 x 4 x 128), though the first step made twice the page faults (95,000 against 44,000).
+(``enabled`` = ``always``), as PyTorch's allocator leaves it by default: the first step
+of a training run is faster so, and the steps after it are unchanged. Measured by
+``benchmarks/train_step.py`` and ``step_ab.py``; figures in RESULTS.md.
 """
 from __future__ import annotations
 

@@ -1,61 +1,22 @@
 """The CPU backend's threads: one pool for every kernel, matrix products included.
 
-Why Zero owns the threads. NumPy's BLAS (OpenBLAS) keeps its own threads, and after each
-product they spin for a while waiting for the next one. Any other thread that wants a
-core then competes with a spinning one: measured on 2 cores, a Numba loop put on a
-second thread right after a GEMM made a GPT step slower, not faster (``kernels/_jit.py``
-has the figures). So Zero sets BLAS to one thread before its first kernel that calls BLAS
-(``single_threaded_blas``) and splits the work itself: a large product into ranges of
-rows (or columns, or matrices of a batch), each one BLAS call on its own thread
-(``kernels/linalg.py``); a
-fused kernel into ranges of rows through its whole chain; a long compute-bound loop into
-ranges of elements. The small batched products of attention, where BLAS's own threading
-costs more than it gives, then run single-threaded on each core: attention forward at
-(32 x 4, 64, 32) took 3.9 ms with two BLAS threads, 2.7 ms with one, 1.8 ms with a range
-of (batch, head) pairs per thread.
-
-What is split. Loops with transcendentals (GELU, softmax, cross-entropy, dropout's hash,
-AdamW's root) ran 1.6-1.9x faster on two threads when large. Memory-bound loops (relu, a
-copy, an addition) gain only where their operands outgrow the cache, from 2^21 float32
-elements; they split by size (``kernels/elementwise.py``, ``MEMORY_PART``). Any other loop
-is split only when each part gets ``SPLIT_NS`` of one core's work: the kernel states what
-an element costs it (measured, float32, one thread), and ``element_grain`` turns that into
-the fewest items a part may take. Measured on two threads against one, back to back: at
-2^18 float32 elements every such loop was slower split (softmax 1.63x the time,
-cross-entropy 1.8-2x, GELU 1.1-1.7x); at 2^19 the loops of more than ~0.36 ms on one core
-gained (cross-entropy 0.61-0.68, GELU backward 0.56, dropout 0.62) and those of less lost
-(softmax 0.31 ms: 1.36, GELU forward 0.38 ms: 1.07), so a loop is split from ~0.2 ms of
-work (SPLIT_NS = 0.1 ms a part; at 0.12 and 0.18 ms the op-level A/B lost at 2^19
-elements). Ops, forward and backward, against the fixed 2^17-element parts this replaced
-(one process, alternating): softmax at 4096 x 64 0.69 of the time, log-softmax 0.82,
-dropout at 2048 x 128 0.84, the rest unchanged within the noise. Layer norm has its own
-measured grain (``kernels/nn.py``).
+Zero owns the threads. NumPy's BLAS (OpenBLAS) keeps threads of its own that spin for a
+while after each product, and any other thread that wants a core then competes with a
+spinning one; so Zero sets BLAS to one thread before its first kernel that calls BLAS
+(``single_threaded_blas``) and splits the work itself, into parts that run on this pool.
+*When* a loop, a product or a fused kernel is split, and into which parts, is decided in
+one place, ``parallel.py``; this module is the pool's mechanics.
 
 How a split runs. ``run_all(functions)`` calls the first function on the calling thread
 and the others on worker threads, and returns when all have returned (an exception in
 any is raised in the caller); ``parallel_for(count, body, grain)`` does it for the parts
 of ``ranges(count, grain)``: at most ``get_num_threads()`` contiguous ranges of at least
 ``grain`` items. A function must spend its time outside the GIL: NumPy calls
-(``np.matmul`` releases it) or Numba loops (``nogil``, as ``kernels._jit`` compiles them).
-A hand-off is not free: measured here, 20-30 µs to a worker that has just finished a
-task, ~60 µs after 1 ms idle and ~200 µs after 10 ms (an idle virtual core sleeps
-deeply). Spinning instead of sleeping was measured twice. Polling for work (an earlier
-pass) did not help: the worker then waits for the GIL, itself a sleeping wait. Both sides
-spinning in GIL-free Numba loops on a flag (an atomic load and the CPU's pause, the GIL
-taken only once work is there) cut a back-to-back call with 20 µs of work on each side
-from 59-79 to 22-41 µs, but after an idle gap of 1-10 ms it took 110-1,080 µs instead of
-64-115 (two runs of ``benchmarks/handoff.py`` on this 2-core virtual machine; without the
-pause instruction the same, so not the hypervisor's pause-loop exits), and a training step
-has such gaps. The worker alone spinning up to 1 ms after each task, in this pool, made a
-GPT step slower: its start after a hand-off went from a median 60-85 µs to 0.5-1 ms. Two
-more were measured without gain (``benchmarks/RESULTS.md``, ninth pass): chunks claimed by
-whichever thread is free (in a step the worker is late by less than a chunk, and each
-chunk pays its Python), and the caller polling a worker's lock before sleeping on it. The
-worker starts ~40 µs after the hand-off if the caller releases the GIL at once, but
-30-100 µs later again if the caller keeps it (the woken worker sleeps on the GIL:
-``benchmarks/split_costs.py``), so a part should reach its first GIL-free call at once.
-So the workers sleep, a kernel is one split, not one per product, and only work of more
-than ~0.2 ms is split.
+(``np.matmul`` releases it) or Numba loops (``nogil``, as ``kernels._jit`` compiles them),
+and it should reach its first GIL-free call at once (a woken worker that finds the GIL
+taken sleeps again). The workers sleep between tasks: spinning, polling and work
+stealing each lost in a training step, and a hand-off costs tens of microseconds, more
+after the worker has slept. Measured by ``benchmarks/handoff.py``; figures in RESULTS.md.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
 memory from the caching allocator -- the caller leases any scratch before the split and
@@ -63,7 +24,7 @@ gives each part its own (the allocator is locked as well, because the garbage co
 may free an array on any thread). A split inside a task runs serially on its thread.
 Loops compute each element from the same operands whatever the split, so their results
 do not depend on the number of threads; matrix products split into row ranges do, in the
-last bits (``kernels/linalg.py``): runs repeat bit for bit for a given number of threads.
+last bits: runs repeat bit for bit for a given number of threads.
 
 ``set_num_threads(n)`` (``zero.set_num_threads``, PyTorch's name) changes how many threads
 share the work; the default is the cores this process may use, or ``OMP_NUM_THREADS``
@@ -73,18 +34,13 @@ from __future__ import annotations
 
 import _thread
 import functools
-import math
 import os
 import queue
 import threading
 from collections.abc import Callable
 
-import numpy as np
-
-__all__ = ["element_grain", "get_num_threads", "parallel_flat", "parallel_for", "parallel_rows", "ranges", "run_all",
-           "set_num_threads", "share", "single_threaded_blas"]
-
-SPLIT_NS = 100_000   # one core's work in each part of a split loop, at least (module docstring)
+__all__ = ["get_num_threads", "parallel_for", "ranges", "run_all", "set_num_threads", "share",
+           "single_threaded_blas"]
 
 
 def _default_threads() -> int:
@@ -157,7 +113,7 @@ class _Pool:
         parts = min(self.threads, count // max(grain, 1))
         if parts <= 1 or getattr(self.local, "inside", False):
             return [(0, count)]
-        return [(part.start, part.stop) for part in (share(count, i, parts) for i in range(parts))]
+        return [(count * i // parts, count * (i + 1) // parts) for i in range(parts)]   # ``share``'s parts
 
     def run_all(self, functions: list[Callable[[], object]]) -> None:
         if len(functions) == 1 or getattr(self.local, "inside", False):
@@ -207,12 +163,6 @@ def share(count: int, part: int, parts: int) -> slice:
     return slice(count * part // parts, count * (part + 1) // parts)
 
 
-def element_grain(elements_per_item: int, ns_per_element: float) -> int:
-    """The fewest items worth a thread of their own: items of ``elements_per_item``
-    elements, each element ``ns_per_element`` of one core's time, making SPLIT_NS."""
-    return max(1, math.ceil(SPLIT_NS / (max(elements_per_item, 1) * ns_per_element)))
-
-
 def ranges(count: int, grain: int = 1) -> list[tuple[int, int]]:
     """How range(count) is split: contiguous (start, stop) parts, at most one per thread,
     each at least ``grain`` long (one part when it is too short, or inside a task)."""
@@ -232,28 +182,6 @@ def parallel_for(count: int, body: Callable[[int, int], object], grain: int = 1)
         body(0, count)
     else:
         _pool.run_all([functools.partial(body, start, stop) for start, stop in parts])
-
-
-def parallel_rows(rows: int, row_size: int, body: Callable[[int, int], object], ns_per_element: float) -> None:
-    """``parallel_for`` over rows of ``row_size`` elements each, an element costing
-    ``ns_per_element``: parts of at least SPLIT_NS of work (less is not worth a hand-off)."""
-    parallel_for(rows, body, element_grain(row_size, ns_per_element))
-
-
-def parallel_flat(loop: Callable[..., object], *arguments, ns_per_element: float = 0.0, part: int = 0) -> None:
-    """loop(*arguments) for a loop over the elements of 1-D arrays, the first argument one
-    of them, an element costing ``ns_per_element``: over ranges of every argument that is
-    an array of the first one's size (other arguments as they are), on the pool's threads
-    when there is work for two parts of SPLIT_NS (or, given ``part``, of that many
-    elements); a smaller one is one plain call."""
-    if not (part or ns_per_element > 0):
-        raise ValueError("parallel_flat: give the loop's cost (ns_per_element) or a part size (part)")
-    size, grain = arguments[0].size, part or element_grain(1, ns_per_element)
-    if size < 2 * grain:
-        loop(*arguments)
-        return
-    parallel_for(size, lambda lo, hi: loop(*(
-        a[lo:hi] if isinstance(a, np.ndarray) and a.size == size else a for a in arguments)), grain)
 
 
 def get_num_threads() -> int:

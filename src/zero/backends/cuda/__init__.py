@@ -15,8 +15,8 @@ The same interface as the CPU backend (``zero.backends.cpu``):
                                up on first success
     synchronize()              wait for every queued kernel
     logits_chunk_bytes         how large a chunk of logits linear + cross-entropy makes
-    kernels                    the CPU kernels' names and signatures, on CuPy arrays; an
-                               attribute once ``check_device`` has succeeded
+    kernels                    the kernel table (the contract's names and signatures, on CuPy
+                               arrays); an attribute once ``check_device`` has succeeded
 
 Importing this package needs neither CuPy nor a GPU: ``kernels`` (which imports CuPy
 and Triton) is imported by ``check_device``, and the other modules import CuPy inside

@@ -98,8 +98,11 @@ class Convolution(Op):
         def arrays(*tensors: Tensor | None) -> list[Any]:
             return [None if t is None else planes(t._array, dims) for t in tensors]
 
-        device.kernels.conv2d_backward(*arrays(grad, x, weight), *self.arguments,
-                                       *arrays(grad_x, grad_weight), array_or_none(grad_bias))
+        grad_planes, x_planes, weight_planes, grad_x_planes, grad_weight_planes = arrays(grad, x, weight, grad_x,
+                                                                                         grad_weight)
+        stride, padding, dilation, groups = self.arguments
+        device.kernels.conv2d_backward(grad_planes, x_planes, weight_planes, stride, padding, dilation, groups,
+                                       grad_x_planes, grad_weight_planes, array_or_none(grad_bias))
         return grad_x, grad_weight, grad_bias, None, None, None, None
 
 

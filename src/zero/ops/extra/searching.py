@@ -49,9 +49,11 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     values, inverse, counts = input.device.kernels.unique(source._array, axis, return_inverse, return_counts)
     result = [_to_tensor(values, input.dtype, input.device)]
     if return_inverse:
+        assert inverse is not None  # (the kernel returns it when asked)
         inverse_shape = input.shape if axis is None else (input.shape[axis],)
         result.append(_to_tensor(inverse.reshape(inverse_shape), dtypes.int64, input.device))
     if return_counts:
+        assert counts is not None
         result.append(_to_tensor(counts, dtypes.int64, input.device))
     return result[0] if len(result) == 1 else tuple(result)
 

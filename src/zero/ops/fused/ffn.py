@@ -81,8 +81,8 @@ class FFN(Op):
         grad_w2, grad_b2 = empty(w2.shape, need_w2), empty((w2.shape[0],), need_b2)
         device.kernels.ffn_backward(grad_rows._array, rows._array, w1._array, array_or_none(b1), w2._array,
                                     self.approximate, grad_x._array.reshape(rows.shape) if grad_x is not None else None,
-                                    *(array_or_none(g) for g in (grad_w1, grad_b1, grad_w2, grad_b2)),
-                                    array_or_none(kept))
+                                    array_or_none(grad_w1), array_or_none(grad_b1), array_or_none(grad_w2),
+                                    array_or_none(grad_b2), array_or_none(kept))
         return (grad_x, grad_w1, grad_b1, grad_w2, grad_b2)
 
 

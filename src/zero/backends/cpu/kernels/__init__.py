@@ -1,41 +1,221 @@
-"""CPU kernels (the book's ``tensor_ops_cpu.cc``).
+"""The CPU's kernel table (the book's ``tensor_ops_cpu.cc``): every kernel of the contract,
+by name, and the function that runs it.
 
-A kernel takes NumPy arrays (strided views of tensor storage, or Python
-scalars) and writes its result into the ``out`` array it is given. It knows
-nothing of tensors or autograd. Every device's kernels module offers the same
-names with the same signatures, which is all an op relies on.
+``zero.backends.kernel_contract`` lists the kernels every device offers, with their
+signatures; this module offers each of them once, below, as a module attribute, so that
+``device.kernels.add(a, b, out)`` is an attribute lookup and a reader finds what runs by
+the name (``grep "^add = "``). An entry is one of
 
-NumPy does the vectorised work (and BLAS the matrix products); loops that
-NumPy would run as several passes over memory are compiled with Numba
-(``_jit``). Where to find a kernel:
+    partial(array_kernels.<topic>.<name>, np)   the kernel shared with CUDA, on NumPy
+    <module>.<name>                             the CPU's own (the modules below)
+    parallel.elements(...) / parallel.rows(...) either, run over ranges of its elements or
+                                                rows on both cores when large (``cpu/parallel.py``)
 
-    array_kernels   (zero.backends.array_kernels) the kernels that are one NumPy call or
-                    two, shared with CUDA: arithmetic, comparisons, where, clamp, unary
-                    math, reductions, indexing, gather/scatter
-    conv            conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
-    elementwise     copy; where, relu and its backward on contiguous floats; sigmoid,
-                    SiLU, both GELUs (Numba loops); add, sub, mul, div on both cores
-                    when large
-    indexing        index_select (NumPy's take, unbuffered), index_add_along (a Numba
-                    loop for embeddings)
-    linalg          matmul through BLAS
-    nn              softmax, cross-entropy, NLL, layer norm, dropout (Numba loops)
-    fused           linear, FFN, linear + cross-entropy, flash attention
-    optim           AdamW and SGD steps (Numba loops)
-    pooling         max and average pooling, forward and backward (Numba loops)
+The CPU's own kernels, by module:
+
+    elementwise   copy; add (an array plus a row as a Numba loop); where, relu and its
+                  backward as select loops; sigmoid, SiLU, both GELUs (Numba loops)
+    indexing      index_select (NumPy's take, unbuffered), index_add_along (a loop for
+                  embeddings), the extremes of an index array in one pass
+    linalg        matmul and sums over leading axes through BLAS
+    nn            softmax, cross-entropy, NLL, layer norm, dropout (Numba loops)
+    conv          conv2d forward and backward: im2col (Numba), BLAS GEMMs, col2im
+    pooling       max and average pooling, forward and backward (Numba loops)
+    fused         linear, FFN, linear + cross-entropy, flash attention
+    optim         AdamW and SGD steps (Numba loops)
+
+A new kernel: its signature in the contract, its function in ``array_kernels`` (when it is
+a NumPy call that CuPy has too) or in a module here, and one line below (and in CUDA's
+table); ``tests/backends/test_kernel_contract.py`` checks the three agree.
 """
+from functools import partial
+
 import numpy as np
 
-from ...array_kernels import array_kernels
+from ... import array_kernels
+from .. import parallel
+from . import conv, elementwise, fused, indexing, linalg, nn, optim, pooling
 
-globals().update(array_kernels(np))  # first: a module below may replace one by a faster one (where, relu, index_select)
-del np, array_kernels
+# -- fills, arithmetic, comparisons, logic ----------------------------------------------------------
+fill = partial(array_kernels.arithmetic.fill, np)
+copy = parallel.elements(elementwise.copy, ("src",), "out", part="MEMORY_PART")
+add = parallel.elements(elementwise.add, ("a", "b"), "out", part="MEMORY_PART")
+sub = parallel.elements(partial(array_kernels.arithmetic.sub, np), ("a", "b"), "out", part="MEMORY_PART")
+mul = parallel.elements(partial(array_kernels.arithmetic.mul, np), ("a", "b"), "out", part="MEMORY_PART")
+div = parallel.elements(partial(array_kernels.arithmetic.div, np), ("a", "b"), "out", part="MEMORY_PART")
+pow = partial(array_kernels.arithmetic.pow, np)
+maximum = partial(array_kernels.arithmetic.maximum, np)
+minimum = partial(array_kernels.arithmetic.minimum, np)
+fmax = partial(array_kernels.arithmetic.fmax, np)
+fmin = partial(array_kernels.arithmetic.fmin, np)
+eq = partial(array_kernels.arithmetic.eq, np)
+ne = partial(array_kernels.arithmetic.ne, np)
+lt = partial(array_kernels.arithmetic.lt, np)
+le = partial(array_kernels.arithmetic.le, np)
+gt = partial(array_kernels.arithmetic.gt, np)
+ge = partial(array_kernels.arithmetic.ge, np)
+logical_and = partial(array_kernels.arithmetic.logical_and, np)
+logical_or = partial(array_kernels.arithmetic.logical_or, np)
+logical_xor = partial(array_kernels.arithmetic.logical_xor, np)
+bitwise_and = partial(array_kernels.arithmetic.bitwise_and, np)
+bitwise_or = partial(array_kernels.arithmetic.bitwise_or, np)
+bitwise_xor = partial(array_kernels.arithmetic.bitwise_xor, np)
+arctan2 = partial(array_kernels.arithmetic.arctan2, np)
+hypot = partial(array_kernels.arithmetic.hypot, np)
+logaddexp = partial(array_kernels.arithmetic.logaddexp, np)
+floor_divide = partial(array_kernels.arithmetic.floor_divide, np)
+truncate_divide = partial(array_kernels.arithmetic.truncate_divide, np)
+remainder = partial(array_kernels.arithmetic.remainder, np)
+fmod = partial(array_kernels.arithmetic.fmod, np)
+xlogy = partial(array_kernels.arithmetic.xlogy, np)
+lerp = partial(array_kernels.arithmetic.lerp, np)
+addcmul = partial(array_kernels.arithmetic.addcmul, np)
+addcdiv = partial(array_kernels.arithmetic.addcdiv, np)
+any_zero = partial(array_kernels.arithmetic.any_zero, np)
+where = parallel.elements(elementwise.where, ("condition", "a", "b"), "out", part="MEMORY_PART", copies_strided=True)
+clamp = partial(array_kernels.arithmetic.clamp, np)
 
-from .conv import *  # noqa: E402
-from .elementwise import *  # noqa: E402
-from .fused import *  # noqa: E402
-from .indexing import *  # noqa: E402
-from .linalg import *  # noqa: E402
-from .nn import *  # noqa: E402
-from .optim import *  # noqa: E402
-from .pooling import *  # noqa: E402
+# -- unary math -------------------------------------------------------------------------------------
+neg = partial(array_kernels.unary.neg, np)
+abs = partial(array_kernels.unary.abs, np)
+sign = partial(array_kernels.unary.sign, np)
+bitwise_not = partial(array_kernels.unary.bitwise_not, np)
+logical_not = partial(array_kernels.unary.logical_not, np)
+exp = partial(array_kernels.unary.exp, np)
+exp2 = partial(array_kernels.unary.exp2, np)
+expm1 = partial(array_kernels.unary.expm1, np)
+log = partial(array_kernels.unary.log, np)
+log2 = partial(array_kernels.unary.log2, np)
+log10 = partial(array_kernels.unary.log10, np)
+log1p = partial(array_kernels.unary.log1p, np)
+sqrt = partial(array_kernels.unary.sqrt, np)
+rsqrt = partial(array_kernels.unary.rsqrt, np)
+reciprocal = partial(array_kernels.unary.reciprocal, np)
+sin = partial(array_kernels.unary.sin, np)
+cos = partial(array_kernels.unary.cos, np)
+tan = partial(array_kernels.unary.tan, np)
+arcsin = partial(array_kernels.unary.arcsin, np)
+arccos = partial(array_kernels.unary.arccos, np)
+arctan = partial(array_kernels.unary.arctan, np)
+sinh = partial(array_kernels.unary.sinh, np)
+cosh = partial(array_kernels.unary.cosh, np)
+tanh = partial(array_kernels.unary.tanh, np)
+arcsinh = partial(array_kernels.unary.arcsinh, np)
+arccosh = partial(array_kernels.unary.arccosh, np)
+arctanh = partial(array_kernels.unary.arctanh, np)
+erf = partial(array_kernels.unary.erf, np)
+erfc = partial(array_kernels.unary.erfc, np)
+erfinv = partial(array_kernels.unary.erfinv, np)
+floor = partial(array_kernels.unary.floor, np)
+ceil = partial(array_kernels.unary.ceil, np)
+trunc = partial(array_kernels.unary.trunc, np)
+rint = partial(array_kernels.unary.rint, np)
+round_decimals = partial(array_kernels.unary.round_decimals, np)
+frac = partial(array_kernels.unary.frac, np)
+signbit = partial(array_kernels.unary.signbit, np)
+isnan = partial(array_kernels.unary.isnan, np)
+isinf = partial(array_kernels.unary.isinf, np)
+isfinite = partial(array_kernels.unary.isfinite, np)
+equals_value = partial(array_kernels.unary.equals_value, np)
+nan_to_num = partial(array_kernels.unary.nan_to_num, np)
+
+# -- activations -------------------------------------------------------------------------------------
+relu = parallel.elements(elementwise.relu, ("x",), "out", part="MEMORY_PART", copies_strided=True)
+relu_backward = parallel.elements(elementwise.relu_backward, ("grad", "out"), "grad_in", part="MEMORY_PART",
+                                  copies_strided=True)
+sigmoid = parallel.elements(elementwise.sigmoid, ("x",), "out", ns_per_element=parallel.SIGMOID_NS,
+                            copies_strided=True)
+silu = parallel.elements(elementwise.silu, ("x",), "out", ns_per_element=parallel.SILU_NS, copies_strided=True)
+gelu = parallel.elements(elementwise.gelu, ("x",), "out", ns_per_element=parallel.gelu_ns, copies_strided=True)
+gelu_backward = parallel.elements(elementwise.gelu_backward, ("grad", "x"), "out",
+                                  ns_per_element=parallel.gelu_backward_ns, copies_strided=True)
+
+# -- reductions --------------------------------------------------------------------------------------
+sum = linalg.sum
+prod = partial(array_kernels.reduction.prod, np)
+amax = partial(array_kernels.reduction.amax, np)
+amin = partial(array_kernels.reduction.amin, np)
+all = partial(array_kernels.reduction.all, np)
+any = partial(array_kernels.reduction.any, np)
+var = partial(array_kernels.reduction.var, np)
+std = partial(array_kernels.reduction.std, np)
+logsumexp = partial(array_kernels.reduction.logsumexp, np)
+argmax = partial(array_kernels.reduction.argmax, np)
+argmin = partial(array_kernels.reduction.argmin, np)
+max_with_indices = partial(array_kernels.reduction.max_with_indices, np)
+min_with_indices = partial(array_kernels.reduction.min_with_indices, np)
+sort = partial(array_kernels.reduction.sort, np)
+cumsum = partial(array_kernels.reduction.cumsum, np)
+cumprod = partial(array_kernels.reduction.cumprod, np)
+
+# -- indexing, gathers and scatters ------------------------------------------------------------------
+index_get = partial(array_kernels.indexing.index_get, np)
+index_put = partial(array_kernels.indexing.index_put, np)
+index_add = partial(array_kernels.indexing.index_add, np)
+index_select = indexing.index_select
+index_add_along = indexing.index_add_along
+index_extremes = indexing.index_extremes
+index_extremes_parts = indexing.index_extremes_parts
+gather = partial(array_kernels.indexing.gather, np)
+scatter_add = partial(array_kernels.indexing.scatter_add, np)
+scatter_along = partial(array_kernels.indexing.scatter_along, np)
+scatter_window = partial(array_kernels.indexing.scatter_window, np)
+triangle = partial(array_kernels.indexing.triangle, np)
+argwhere = partial(array_kernels.indexing.argwhere, np)
+unique = partial(array_kernels.indexing.unique, np)
+bincount = partial(array_kernels.indexing.bincount, np)
+searchsorted = partial(array_kernels.indexing.searchsorted, np)
+histogram = partial(array_kernels.indexing.histogram, np)
+
+# -- products, convolution, pooling ------------------------------------------------------------------
+matmul = linalg.matmul
+conv2d_forward = conv.conv2d_forward
+conv2d_backward = conv.conv2d_backward
+max_pool2d_forward = pooling.max_pool2d_forward
+max_pool2d_backward = pooling.max_pool2d_backward
+avg_pool2d_forward = pooling.avg_pool2d_forward
+avg_pool2d_backward = pooling.avg_pool2d_backward
+
+# -- softmax, losses, layer norm, dropout ------------------------------------------------------------
+softmax_forward = parallel.rows(nn.softmax_forward, ("x", "out"), ns_per_element=parallel.SOFTMAX_NS)
+softmax_backward = parallel.rows(nn.softmax_backward, ("grad", "out", "grad_in"),
+                                 ns_per_element=parallel.SOFTMAX_BACKWARD_NS)
+log_softmax_forward = parallel.rows(nn.log_softmax_forward, ("x", "out"), ns_per_element=parallel.LOG_SOFTMAX_NS)
+log_softmax_backward = parallel.rows(nn.log_softmax_backward, ("grad", "out", "grad_in"),
+                                     ns_per_element=parallel.LOG_SOFTMAX_BACKWARD_NS)
+cross_entropy_forward = parallel.rows(nn.cross_entropy_forward, ("logits", "target", "loss", "logsumexp"),
+                                      ns_per_element=parallel.CROSS_ENTROPY_NS)
+cross_entropy_backward = parallel.rows(nn.cross_entropy_backward,
+                                       ("logits", "grad_loss", "target", "logsumexp", "grad_logits"),
+                                       ns_per_element=parallel.CROSS_ENTROPY_NS)
+nll_loss_forward = nn.nll_loss_forward
+nll_loss_backward = nn.nll_loss_backward
+class_loss_mean = nn.class_loss_mean
+layer_norm_forward = parallel.rows(nn.layer_norm_forward, ("x", "out", "mean", "rstd"),
+                                   part="LAYER_NORM_PART")
+layer_norm_backward = nn.layer_norm_backward        # splits its fixed chunks of rows itself
+dropout_forward = parallel.elements(nn.dropout_forward, ("x",), "out", ns_per_element=parallel.DROPOUT_NS,
+                                    copies_strided=True, first="first")
+dropout_backward = parallel.elements(nn.dropout_backward, ("grad",), "grad_in", ns_per_element=parallel.DROPOUT_NS,
+                                     copies_strided=True, first="first")
+
+# -- fused ops (each splits its chain of products and loops itself) ------------------------------------
+linear_forward = fused.linear_forward
+linear_backward = fused.linear_backward
+ffn_forward = fused.ffn_forward
+ffn_backward = fused.ffn_backward
+linear_cross_entropy_forward = fused.linear_cross_entropy_forward
+linear_cross_entropy_backward = fused.linear_cross_entropy_backward
+flash_attention_forward = fused.flash_attention_forward
+flash_attention_backward = fused.flash_attention_backward
+self_attention_forward = fused.self_attention_forward
+self_attention_backward = fused.self_attention_backward
+
+# -- optimizers and gradient clipping ----------------------------------------------------------------
+adamw_step = parallel.elements(optim.adamw_step, ("grad", "exp_avg", "exp_avg_sq"), "param",
+                               ns_per_element=parallel.ADAMW_NS)
+adamw_step_many = partial(optim.adamw_step_many, adamw_step)     # a loop of the step above
+sgd_step = parallel.elements(optim.sgd_step, ("grad", "momentum_buffer"), "param", ns_per_element=parallel.SGD_NS)
+squared_norms = partial(array_kernels.reduction.squared_norms, np)
+clip_factor = partial(array_kernels.reduction.clip_factor, np)
+scale_in_place = partial(array_kernels.reduction.scale_in_place, np)

@@ -1,13 +1,12 @@
 """Vectorisable exp, tanh and normal CDF for the CPU kernels' Numba loops.
 
-Exp. Numba has no vectorised ``exp`` without Intel's SVML, and a scalar libm call costs
-about 7 ns, more than the matrix products around it (a [256, 4000] logits chunk: 7 ms of
-exp against 3 ms of GEMM). ``fast_exp`` is plain arithmetic that LLVM vectorises: with
-n = round(x / ln 2) and r = x - n ln 2 (|r| <= ln 2 / 2, ln 2 split in two parts so n ln 2
-is exact), exp(x) = 2^n * exp(r), exp(r) by its Taylor series to r^13 (truncation error
-below 2e-16), and 2^n built from its exponent bits. Measured relative error below 2e-15
-for |x| < 30 and 3e-14 out to |x| = 708 (fastmath may fold the two parts of ln 2 back
-together); about 1 ns per element. Below -708 it gives 0, above 709.4 inf.
+Exp. Numba has no vectorised ``exp`` without Intel's SVML, and a scalar libm call per
+element costs more than the matrix products around it. ``fast_exp`` is plain arithmetic
+that LLVM vectorises: with n = round(x / ln 2) and r = x - n ln 2 (|r| <= ln 2 / 2, ln 2
+split in two parts so n ln 2 is exact), exp(x) = 2^n * exp(r), exp(r) by its Taylor series
+to r^13 (truncation error below 2e-16), and 2^n built from its exponent bits. Relative
+error below 2e-15 for |x| < 30 and 3e-14 out to |x| = 708 (fastmath may fold the two parts
+of ln 2 back together). Below -708 it gives 0, above 709.4 inf.
 (Divisions in these helpers are ``np.divide``: Python's ``/`` makes Numba check for a zero
 divisor, and that branch stops LLVM from vectorising the loop around it.)
 
@@ -15,28 +14,27 @@ Normal CDF (for the exact GELU, x·Φ(x)). With z = |x|/√2 and t = 1 / (1 + z/
 erfc(z) = t·exp(-z² + f(t)) (the form of Numerical Recipes' ``erfcc``), where f is smooth
 on t in (0, 1]. Here f is a Chebyshev series of degree 24 in y = 2(t - T)/(1 - T) - 1,
 T = 1/14, fitted by least squares at 192 Chebyshev points to ``math.erfc`` for z <= 26
-(beyond, erfc(z) < 1e-295 underflows anyway); Φ(-|x|) = erfc(z)/2. Measured against
-``math.erf``: absolute error < 3e-15 everywhere, erfc relative error < 5e-15 for z < 5.
-libm's erf is a scalar call of ~15 ns; this is ~4 ns per element, vectorised.
+(beyond, erfc(z) < 1e-295 underflows anyway); Φ(-|x|) = erfc(z)/2. Against ``math.erf``:
+absolute error < 3e-15 everywhere, erfc relative error < 5e-15 for z < 5; vectorised, a
+few times faster than libm's scalar erf.
 
 Float32. A float32 loop gets float32 versions of ``fast_exp`` and ``normal_cdf_pdf`` under
 the same names (each is an ``isinstance`` test that Numba resolves while compiling): twice
 the vector lanes, shorter series: exp(r) to r^7 (truncation below 6e-9, under float32's
-half-ulp 6e-8), 2^n from float32 exponent bits, so 0 below -87 (where exp < 1.7e-38: float32's smallest normal number is
-1.2e-38) and inf from about 88.38 (true overflow at 88.72); measured relative error below
-1.1e-7 for |x| < 20 (two roundings) and 3e-7 out to 88 (fastmath folds the two parts of
-ln 2). The float32 CDF takes one exp where the float64 one takes two: erfcx(z) =
-exp(z²)·erfc(z) = t·exp(f) is itself a polynomial of degree 9 in the same kind of y
-(fitted to it directly over the z float32 can use, relative error of the fit below
-3.3e-8), so Φ(-|x|) = erfcx(z)·exp(-z²)/2 and φ(x) = exp(-z²)/√(2π) share exp(-z²).
-Measured against float64: absolute error of Φ below 1.5e-7 and of x·Φ(x) below 1.7e-7
+half-ulp 6e-8), 2^n from float32 exponent bits, so 0 below -87 (where exp < 1.7e-38:
+float32's smallest normal number is 1.2e-38) and inf from about 88.38 (true overflow at
+88.72); relative error below 1.1e-7 for |x| < 20 (two roundings) and 3e-7 out to 88
+(fastmath folds the two parts of ln 2). The float32 CDF takes one exp where the float64
+one takes two: erfcx(z) = exp(z²)·erfc(z) = t·exp(f) is itself a polynomial of degree 9 in
+the same kind of y (fitted to it directly over the z float32 can use, relative error of
+the fit below 3.3e-8), so Φ(-|x|) = erfcx(z)·exp(-z²)/2 and φ(x) = exp(-z²)/√(2π) share
+exp(-z²). Against float64: absolute error of Φ below 1.5e-7 and of x·Φ(x) below 1.7e-7
 (about one float32 rounding of numbers near 1), relative error of the tail Φ(-|x|) below
 1.6e-6 for |x| < 5 and 1.2e-5 out to 13 (z² is rounded to float32 before its exp), no
-worse than the float64 scheme's series of degree 10 run in float32 (one exp for Φ alone,
-two with φ), which it replaced: the exact GELU's pass at 1024 x 512 (one thread) took
-432-496 us instead of 562-687 forward, 665-697 instead of 846-864 with the slope.
-Float32 has no room for the tail beyond |x| ≈ 13 (Φ < 1e-38 underflows to 0); the
-float64 version goes on to 37.
+worse than the float64 scheme's series run in float32, which it replaced (and faster:
+the exact GELU's pass is a fifth quicker). Float32 has no room for the tail beyond
+|x| ≈ 13 (Φ < 1e-38 underflows to 0); the float64 version goes on to 37. The errors are
+checked in tests/ops/test_fused_ops.py; the speeds are in RESULTS.md.
 """
 from __future__ import annotations
 
@@ -107,15 +105,15 @@ def row_peak(row):
 
     Compared as integers: a float's bits b, as a signed integer, with the lower bits
     flipped when negative (b ^ ((b >> 31) & 0x7FFFFFFF) in float32), are in the order of
-    the floats, and LLVM vectorises an integer maximum (measured 0.08 ns per float32
-    element, against 0.34 for a float max, whose NaN rules keep it one scalar chain). A row
+    the floats, and LLVM vectorises an integer maximum (a float max, whose NaN rules keep it
+    one scalar chain, is four times slower). A row
     holding a NaN may come out with a NaN peak or with its largest other element; either
     way the row's exp(x - peak) sum turns NaN (a caller that special-cases a peak of -inf
     must look for the NaN itself).
 
     Each element's bits are a scalar view, in one function: an integer view of the row
-    (an array made per row) and a second call cost ~20 ns a row, a quarter of a softmax
-    row of 64 float32 (4096 x 64 on one thread: 151 against 210-218 us)."""
+    (an array made per row) and a second call would cost a quarter of a softmax row of 64
+    float32."""
     if isinstance(row[0], np.float32):
         best = INT32_LOWEST
         for c in range(row.size):

@@ -19,32 +19,36 @@ Backward walks blocks of BLOCK key columns, with every query row that sees them
 Both work on (B, H, L, E) arrays, any of them strided views: flash attention's (G, L, E)
 as (G, 1, L, E), and self-attention's heads as views into GPT's packed qkv (B, T, 3C)
 and its output (B, T, C) (``zero.backends.attention_heads``), never copied into a head
-layout (BLAS takes a head's (T, D) matrix with a row stride of 3C as it is: the products
-ran as fast as on contiguous copies). Only the keys (and in backward the values) are
-copied, transposed, a pass at a time, when there are enough queries to pay for it
-(``_copies_keys``): BLAS multiplied by a transposed view 1.3-1.7x slower than by a plain
-matrix. They take b batches (b·H pairs) at a time, so that a block of scores stays within
+layout (BLAS takes a head's (T, D) matrix with a row stride of 3C as it is, as fast as a
+contiguous copy). Only the keys (and in backward the values) are copied, transposed, a
+pass at a time, when there are enough queries to pay for it (``_copies_keys``): BLAS
+multiplies by a transposed view more slowly than by a plain matrix. They take b batches
+(b·H pairs) at a time, so that a block of scores stays within
 SCRATCH_BYTES (in cache) whatever B and H: scratch is three such arrays at most (scores,
 their gradients, a partial dQ), kᵀ and vᵀ of the b batches, and delta (B, H, L). Nothing
 (G, L, S) is ever allocated.
 
-Threads. The batches are independent, so each thread of the CPU pool
-(``zero.backends.cpu.threads``) takes a range of them, with its own scratch (a share of
-SCRATCH_BYTES, but at least one batch's block: on many cores the parts together hold
-more, up to BLOCK / L of the scores of all pairs) leased before the split; inside a
-range the products are single-threaded BLAS calls, which for these small matrices beat
-BLAS's own threading (measured at (32 x 4, 64, 32): forward 3.9 ms with two BLAS
-threads, 2.7 ms with one, 1.8 ms with a range per thread).
+Threads. The batches are independent, so each thread of the CPU pool takes a range of
+them (``parallel.attention_parts``: each of SPLIT_NS of work at least), with its own
+scratch (a share of SCRATCH_BYTES, but at least one batch's block: on many cores the parts
+together hold more, up to BLOCK / L of the scores of all pairs) leased before the split;
+the per-part scratch makes the split part of the algorithm, so these kernels split
+themselves. Inside a range the products are single-threaded BLAS calls, which for these
+small matrices beat BLAS's own threading.
+Measured by ``benchmarks/fused.py``; figures in RESULTS.md.
 """
 from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
+from typing import overload
 
 import numpy as np
 
 from ...attention_heads import merged_heads, packed_heads
-from ..threads import element_grain, ranges, run_all, single_threaded_blas
+from ...kernel_contract import Array
+from .. import parallel
 from ._fastmath import fast_exp, like, row_peak
 from ._fused_support import scratch, shaped
 from ._jit import jit, njit
@@ -53,9 +57,8 @@ __all__ = ["flash_attention_backward", "flash_attention_forward", "self_attentio
            "self_attention_forward"]
 
 # Query rows (forward) or key columns (backward) per block. Causal blocks compute the whole
-# rectangle up to the diagonal, so smaller blocks waste less on masked scores: 64 against
-# 128 took 0.91-0.97 / 0.85-0.95 of the time forward / backward at (G, T, D) = (128, 128, 64)
-# and (384, 256, 64), two runs (96 gained less).
+# rectangle up to the diagonal, so smaller blocks waste less on masked scores (64 beat 128
+# and 96 at GPT's shapes).
 BLOCK = 64
 SCRATCH_BYTES = 2 << 20     # per scratch array, all threads' parts together (or one batch a part, if more)
 
@@ -63,11 +66,10 @@ SCRATCH_BYTES = 2 << 20     # per scratch array, all threads' parts together (or
 def _block_size(count: int, causal: bool) -> int:
     """Query rows (forward) or key columns (backward) per block for a sequence of ``count``.
     A causal sequence of BLOCK positions would make one block, computing the whole square
-    of scores of which the mask keeps half; two blocks skip its upper right quarter. At
-    T = 64 (GPT's tiny and small; batches of 8-32, 4-6 heads of 32-64), forward + backward
-    took 0.85-0.89x the time on one thread and 0.90-0.93x on two (12 rounds each); shorter
-    sequences gained on one thread and lost on two (T = 32: 0.95 and 1.08, T = 48: 0.97
-    and 1.10), and at T = 128 four blocks of 32 gained nothing against two of 64."""
+    of scores of which the mask keeps half; two blocks skip its upper right quarter. That
+    pays at T = 64 (GPT's tiny and small) on one thread and on two; shorter sequences
+    gained on one thread and lost on two, and at T = 128 four blocks of 32 gained nothing
+    against two of 64."""
     if causal and count == BLOCK:
         return (count + 1) // 2
     return min(BLOCK, count)
@@ -82,29 +84,16 @@ def _batches_per_pass(batch: int, heads: int, block: int, length: int, itemsize:
     return min(batch, max(1, pairs // max(heads, 1)))
 
 
-# One core's time per score (query x key pair) of the forward, float32, causal (16 x 4 heads,
-# 64 x 64, head size 32): how much attention is worth splitting. The backward's is 3x.
-SCORE_NS = 2.8
-
-
-def _parts(batch: int, heads: int, length: int, source: int) -> list[tuple[int, int]]:
-    """The batches (each of ``heads`` (batch, head) pairs) as ranges, one per thread, each
-    of at least threads.SPLIT_NS of work (less is not worth a hand-off); each range has its
-    own scratch."""
-    return ranges(batch, element_grain(heads * length * source, SCORE_NS))
-
-
 def _copies_keys(length: int, source: int) -> bool:
     """Whether the score products multiply by a transposed copy of the keys (and in backward
-    of the values) rather than by a transposed view: q @ kᵀ with kᵀ a view ran 1.3-1.7x the
-    time at the GPT's shapes (G x 64 x S x D, S 64-256, D 32-64), and there the copy costs
-    a fraction of the difference. The copy is made once for all L queries, so it pays only
-    when they are many: against S = 256 keys, L = 1 took 5.4x the forward time of the view
-    and L = 8-16 1.6-1.9x the backward's; self-attention has L = S."""
+    of the values) rather than by a transposed view: q @ kᵀ with kᵀ a view is slower at the
+    GPT's shapes (G x 64 x S x D, S 64-256, D 32-64), and there the copy costs a fraction
+    of the difference. The copy is made once for all L queries, so it pays only when they
+    are many (a few queries against many keys lost); self-attention has L = S."""
     return 2 * length >= source
 
 
-def transposed(x, flat):
+def transposed(x: Array, flat: Array | None) -> Array:
     """x (b, H, S, E) as (b, H, E, S): copied into the scratch ``flat`` (C-contiguous), or a
     transposed view when ``flat`` is None (``_copies_keys``)."""
     if flat is None:
@@ -114,29 +103,33 @@ def transposed(x, flat):
     return copy
 
 
-def _one_head(a):
+@overload
+def _one_head(a: Array) -> Array: ...
+@overload
+def _one_head(a: None) -> None: ...
+def _one_head(a: Array | None) -> Array | None:
     """Flash attention's (G, ...) arrays as (G, 1, ...) views: G batches of one head."""
     return None if a is None else a[:, None]
 
 
-def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+def flash_attention_forward(q: Array, k: Array, v: Array, scale: float, causal: bool, out: Array,
+                            lse: Array) -> None:
     """out (G, L, Ev), lse (G, L) of q (G, L, E), k (G, S, E), v (G, S, Ev)."""
     _forward(_one_head(q), _one_head(k), _one_head(v), scale, causal, _one_head(out), _one_head(lse))
 
 
-def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
+def self_attention_forward(qkv: Array, n_head: int, scale: float, causal: bool, out: Array, lse: Array) -> None:
     """out (B, T, C), lse (B·H, T) of the H heads packed in qkv (B, T, 3C): q, k and v are
     read in place and each head's output is written in place (``attention_heads``), with
-    no copy of either into a (G, T, D) layout (four copies a layer: 0.4-0.8 ms of a tiny
-    GPT step)."""
+    no copy of either into a (G, T, D) layout (four copies a layer)."""
     q, k, v = packed_heads(qkv, n_head)                                  # (B, H, T, D) views
     _forward(q, k, v, scale, causal, merged_heads(out, n_head), lse.reshape(q.shape[:3]))
 
 
-def _forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+def _forward(q: Array, k: Array, v: Array, scale: float, causal: bool, out: Array, lse: Array) -> None:
     """out (B, H, L, Ev), lse (B, H, L) of q (B, H, L, E), k (B, H, S, E), v (B, H, S, Ev),
     any of them strided views (lse: one that reshapes to (b·H, L) without a copy)."""
-    single_threaded_blas()
+    parallel.single_threaded_blas()
     scale, causal = float(scale), bool(causal)
     batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     if source == 0 or length == 0:
@@ -144,18 +137,18 @@ def _forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
         lse.fill(-np.inf)
         return
     block = _block_size(length, causal)
-    parts = _parts(batch, heads, length, source)
+    parts = parallel.attention_parts(batch, heads, length, source)
     step = _batches_per_pass(batch, heads, block, source, q.dtype.itemsize, len(parts))
-    run_all([functools.partial(_forward_part, q[b0:b1], k[b0:b1], v[b0:b1], scale, causal, out[b0:b1],
-                               lse[b0:b1], block, min(step, b1 - b0),
-                               scratch(min(step, b1 - b0) * heads * block * source, q.dtype),
-                               scratch(min(step, b1 - b0) * heads * k.shape[3] * source, q.dtype)
-                               if _copies_keys(length, source) else None)
-             for b0, b1 in parts])
+    parallel.run_all([functools.partial(_forward_part, q[b0:b1], k[b0:b1], v[b0:b1], scale, causal, out[b0:b1],
+                                        lse[b0:b1], block, min(step, b1 - b0),
+                                        scratch(min(step, b1 - b0) * heads * block * source, q.dtype),
+                                        scratch(min(step, b1 - b0) * heads * k.shape[3] * source, q.dtype)
+                                        if _copies_keys(length, source) else None)
+                      for b0, b1 in parts])
 
 
-def _forward_part(q, k, v, scale: float, causal: bool, out, lse, block: int, step: int, scores_flat,
-                  keys_t_flat) -> None:
+def _forward_part(q: Array, k: Array, v: Array, scale: float, causal: bool, out: Array, lse: Array, block: int,
+                  step: int, scores_flat: Array, keys_t_flat: Array | None) -> None:
     """Forward over these batches, ``step`` at a time, in this part's own scratch."""
     batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     for b0 in range(0, batch, step):
@@ -171,14 +164,15 @@ def _forward_part(q, k, v, scale: float, causal: bool, out, lse, block: int, ste
             np.matmul(scores, v[b0:b1, :, :seen], out=out[b0:b1, :, i0:i1])
 
 
-def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
-                             grad_v) -> None:
+def flash_attention_backward(grad_out: Array, q: Array, k: Array, v: Array, out: Array, lse: Array, scale: float,
+                             causal: bool, grad_q: Array | None, grad_k: Array | None, grad_v: Array | None) -> None:
     """grad_q, grad_k, grad_v (any may be None) from grad_out (G, L, Ev) and forward's out, lse."""
     _backward(_one_head(grad_out), _one_head(q), _one_head(k), _one_head(v), _one_head(out), _one_head(lse),
               scale, causal, _one_head(grad_q), _one_head(grad_k), _one_head(grad_v))
 
 
-def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
+def self_attention_backward(grad_out: Array, qkv: Array, out: Array, lse: Array, n_head: int, scale: float,
+                            causal: bool, grad_qkv: Array) -> None:
     """grad_qkv (B, T, 3C, C-contiguous) from grad_out (B, T, C) and forward's out (B, T, C)
     and lse (B·H, T): the three head gradients written in place into grad_qkv."""
     q, k, v = packed_heads(qkv, n_head)
@@ -186,9 +180,10 @@ def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, 
               scale, causal, *packed_heads(grad_qkv, n_head))
 
 
-def _backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k, grad_v) -> None:
+def _backward(grad_out: Array, q: Array, k: Array, v: Array, out: Array, lse: Array, scale: float, causal: bool,
+              grad_q: Array | None, grad_k: Array | None, grad_v: Array | None) -> None:
     """``_forward``'s backward, on (B, H, ...) arrays of the same kinds."""
-    single_threaded_blas()
+    parallel.single_threaded_blas()
     scale, causal = float(scale), bool(causal)
     batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     if source == 0 or length == 0:
@@ -197,17 +192,20 @@ def _backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, g
                 grad.fill(0)
         return
     block = _block_size(source, causal)
-    parts = _parts(batch, heads, length, source)
+    parts = parallel.attention_parts(batch, heads, length, source)
     step = _batches_per_pass(batch, heads, block, length, q.dtype.itemsize, len(parts))
     # the probabilities recomputed in the inputs' dtype, as forward made them (float32: twice
     # the vector lanes, float32's exp); forward's float64 lse rounded once to that dtype
     row_lse, typed_scale = lse.astype(q.dtype, copy=False), q.dtype.type(scale)
 
-    def part(b0: int, b1: int):
-        def run():
-            _backward_part(*(None if a is None else a[b0:b1] for a in (
-                grad_out, q, k, v, out, row_lse, grad_q, grad_k, grad_v)), typed_scale, causal, block, passes,
-                *leased)
+    def mine(grad: Array | None, b0: int, b1: int) -> Array | None:
+        return None if grad is None else grad[b0:b1]
+
+    def part(b0: int, b1: int) -> Callable[[], None]:
+        def run() -> None:
+            _backward_part(grad_out[b0:b1], q[b0:b1], k[b0:b1], v[b0:b1], out[b0:b1], row_lse[b0:b1],
+                           mine(grad_q, b0, b1), mine(grad_k, b0, b1), mine(grad_v, b0, b1), typed_scale, causal,
+                           block, passes, *leased)
         passes = min(step, b1 - b0)
         leased = (shaped(scratch((b1 - b0) * heads * length, q.dtype), b1 - b0, heads, length),   # delta (b, H, L)
                   scratch(passes * heads * length * block, q.dtype),
@@ -219,12 +217,13 @@ def _backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, g
                     if _copies_keys(length, source) else (None, None)))
         return run
 
-    run_all([part(b0, b1) for b0, b1 in parts])
+    parallel.run_all([part(b0, b1) for b0, b1 in parts])
 
 
-def _backward_part(grad_out, q, k, v, out, row_lse, grad_q, grad_k, grad_v, typed_scale, causal: bool,
-                   block: int, step: int, delta, probs_flat, grad_scores_flat, partial_flat, keys_t_flat,
-                   values_t_flat) -> None:
+def _backward_part(grad_out: Array, q: Array, k: Array, v: Array, out: Array, row_lse: Array,
+                   grad_q: Array | None, grad_k: Array | None, grad_v: Array | None, typed_scale: np.floating,
+                   causal: bool, block: int, step: int, delta: Array, probs_flat: Array, grad_scores_flat: Array,
+                   partial_flat: Array | None, keys_t_flat: Array | None, values_t_flat: Array | None) -> None:
     """Backward over these batches, ``step`` at a time, in this part's own scratch."""
     batch, heads, length, source = q.shape[0], q.shape[1], q.shape[2], k.shape[2]
     _row_dots(grad_out, out, delta)
@@ -264,10 +263,9 @@ def _backward_part(grad_out, q, k, v, out, row_lse, grad_q, grad_k, grad_v, type
 
 @njit
 def _row_dots(grad_out, out, delta):
-    """delta[b, h, l] = <grad_out[b, h, l], out[b, h, l]> (a Numba loop, not np.einsum: in
-    a tiny GPT step, heads read in place from qkv, a part's einsum took a median 91-167 us,
-    this loop 75-111 us; np.einsum waits for the GIL, which this loop never takes back until
-    it is done). Summed in float64: a float32
+    """delta[b, h, l] = <grad_out[b, h, l], out[b, h, l]> (a Numba loop, not np.einsum:
+    faster on heads read in place from qkv, and np.einsum waits for the GIL, which this
+    loop never takes back until it is done). Summed in float64: a float32
     product is exact there and the sum's rounding far below float32's, so the float32
     result does not depend on the order LLVM picks, which differs between contiguous heads
     (flash attention) and heads read in place from qkv (self-attention) -- unless a sum
@@ -303,10 +301,8 @@ def _probabilities_row(row, scale, limit):
 
     The loops run over the whole row and select 0 for the masked keys (j >= limit): loops
     over the first ``limit`` keys ended in scalar remainders, and a causal row of fewer than
-    ~32 keys ran scalar throughout. At T = 64 (64 x 64 x 64 scores, causal, one thread) the
-    pass took 178 us against 253 (non-causal rows, which mask nothing, 188 against 177). The
-    peak is still the visible keys' own: a masked score may be larger, even overflow exp,
-    and is no part of the softmax."""
+    ~32 keys ran scalar throughout. The peak is still the visible keys' own: a masked score
+    may be larger, even overflow exp, and is no part of the softmax."""
     width = row.size
     for j in range(width):
         row[j] = scale * row[j]

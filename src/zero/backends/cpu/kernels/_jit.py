@@ -5,13 +5,11 @@ the GIL (``nogil``): the loops do not use Numba's own thread pool, but the CPU p
 (``zero.backends.cpu.threads``) runs a large loop as ranges of rows, one call per thread,
 and those calls must run at the same time. Loops whose iterations are independent are
 written with ``prange``; compiled serially, ``prange`` is ``range``, and the marking says
-which loops could be split. Numba's pool lost wherever it was measured on 2 cores:
-waking it cost 5.9 ms for a [64, 10] cross-entropy (0.33 ms serial), and a parallel region
-right after a matrix product fought OpenBLAS's still-spinning threads for the cores (a
-GPT step took 258 ms with parallel loops, 158 ms serial; the FFN's GELU pass on its
-workqueue threads 232-245 against 195-225 ms). ``benchmarks/thread_pools.py`` measures
-those pools on the FFN's GEMM -> GELU -> GEMM chain. The CPU pool avoids the fight by
-running BLAS single-threaded and splitting the products itself.
+which loops could be split. Numba's own pool lost on 2 cores wherever it was tried: waking
+it costs more than a small loop, and a parallel region right after a matrix product fights
+OpenBLAS's still-spinning threads for the cores. The CPU pool avoids the fight by running
+BLAS single-threaded and splitting the products itself. Measured by
+``benchmarks/thread_pools.py``; figures in RESULTS.md.
 
 ``cache=True`` keeps the machine code next to the source, so a second process loads a
 kernel in milliseconds instead of compiling it for about a second. Numba checks a cached
@@ -59,7 +57,8 @@ class LazyJit:
     first call of any (see the module docstring)."""
 
     def __init__(self, py_func, options: dict):
-        self.py_func, self.options, self.dispatcher = py_func, options, None
+        self.py_func, self.options = py_func, options
+        self.dispatcher: Any = None       # numba's, once compile_all has run
         functools.update_wrapper(self, py_func)  # its name and docstring
         _registered.append(self)
 
@@ -75,7 +74,7 @@ class LazyJit:
 
 _registered: list[LazyJit] = []
 _compiling = threading.Lock()
-_PACKAGE = __name__.partition(".")[0] + "."   # "zero.", or a copy's own name (benchmarks/step_ab.py)
+_PACKAGE = __name__.partition(".")[0] + "."   # "zero.", or a copy's own name (step_ab.py's zero_base)
 
 
 def _cache_dir() -> str:

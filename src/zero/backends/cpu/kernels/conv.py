@@ -36,25 +36,29 @@ pass over the columns (col2im a scatter-add, race-free per channel).
 The batch is taken a few images at a time: as many as make columns of ``COLUMN_BYTES``
 (at least one image). A pass's columns are written by im2col and read by the GEMM while
 they are still in the cache, and the scratch stays small; the GEMMs stay large (LeNet's
-second layer: 288 x 3456 columns per pass). Measured on 2 cores with one BLAS thread, it
-was 10-25 % faster than the columns of the whole batch at once. The columns are recomputed
-in backward rather than kept from the forward (C kH kW times the input's size); they and
-the other temporaries are scratch from the caching allocator.
+second layer: 288 x 3456 columns per pass), and each is split over the CPU pool's threads
+when large (``parallel.product``). Measured by ``benchmarks/conv.py``; figures in RESULTS.md.
+The columns are recomputed in backward rather than kept from the forward (C kH kW times
+the input's size); they and the other temporaries are scratch from the caching allocator.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ...kernel_contract import Array, given
+from .. import parallel
 from ._fused_support import scratch, shaped
 from ._jit import njit, prange
-from .linalg import product
 
 __all__ = ["conv2d_backward", "conv2d_forward"]
 
 COLUMN_BYTES = 4 << 20   # the columns of one pass: about this many bytes (whole images, at least one)
 
 
-def conv2d_forward(x, weight, bias, stride, padding, dilation, groups: int, out) -> None:
+def conv2d_forward(x: Array, weight: Array, bias: Array | None, stride: Sequence[int], padding: Sequence[int],
+                   dilation: Sequence[int], groups: int, out: Array) -> None:
     batch, out_channels, out_h, out_w = out.shape
     plane = out_h * out_w
     rows = x.shape[1] * weight.shape[2] * weight.shape[3]                  # C kH kW
@@ -76,12 +80,13 @@ def conv2d_forward(x, weight, bias, stride, padding, dilation, groups: int, out)
             np.add(by_image, bias.reshape(1, out_channels, 1), out=target)
 
 
-def conv2d_backward(grad, x, weight, stride, padding, dilation, groups: int, grad_x, grad_weight,
-                    grad_bias) -> None:
+def conv2d_backward(grad: Array, x: Array | None, weight: Array | None, stride: Sequence[int],
+                    padding: Sequence[int], dilation: Sequence[int], groups: int, grad_x: Array | None,
+                    grad_weight: Array | None, grad_bias: Array | None) -> None:
     batch, out_channels, out_h, out_w = grad.shape
     plane = out_h * out_w
-    kernel = (grad_weight if weight is None else weight).shape[2:]
-    channels = (x if grad_x is None else grad_x).shape[1]
+    kernel = given(weight, grad_weight).shape[2:]
+    channels = given(grad_x, x).shape[1]
     rows = channels * kernel[0] * kernel[1]                                 # C kH kW
     if grad_bias is not None:
         np.sum(grad.reshape(batch, out_channels, plane), axis=(0, 2), out=grad_bias)
@@ -91,7 +96,7 @@ def conv2d_backward(grad, x, weight, stride, padding, dilation, groups: int, gra
         partial = shaped(scratch(grad_weight.size, grad.dtype), *weight_grads.shape)   # a later pass's share
         weight_grads.fill(0)
     if grad_x is not None:
-        weights_t = _grouped(np.ascontiguousarray(weight).reshape(out_channels, -1), groups).transpose(0, 2, 1)
+        weights_t = _grouped(np.ascontiguousarray(given(weight)).reshape(out_channels, -1), groups).transpose(0, 2, 1)
     step = _images_per_pass(rows * plane * grad.itemsize, batch)
     cols_buffer = scratch(rows * plane * step, grad.dtype)
     grad_buffer = scratch(out_channels * plane * step, grad.dtype)
@@ -101,40 +106,41 @@ def conv2d_backward(grad, x, weight, stride, padding, dilation, groups: int, gra
         grad_t = shaped(grad_buffer, out_channels, count, plane)
         np.copyto(grad_t, grad[images].reshape(count, out_channels, plane).transpose(1, 0, 2))
         grad_t = _grouped(grad_t.reshape(out_channels, count * plane), groups)        # (g, O/g, n Ho Wo)
-        if weight_grads is not None:
-            cols = _columns(x[images], kernel, stride, padding, dilation, out_h, out_w, cols_buffer)
+        if weight_grads is not None and partial is not None:
+            cols = _columns(given(x)[images], kernel, stride, padding, dilation, out_h, out_w, cols_buffer)
             _group_products(grad_t, _grouped(cols, groups).transpose(0, 2, 1), partial)
             weight_grads += partial
         if weights_t is not None:
             grad_cols = shaped(cols_buffer, rows, count * plane)             # (C kH kW, n Ho Wo)
             _group_products(weights_t, grad_t, _grouped(grad_cols, groups))
             _col2im(grad_cols.reshape(channels, kernel[0], kernel[1], count, out_h, out_w), int_pair(stride),
-                    int_pair(padding), int_pair(dilation), grad_x[images])
+                    int_pair(padding), int_pair(dilation), given(grad_x)[images])
 
 
 def _images_per_pass(bytes_per_image: int, batch: int) -> int:
     return max(1, min(batch, COLUMN_BYTES // max(1, bytes_per_image)))
 
 
-def int_pair(values) -> tuple:
+def int_pair(values: Sequence[int]) -> tuple[int, int]:
     """Two Python ints: the one tuple type the loops compile for (stride, padding, ...)."""
     return int(values[0]), int(values[1])
 
 
-def _grouped(matrix, groups: int):
+def _grouped(matrix: Array, groups: int) -> Array:
     """A (rows, columns) matrix as ``groups`` blocks of rows: (groups, rows/groups, columns), a view."""
     rows, columns = matrix.shape
     return matrix.reshape(groups, rows // groups, columns)
 
 
-def _group_products(a, b, out) -> None:
+def _group_products(a: Array, b: Array, out: Array) -> None:
     """out[g] = a[g] @ b[g] for each group: one BLAS GEMM each (transposed views as flags),
-    split over the CPU pool's threads when large (``linalg.product``)."""
+    split over the CPU pool's threads when large (``parallel.product``)."""
     for g in range(out.shape[0]):
-        product(a[g], b[g], out[g])
+        parallel.product(a[g], b[g], out[g])
 
 
-def _columns(x, kernel, stride, padding, dilation, out_h: int, out_w: int, buffer):
+def _columns(x: Array, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+             dilation: Sequence[int], out_h: int, out_w: int, buffer: Array) -> Array:
     """im2col: cols (C kH kW, n Ho Wo) of x (n images), in ``buffer`` (see the module docstring)."""
     batch, channels = x.shape[:2]
     cols = shaped(buffer, channels, kernel[0], kernel[1], batch, out_h, out_w)

@@ -55,8 +55,9 @@ a gradient output passed as ``None`` is not wanted and not computed.
 
 On the CPU every product is a BLAS call on transposed views (batched over heads for
 attention), the row-wise work is Numba, the temporaries come from the caching allocator
-(``_fused_support``), and each kernel splits its work over the CPU pool's threads itself
-(``zero.backends.cpu.threads``; BLAS runs single-threaded).
+(``_fused_support``), and each kernel splits its chain of work over the CPU pool's threads
+itself, by rows with per-part scratch, sized by ``cpu/parallel.py`` (BLAS runs
+single-threaded).
 """
 from __future__ import annotations
 

@@ -6,24 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...kernel_contract import Array
 from ._jit import njit
 
 __all__ = ["index_add_along", "index_extremes", "index_extremes_parts", "index_select"]
 
 
-def index_select(x, axis: int, index, out) -> None:
+def index_select(x: Array, axis: int, index: Array, out: Array) -> None:
     """out = x taken along ``axis`` at ``index``, every index in [-size, size) (the op has
     checked). np.take's default mode="raise" writes to a buffer and copies it to ``out``;
     mode="wrap" writes ``out`` directly, and for indices in that range it takes the same
-    elements: 0.28-0.37 of the time at the GPT configurations' embedding lookups, from
-    (2048, 128) to (16384, 384) (the lookup op: 0.31-0.43)."""
+    elements, in about a third of the time at GPT's embedding lookups."""
     if out.flags.c_contiguous:
         np.take(x, index, axis=axis, out=out, mode="wrap")
     else:
         np.copyto(out, np.take(x, index, axis=axis, mode="wrap"))
 
 
-def index_add_along(out, axis: int, index, values) -> None:
+def index_add_along(out: Array, axis: int, index: Array, values: Array) -> None:
     """out[.., index[k], ..] += values[.., k, ..] along ``axis`` (index_select's backward)."""
     if values.size == 0:  # nothing to add (and reshape(-1, 0) cannot infer the rows)
         return
@@ -46,16 +46,15 @@ def _embedding_backward_loop(index, grad, out):
             out[row, j] += grad[k, j]
 
 
-def index_extremes(index) -> tuple[int, int]:
+def index_extremes(index: Array) -> tuple[int, int]:
     """(smallest, largest) entry of an integer array with at least one entry, as Python ints:
     what every range check of indices asks (embedding lookups, gathers, class targets). One
-    pass: NumPy's min and max are two, 2.9-3.3 us for 1024 int64 entries against 0.7-0.8
-    here, call included (5.6-6.0 against 1.9-2.3 at 16384)."""
+    pass (NumPy's min and max are two, and each pays its call)."""
     smallest, largest = _extremes(np.ascontiguousarray(index).reshape(-1))
     return int(smallest), int(largest)
 
 
-def index_extremes_parts(index, ignore: int | None, replacement: int):
+def index_extremes_parts(index: Array, ignore: int | None, replacement: int) -> Array:
     """``index_extremes`` with entries equal to ``ignore`` counted as ``replacement``, in the
     GPU's form (a (chunks, 2) int64 array; here one chunk, computed at once): the CPU's
     check takes it when an ignored entry may be an extreme, and a device played by the

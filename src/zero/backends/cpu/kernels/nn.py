@@ -1,12 +1,16 @@
 """Neural-network kernels: softmax, cross-entropy, NLL, layer norm, dropout.
 
-The contract (every device's kernels module offers these names and signatures).
+Each computes the rows (or elements) it is given; the kernel table runs the large ones on
+both cores (``cpu/parallel.py``), except layer norm's backward, whose fixed chunks of rows
+and their partial sums are part of its arithmetic (it splits the chunks itself). The
+contract's signatures (``zero.backends.kernel_contract``), in more detail.
+
 Arrays are C-contiguous; "rows" is the product of all leading dimensions, the op
 having moved the reduced dimension last. Outputs are written, never returned.
 Float arrays share the input's dtype (float32 or float64). The sums of softmax and
 log-softmax (both directions), of cross-entropy's forward and of layer norm's backward run
-in the input's precision (each measured faster so, within the tests' tolerances), as do
-layer norm's statistics; label smoothing's sums over the class weights run in float64.
+in the input's precision (faster so, within the tests' tolerances), as do layer norm's
+statistics; label smoothing's sums over the class weights run in float64.
 ``weight``/``bias`` (and the matching gradients) may be ``None``.
 
     softmax_forward(x, out)                         x, out: (rows, C)
@@ -58,7 +62,8 @@ import math
 import numpy as np
 
 from ...dropout_mask import SPLITMIX_GAMMA, SPLITMIX_M1, SPLITMIX_M2, keep_scale, keep_threshold
-from ..threads import parallel_for, parallel_rows
+from ...kernel_contract import Array
+from .. import parallel
 from ._fastmath import fast_exp, like, minus_in_order, row_peak
 from ._jit import jit, njit, prange
 from .linalg import ones_vector
@@ -68,73 +73,49 @@ __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward",
            "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
 
 
-def _rows_out(out):
+def _rows_out(out: Array) -> Array:
     if not out.flags.c_contiguous:
         raise ValueError("kernel output must be contiguous")
     return out
 
 
-def int64_targets(target):
+def int64_targets(target: Array) -> Array:
     """Targets as int64, so the loops compile once per float dtype, not per index dtype."""
     return np.ascontiguousarray(target, dtype=np.int64)
 
 
-def _weight_or_ones(weight, classes: int, dtype):
-    """The class weights, or the cached read-only ones of an unweighted loss (a fresh np.ones
-    in every call of every loss kernel cost about a microsecond)."""
+def _weight_or_ones(weight: Array | None, classes: int, dtype: np.dtype | type) -> Array:
+    """The class weights, or the cached read-only ones of an unweighted loss (rather than a
+    fresh np.ones in every call of every loss kernel)."""
     return ones_vector(classes, np.dtype(dtype)) if weight is None else np.ascontiguousarray(weight)
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
 
 
-def softmax_forward(x, out) -> None:
-    _softmax_on_threads(x, out, False)
+def softmax_forward(x: Array, out: Array) -> None:
+    if x.shape[1]:
+        _softmax_rows(np.ascontiguousarray(x), _rows_out(out))
 
 
-def log_softmax_forward(x, out) -> None:
-    _softmax_on_threads(x, out, True)
+def log_softmax_forward(x: Array, out: Array) -> None:
+    if x.shape[1]:
+        _log_softmax_rows(np.ascontiguousarray(x), _rows_out(out))
 
 
-def softmax_backward(grad, out, grad_in) -> None:
-    _softmax_backward_on_threads(grad, out, grad_in, False)
+def softmax_backward(grad: Array, out: Array, grad_in: Array) -> None:
+    if grad.shape[1]:
+        _softmax_backward_rows(np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in))
 
 
-def log_softmax_backward(grad, out, grad_in) -> None:
-    _softmax_backward_on_threads(grad, out, grad_in, True)
-
-
-# One core's time per float32 element of each row loop (rows of 64, 1 M elements; less per
-# element in longer rows; ``benchmarks/split_costs.py --sections costs``): how large a loop
-# must be to be split (threads.SPLIT_NS).
-SOFTMAX_NS, SOFTMAX_BACKWARD_NS = 0.55, 0.2
-LOG_SOFTMAX_NS, LOG_SOFTMAX_BACKWARD_NS = 0.65, 0.35
-CROSS_ENTROPY_NS = 0.75           # forward, and backward the same
-DROPOUT_NS = 0.65
-
-
-def _softmax_on_threads(x, out, log: bool) -> None:
-    """(log-)softmax of each row of x (N, C), ranges of rows on the pool's threads."""
-    if x.shape[1] == 0:
-        return
-    x, out = np.ascontiguousarray(x), _rows_out(out)
-    rows, cost = (_log_softmax_rows, LOG_SOFTMAX_NS) if log else (_softmax_rows, SOFTMAX_NS)
-    parallel_rows(x.shape[0], x.shape[1], lambda lo, hi: rows(x[lo:hi], out[lo:hi]), cost)
-
-
-def _softmax_backward_on_threads(grad, out, grad_in, log: bool) -> None:
-    if grad.shape[1] == 0:
-        return
-    grad, out, grad_in = np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in)
-    rows, cost = ((_log_softmax_backward_rows, LOG_SOFTMAX_BACKWARD_NS) if log
-                  else (_softmax_backward_rows, SOFTMAX_BACKWARD_NS))
-    parallel_rows(grad.shape[0], grad.shape[1], lambda lo, hi: rows(grad[lo:hi], out[lo:hi], grad_in[lo:hi]), cost)
+def log_softmax_backward(grad: Array, out: Array, grad_in: Array) -> None:
+    if grad.shape[1]:
+        _log_softmax_backward_rows(np.ascontiguousarray(grad), np.ascontiguousarray(out), _rows_out(grad_in))
 
 
 # Each direction of each function is its own 2-D loop over (rows, C), with no flag inside it
-# and sums in the row's precision: measured on 2 threads, float32, against a loop calling a
-# function per 1-D row with a softmax / log-softmax flag, softmax forward (8192, 64) 288 ->
-# 242 us, (16384, 128) 910 -> 545 us; log-softmax forward 301 -> 221 us, 843 -> 539 us.
+# and sums in the row's precision (faster than a loop calling a function per 1-D row with a
+# softmax / log-softmax flag).
 
 
 @njit
@@ -205,30 +186,24 @@ def _log_softmax_backward_rows(grad, out, grad_in):
 # -- cross-entropy (log-softmax and NLL in one pass) -----------------------------------------
 
 
-def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoothing: float,
-                          loss, logsumexp) -> None:
+def cross_entropy_forward(logits: Array, target: Array, weight: Array | None, ignore_index: int,
+                          label_smoothing: float, loss: Array, logsumexp: Array) -> None:
     logits = np.ascontiguousarray(logits)
     if logits.shape[1] == 0:    # no classes: every target was ignore_index (the op checks)
         loss.fill(0.0)
         logsumexp.fill(-np.inf)
         return
-    weight, target = _weight_or_ones(weight, logits.shape[1], logits.dtype), int64_targets(target)
-    loss, logsumexp, ignore_index, label_smoothing = _rows_out(loss), _rows_out(logsumexp), int(ignore_index), float(
-        label_smoothing)
-    parallel_rows(logits.shape[0], logits.shape[1], lambda lo, hi: _cross_entropy_rows(
-        logits[lo:hi], target[lo:hi], weight, ignore_index, label_smoothing, loss[lo:hi], logsumexp[lo:hi]),
-        CROSS_ENTROPY_NS)
+    _cross_entropy_rows(logits, int64_targets(target), _weight_or_ones(weight, logits.shape[1], logits.dtype),
+                        int(ignore_index), float(label_smoothing), _rows_out(loss), _rows_out(logsumexp))
 
 
-def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index: int,
-                           label_smoothing: float, grad_logits) -> None:
+def cross_entropy_backward(grad_loss: Array, logits: Array, target: Array, weight: Array | None, logsumexp: Array,
+                           ignore_index: int, label_smoothing: float, grad_logits: Array) -> None:
     logits = np.ascontiguousarray(logits)
-    weight, target = _weight_or_ones(weight, logits.shape[1], logits.dtype), int64_targets(target)
-    grad_loss, logsumexp = np.ascontiguousarray(grad_loss, dtype=logits.dtype), np.ascontiguousarray(logsumexp)
-    ignore_index, label_smoothing, grad_logits = int(ignore_index), float(label_smoothing), _rows_out(grad_logits)
-    parallel_rows(logits.shape[0], logits.shape[1], lambda lo, hi: _cross_entropy_backward_rows(
-        grad_loss[lo:hi], logits[lo:hi], target[lo:hi], weight, logsumexp[lo:hi], ignore_index, label_smoothing,
-        grad_logits[lo:hi]), CROSS_ENTROPY_NS)
+    _cross_entropy_backward_rows(np.ascontiguousarray(grad_loss, dtype=logits.dtype), logits, int64_targets(target),
+                                 _weight_or_ones(weight, logits.shape[1], logits.dtype),
+                                 np.ascontiguousarray(logsumexp), int(ignore_index), float(label_smoothing),
+                                 _rows_out(grad_logits))
 
 
 @njit
@@ -243,7 +218,7 @@ def cross_entropy_row(logits, t, weight, ignore_index, smoothing):
     needs its low digits at large logits."""
     classes = logits.size
     peak = row_peak(logits)
-    total = like(peak, 0.0)     # in the logits' precision: a float32 sum measured twice as fast
+    total = like(peak, 0.0)     # in the logits' precision: a float32 sum is twice as fast
     for c in range(classes):
         total += fast_exp(logits[c] - peak)
     log_total = math.log(np.float64(total))
@@ -296,12 +271,12 @@ def cross_entropy_backward_row(g, logits, t, weight, weight_total, lse, ignore_i
 # -- the mean of a loss over class targets ------------------------------------------------------
 
 
-def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> None:
+def class_loss_mean(loss: Array, target: Array, weight: Array | None, ignore_index: int, mean: Array,
+                    divisor: Array) -> None:
     """mean = sum(loss) / divisor, divisor = the number of rows whose target is not
     ignore_index (with class weights: the sum of their weight[target]); both 0-d outputs.
-    One pass, in float64 (the sum, the count and the quotient had been five array calls and
-    three temporaries, more than the NLL kernel itself). No kept row: 0 / 0 = nan, as in
-    PyTorch."""
+    One pass, in float64 (rather than five array calls and three temporaries). No kept row:
+    0 / 0 = nan, as in PyTorch."""
     weights = ones_vector(1, np.dtype(np.float64)) if weight is None else np.ascontiguousarray(weight)
     mean[()], divisor[()] = _mean_over_kept(np.ascontiguousarray(loss), int64_targets(target), weights,
                                             int(ignore_index), weight is not None)
@@ -309,8 +284,8 @@ def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> N
 
 @njit
 def _mean_over_kept(loss, target, weight, ignore_index, weighted):
-    """A loop per sum, each without a branch inside and vectorised: one loop holding the
-    flag and the ignore test took 1.2 ns a row (20 us at 16384 rows, now 3.4)."""
+    """A loop per sum, each without a branch inside and vectorised (one loop holding the
+    flag and the ignore test was six times slower)."""
     total = 0.0
     for r in range(loss.size):
         total += loss[r]
@@ -326,17 +301,18 @@ def _mean_over_kept(loss, target, weight, ignore_index, weighted):
     return np.divide(total, kept), kept
 
 
-# -- NLL on log-probabilities (a loop over rows: NumPy's gather and masks took 35-70 us at
-# (2048, 65), twenty times the loop) ----------------------------------------------------------
+# -- NLL on log-probabilities (a loop over rows: NumPy's gather and masks took twenty times
+# as long) ------------------------------------------------------------------------------------
 
 
-def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
+def nll_loss_forward(log_probs: Array, target: Array, weight: Array | None, ignore_index: int, loss: Array) -> None:
     log_probs = np.ascontiguousarray(log_probs)
     _nll_rows(log_probs, int64_targets(target), _weight_or_ones(weight, log_probs.shape[1], log_probs.dtype),
               int(ignore_index), _rows_out(loss))
 
 
-def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
+def nll_loss_backward(grad_loss: Array, target: Array, weight: Array | None, ignore_index: int,
+                      grad_input: Array) -> None:
     grad_input = _rows_out(grad_input)
     grad_input.fill(0)
     _nll_backward_rows(np.ascontiguousarray(grad_loss, dtype=grad_input.dtype), int64_targets(target),
@@ -362,29 +338,23 @@ def _nll_backward_rows(grad_loss, target, weight, ignore_index, grad_input):
 # -- layer norm -----------------------------------------------------------------------------
 
 
-def layer_norm_forward(x, weight, bias, eps: float, out, mean, rstd) -> None:
+def layer_norm_forward(x: Array, weight: Array | None, bias: Array | None, eps: float, out: Array, mean: Array,
+                       rstd: Array) -> None:
     x = np.ascontiguousarray(x)
     width = x.shape[1]
-    weight = _weight_or_ones(weight, width, x.dtype)
-    bias = np.zeros(width, x.dtype) if bias is None else np.ascontiguousarray(bias)
-    out, mean, rstd = _rows_out(out), _rows_out(mean), _rows_out(rstd)
-    eps = x.dtype.type(eps)
-    parallel_for(x.shape[0], lambda lo, hi: _layer_norm_rows(
-        x[lo:hi], weight, bias, eps, out[lo:hi], mean[lo:hi], rstd[lo:hi]), _layer_norm_grain(width))
+    _layer_norm_rows(x, _weight_or_ones(weight, width, x.dtype),
+                     np.zeros(width, x.dtype) if bias is None else np.ascontiguousarray(bias), x.dtype.type(eps),
+                     _rows_out(out), _rows_out(mean), _rows_out(rstd))
 
-
-# Layer norm moves little data per row; a thread pays for its hand-off from 2^18 elements
-# (measured against one thread, forward / backward: 2048 x 128 (2^18 in all) 0.99 / 1.00 of
-# the time, 4096 x 256 0.77 / 0.67, 16384 x 384 0.72 / 0.61).
-LAYER_NORM_PART = 1 << 18
 
 # Row chunks of the backward: each accumulates its own partial weight/bias gradient, and the
 # partials are summed at the end. A fixed count (not the thread count) keeps results
-# identical from run to run and machine to machine.
+# identical from run to run and machine to machine; the chunks are shared among threads.
 LAYER_NORM_CHUNKS = 32
 
 
-def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias) -> None:
+def layer_norm_backward(grad: Array, x: Array, weight: Array | None, mean: Array, rstd: Array, grad_x: Array,
+                        grad_weight: Array | None, grad_bias: Array | None) -> None:
     x = np.ascontiguousarray(x)
     rows, width = x.shape
     chunks = max(1, min(rows, LAYER_NORM_CHUNKS))
@@ -393,31 +363,21 @@ def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_b
     partial_bias = np.zeros_like(partial_weight)
     grad, mean, rstd, grad_x = (np.ascontiguousarray(grad), np.ascontiguousarray(mean),
                                 np.ascontiguousarray(rstd), _rows_out(grad_x))
-    weight = _weight_or_ones(weight, width, x.dtype)
+    weights = _weight_or_ones(weight, width, x.dtype)
 
-    parallel_for(chunks, lambda lo, hi: _layer_norm_backward_rows(
-        grad, x, weight, mean, rstd, grad_x, partial_weight, partial_bias, lo, hi),
-        max(1, chunks * _layer_norm_grain(width) // max(rows, 1)))
+    parallel.parallel_for(chunks, lambda lo, hi: _layer_norm_backward_rows(
+        grad, x, weights, mean, rstd, grad_x, partial_weight, partial_bias, lo, hi),
+        parallel.layer_norm_chunk_grain(chunks, rows, width))
     if grad_weight is not None:
         np.copyto(grad_weight, partial_weight.sum(axis=0), casting="unsafe")
     if grad_bias is not None:
         np.copyto(grad_bias, partial_bias.sum(axis=0), casting="unsafe")
 
 
-def _layer_norm_grain(width: int) -> int:
-    """Rows worth a thread of their own in layer norm: LAYER_NORM_PART elements."""
-    return -(-LAYER_NORM_PART // max(width, 1))
-
-
 # Both directions are 2-D loops in the rows' precision, with no flag inside a loop (a missing
-# weight is ones, a missing bias zeros): so LLVM vectorises every inner loop. Measured against
-# the earlier forms (float64 statistics with has_weight / has_bias tested per element in the
-# forward; a call per row in the backward), kernel alone, float32, medians over several runs:
-# forward 1024 x 128 70-95 -> 30-44 us, 2048 x 128 136-157 -> 54-80 us; backward 101-104 ->
-# 54-74 us, 179-192 -> 87-125 us. The largest error of the forward against float64 went from
-# 3.6-4.7e-7 to 0.9-1.7e-6 (1024 x 128 rows of 1 + 3 N(0, 1) or 1e4 + 3 N(0, 1), random weight
-# and bias); on rows of 1e4 + N(0, 1) PyTorch's float32 is off by 1.8e-3. What keeps rows far
-# from zero right: the sums run relative to the row's first element, the variance in a second pass.
+# weight is ones, a missing bias zeros): so LLVM vectorises every inner loop. What keeps rows
+# far from zero right (a float32 row of 1e4 + N(0, 1), where PyTorch's float32 loses digits):
+# the sums run relative to the row's first element, the variance in a second pass.
 
 
 @njit
@@ -474,15 +434,15 @@ def _layer_norm_backward_rows(grad, x, weight, mean, rstd, grad_x, partial_weigh
 # -- dropout --------------------------------------------------------------------------------
 
 
-def dropout_forward(x, p: float, seed: int, out) -> None:
+def dropout_forward(x: Array, p: float, seed: int, out: Array, first: int = 0) -> None:
+    """``first``: the index of x's first element in the array it is a part of (each element
+    draws the number of its place in the whole: ``zero.backends.dropout_mask``)."""
     out_flat, x_flat = _rows_out(out).reshape(-1), np.ascontiguousarray(x).reshape(-1)
-    threshold, scale, seed = np.uint64(keep_threshold(p)), keep_scale(p), np.uint64(seed)
-    parallel_rows(x_flat.size, 1, lambda lo, hi: _dropout_loop(x_flat[lo:hi], threshold, scale, seed,
-                                                               out_flat[lo:hi], lo), DROPOUT_NS)
+    _dropout_loop(x_flat, np.uint64(keep_threshold(p)), keep_scale(p), np.uint64(seed), out_flat, first)
 
 
-def dropout_backward(grad, p: float, seed: int, grad_in) -> None:
-    dropout_forward(grad, p, seed, grad_in)  # the same mask, regenerated from the seed
+def dropout_backward(grad: Array, p: float, seed: int, grad_in: Array, first: int = 0) -> None:
+    dropout_forward(grad, p, seed, grad_in, first)  # the same mask, regenerated from the seed
 
 
 GAMMA, M1, M2 = np.uint64(SPLITMIX_GAMMA), np.uint64(SPLITMIX_M1), np.uint64(SPLITMIX_M2)
@@ -490,9 +450,9 @@ GAMMA, M1, M2 = np.uint64(SPLITMIX_GAMMA), np.uint64(SPLITMIX_M1), np.uint64(SPL
 
 @njit
 def _dropout_loop(x, threshold, scale, seed, out, first):
-    """Elements first.. of the whole array (``backends/dropout_mask.py``). Comparing the
-    integers rather than a float64 uniform gives the same mask (1,024 x 128 float32, one
-    thread: 69-70 against 77 us); the product stays in float64, rounded once."""
+    """Elements first.. of the whole array (``backends/dropout_mask.py``). The integers are
+    compared rather than a float64 uniform (the same mask, faster); the product stays in
+    float64, rounded once."""
     for i in prange(x.size):
         # uint64 throughout: mixing signed and unsigned integers would make Numba use floats
         z = seed + np.uint64(first + i + 1) * GAMMA

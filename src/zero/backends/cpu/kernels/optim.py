@@ -1,4 +1,4 @@
-"""Optimizer updates, one fused pass per parameter (ranges of it on the CPU pool's threads).
+"""Optimizer updates, one fused pass per parameter (the table runs a large one on both cores).
 
 Written as chains of tensor ops, an AdamW step would make several temporaries
 the size of the parameter and read memory five or six times; one Numba loop
@@ -15,54 +15,50 @@ reads p, g, m, v once and writes p, m, v once.
         eps_outside = 0 (zero.optim.adamw works both out).
     sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
         momentum_buffer may be None when momentum == 0
+
+The loops compute in the parameters' precision, as PyTorch does: float32 arithmetic
+vectorises twice as wide, and its square root and division cost a third of float64's.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import numpy as np
 
-from ..threads import parallel_flat
+from ...kernel_contract import Array
 from ._jit import njit, prange
 
 __all__ = ["adamw_step", "adamw_step_many", "sgd_step"]
 
 
-# One core's time per float32 parameter of each step (1 M parameters,
-# ``benchmarks/split_costs.py --sections costs``): how many parameters are worth splitting
-# over the pool's threads (threads.SPLIT_NS).
-ADAMW_NS, SGD_NS = 0.62, 0.38   # AdamW in float64 arithmetic took 0.91
-
-
-def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
-               step_size) -> None:
+def adamw_step(param: Array, grad: Array, exp_avg: Array, exp_avg_sq: Array, lr: float, beta1: float,
+               beta2: float, eps_inside: float, eps_outside: float, weight_decay: float, step_size: float) -> None:
     """AdamW, bias correction folded into step_size = lr * √(1 - β2^t) / (1 - β1^t); see above.
-    The loop computes in the parameters' precision, as PyTorch does: the hyper-parameters
-    and their complements are rounded to it once here. Float32 arithmetic vectorises twice
-    as wide, and its square root and division cost a third of float64's: one thread, warm,
-    413,312 float32 parameters (the 2 x 4 x 128 GPT's) 123-126 against 362-365 us, 1 M
-    parameters 0.62 against 0.91 ns each. Inside that GPT's training step, where the arrays
-    come from memory, the 28 calls took 318-520 us a step against 426-555 (six runs each)."""
+    The hyper-parameters and their complements are rounded to the parameters' precision
+    once here."""
     scalar = param.dtype.type
-    parallel_flat(_adamw_loop, param, grad, exp_avg, exp_avg_sq, scalar(beta1), scalar(1.0 - beta1),
-                  scalar(beta2), scalar(1.0 - beta2), scalar(eps_inside), scalar(eps_outside),
-                  scalar(lr * weight_decay), scalar(step_size), ns_per_element=ADAMW_NS)
+    _adamw_loop(param, grad, exp_avg, exp_avg_sq, scalar(beta1), scalar(1.0 - beta1), scalar(beta2),
+                scalar(1.0 - beta2), scalar(eps_inside), scalar(eps_outside), scalar(lr * weight_decay),
+                scalar(step_size))
 
 
-def adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps_inside, eps_outside,
-                    weight_decay, step_size) -> None:
-    """``adamw_step`` on each (param, grad, exp_avg, exp_avg_sq) of the four lists. On the
-    CPU a call costs little next to a parameter's loop, so this is a loop of them (the GPU's
-    is one launch)."""
+def adamw_step_many(step: Callable[..., None], params: Sequence[Array], grads: Sequence[Array],
+                    exp_avgs: Sequence[Array], exp_avg_sqs: Sequence[Array], lr: float, beta1: float, beta2: float,
+                    eps_inside: float, eps_outside: float, weight_decay: float, step_size: float) -> None:
+    """``step`` (the table's ``adamw_step``) on each (param, grad, exp_avg, exp_avg_sq) of the
+    four lists. On the CPU a call costs little next to a parameter's loop, so this is a loop
+    of them (the GPU's is one launch)."""
     for arrays in zip(params, grads, exp_avgs, exp_avg_sqs):
-        adamw_step(*arrays, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
+        step(*arrays, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
 
 
-def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
+def sgd_step(param: Array, grad: Array, momentum_buffer: Array | None, lr: float, momentum: float, dampening: float,
+             weight_decay: float, nesterov: bool, first_step: bool) -> None:
     """PyTorch's SGD: g += wd p; buf = g (first step) or μ buf + (1-τ) g;
     d = g + μ buf (nesterov) or buf; p -= lr d."""
     if momentum_buffer is None:
         momentum_buffer = np.empty(0, dtype=param.dtype)
-    parallel_flat(_sgd_loop, param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov,
-                  first_step, ns_per_element=SGD_NS)
+    _sgd_loop(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
 
 
 @njit

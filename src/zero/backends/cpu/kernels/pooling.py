@@ -30,31 +30,36 @@ which cannot race as the planes are independent. Sums are accumulated in float64
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
+from ...kernel_contract import Array
 from ._jit import njit, prange
 from .conv import int_pair as _pair
 
 __all__ = ["avg_pool2d_backward", "avg_pool2d_forward", "max_pool2d_backward", "max_pool2d_forward"]
 
 
-def max_pool2d_forward(x, kernel_size, stride, padding, dilation, out, indices) -> None:
+def max_pool2d_forward(x: Array, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+                       dilation: Sequence[int], out: Array, indices: Array) -> None:
     _max_pool(x, _pair(kernel_size), _pair(stride), _pair(padding), _pair(dilation), out, indices)
 
 
-def max_pool2d_backward(grad, indices, kernel_size, stride, padding, dilation, grad_x) -> None:
+def max_pool2d_backward(grad: Array, indices: Array, kernel_size: Sequence[int], stride: Sequence[int],
+                        padding: Sequence[int], dilation: Sequence[int], grad_x: Array) -> None:
     grad_x.fill(0)
     _max_pool_backward(grad, indices, grad_x)
 
 
-def avg_pool2d_forward(x, kernel_size, stride, padding, count_include_pad: bool, divisor_override, out) -> None:
+def avg_pool2d_forward(x: Array, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+                       count_include_pad: bool, divisor_override: int | None, out: Array) -> None:
     _avg_pool(x, _pair(kernel_size), _pair(stride), _pair(padding), bool(count_include_pad),
               int(divisor_override or 0), out)
 
 
-def avg_pool2d_backward(grad, kernel_size, stride, padding, count_include_pad: bool, divisor_override,
-                        grad_x) -> None:
+def avg_pool2d_backward(grad: Array, kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+                        count_include_pad: bool, divisor_override: int | None, grad_x: Array) -> None:
     grad_x.fill(0)
     _avg_pool_backward(grad, _pair(kernel_size), _pair(stride), _pair(padding), bool(count_include_pad),
                        int(divisor_override or 0), grad_x)

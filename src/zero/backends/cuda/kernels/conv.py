@@ -1,12 +1,13 @@
 """Convolution on the GPU: Triton im2col and col2im, cuBLAS GEMMs.
 
-The contract and the method are the CPU ones (``zero.backends.cpu.kernels.conv``, whose
-docstring lists the signatures and the columns' layout): cols (C kH kW, n Ho Wo) is made
-by a Triton gather, the products of every group are one strided-batched cuBLAS call
-(``linalg.matmul`` over (groups, ., .) views, transposes as flags; grad_weight accumulates
-pass after pass with beta = 1, ``matmul_accumulate``), the (O, n Ho Wo) product goes into
-out (N, O, Ho, Wo) as the bias is added (one CuPy elementwise pass), and col2im is a Triton
-gather too (each input element sums the column elements read from it: no atomics).
+The contract's kernels (``zero.backends.kernel_contract``), by the CPU's method
+(``zero.backends.cpu.kernels.conv``, whose docstring has the shapes and the columns'
+layout): cols (C kH kW, n Ho Wo) is made by a Triton gather, the products of every group
+are one strided-batched cuBLAS call (``linalg.matmul`` over (groups, ., .) views,
+transposes as flags; grad_weight accumulates pass after pass with beta = 1,
+``matmul_accumulate``), the (O, n Ho Wo) product goes into out (N, O, Ho, Wo) as the bias
+is added (one CuPy elementwise pass), and col2im is a Triton gather too (each input
+element sums the column elements read from it: no atomics).
 
 Images are taken as many at a time as make ``COLUMN_BYTES`` of columns (at least one):
 the whole batch of a small network, while a large layer (say 256 x 256 x 56 x 56 with a
@@ -18,6 +19,9 @@ GEMMs), which is how CI checks them against the CPU kernels.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from ...kernel_contract import Array, given
 from ..triton_kernels.convolution import col2im_kernel, im2col_kernel
 from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, elementwise_grid, launch
@@ -28,7 +32,8 @@ __all__ = ["conv2d_backward", "conv2d_forward"]
 COLUMN_BYTES = 256 << 20   # the columns of one pass: about this many bytes (whole images, at least one)
 
 
-def conv2d_forward(x, weight, bias, stride, padding, dilation, groups: int, out) -> None:
+def conv2d_forward(x: Array, weight: Array, bias: Array | None, stride: Sequence[int], padding: Sequence[int],
+                   dilation: Sequence[int], groups: int, out: Array) -> None:
     xp = array_module(x)
     batch, out_channels, out_h, out_w = output(out).shape
     plane = out_h * out_w
@@ -49,20 +54,22 @@ def conv2d_forward(x, weight, bias, stride, padding, dilation, groups: int, out)
             xp.add(by_image, bias.reshape(1, out_channels, 1), out=target)
 
 
-def conv2d_backward(grad, x, weight, stride, padding, dilation, groups: int, grad_x, grad_weight,
-                    grad_bias) -> None:
+def conv2d_backward(grad: Array, x: Array | None, weight: Array | None, stride: Sequence[int],
+                    padding: Sequence[int], dilation: Sequence[int], groups: int, grad_x: Array | None,
+                    grad_weight: Array | None, grad_bias: Array | None) -> None:
     xp = array_module(grad)
     batch, out_channels, out_h, out_w = grad.shape
     plane = out_h * out_w
-    kernel = (grad_weight if weight is None else weight).shape[2:]
-    channels = (x if grad_x is None else output(grad_x)).shape[1]
+    kernel = given(weight, grad_weight).shape[2:]
+    channels = given(None if grad_x is None else output(grad_x), x).shape[1]
     rows = channels * kernel[0] * kernel[1]                                 # C kH kW
     if grad_bias is not None:
         xp.sum(grad.reshape(batch, out_channels, plane), axis=(0, 2), out=grad_bias)
     weight_grads = None if grad_weight is None else _grouped(grad_weight.reshape(out_channels, -1), groups)
     if weight_grads is not None:
         weight_grads.fill(0)
-    weights_t = None if grad_x is None else _grouped(weight.reshape(out_channels, -1), groups).transpose(0, 2, 1)
+    weights_t = (None if grad_x is None
+                 else _grouped(given(weight).reshape(out_channels, -1), groups).transpose(0, 2, 1))
     step = _images_per_pass(rows * plane * grad.itemsize, batch)
     for first in range(0, batch if weight_grads is not None or weights_t is not None else 0, step):
         images = slice(first, min(batch, first + step))
@@ -70,12 +77,12 @@ def conv2d_backward(grad, x, weight, stride, padding, dilation, groups: int, gra
         grad_t = xp.ascontiguousarray(grad[images].reshape(count, out_channels, plane).transpose(1, 0, 2))
         grad_t = _grouped(grad_t.reshape(out_channels, count * plane), groups)        # (g, O/g, n Ho Wo)
         if weight_grads is not None:
-            cols = _columns(x[images], kernel, stride, padding, dilation, out_h, out_w)
+            cols = _columns(given(x)[images], kernel, stride, padding, dilation, out_h, out_w)
             matmul_accumulate(grad_t, _grouped(cols, groups).transpose(0, 2, 1), weight_grads)
         if weights_t is not None:
             grad_cols = xp.empty((rows, count * plane), grad.dtype)                   # (C kH kW, n Ho Wo)
             matmul(weights_t, grad_t, _grouped(grad_cols, groups))
-            target = grad_x[images]
+            target = given(grad_x)[images]
             _, _, height, width = target.shape
             launch(col2im_kernel, elementwise_grid(target.size), grad_cols, target, target.size, count, channels,
                    height, width, out_h, out_w, *stride, *padding, *dilation, *kernel, BLOCK=ELEMENTWISE_BLOCK,
@@ -86,13 +93,14 @@ def _images_per_pass(bytes_per_image: int, batch: int) -> int:
     return max(1, min(batch, COLUMN_BYTES // max(1, bytes_per_image)))
 
 
-def _grouped(matrix, groups: int):
+def _grouped(matrix: Array, groups: int) -> Array:
     """A (rows, columns) matrix as ``groups`` blocks of rows: (groups, rows/groups, columns)."""
     rows, columns = matrix.shape
     return matrix.reshape(groups, rows // groups, columns)
 
 
-def _columns(x, kernel, stride, padding, dilation, out_h: int, out_w: int):
+def _columns(x: Array, kernel: Sequence[int], stride: Sequence[int], padding: Sequence[int],
+             dilation: Sequence[int], out_h: int, out_w: int) -> Array:
     """im2col: cols (C kH kW, N Ho Wo) of x (any strides), scratch for the call."""
     batch, channels, height, width = x.shape
     kernel_h, kernel_w = kernel

@@ -1,7 +1,7 @@
 """Fused kernels on the GPU: linear, GELU FFN, linear + cross-entropy, flash attention.
 
-The contract is the CPU one (``zero.backends.cpu.kernels.fused``, whose docstring lists
-every signature and shape). The products are cuBLAS GEMMs (``linalg.matmul``, reading
+The contract's (``zero.backends.kernel_contract``; ``zero.backends.cpu.kernels.fused`` has
+every shape in more detail). The products are cuBLAS GEMMs (``linalg.matmul``, reading
 transposed weights as transpose flags); what lies between them is Triton:
 
     linear           GEMM, then the bias added in place
@@ -23,6 +23,9 @@ which is how CI checks them against the CPU.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import numpy as np
 
 from ..triton_kernels.attention import (
@@ -33,6 +36,7 @@ from ..triton_kernels.attention import (
 )
 from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
 from ...attention_heads import merged_heads, packed_heads
+from ...kernel_contract import Array, given
 from ._arrays import array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 from .linalg import fast_matmul, matmul, matmul_accumulate
@@ -47,17 +51,18 @@ __all__ = ["ffn_backward", "ffn_forward", "flash_attention_backward", "flash_att
 # -- linear ---------------------------------------------------------------------------------
 
 
-def linear_forward(x, weight, bias, out) -> None:
+def linear_forward(x: Array, weight: Array, bias: Array | None, out: Array) -> None:
     matmul(x, weight.T, out)                                              # (N, OUT)
     if bias is not None:
         out += bias
 
 
-def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None:
+def linear_backward(grad_out: Array, x: Array | None, weight: Array | None, grad_x: Array | None,
+                    grad_weight: Array | None, grad_bias: Array | None) -> None:
     if grad_x is not None:
-        matmul(grad_out, weight, grad_x)                                  # (N, IN)
+        matmul(grad_out, given(weight), grad_x)                           # (N, IN)
     if grad_weight is not None:
-        matmul(grad_out.T, x, grad_weight)                                # (OUT, IN)
+        matmul(grad_out.T, given(x), grad_weight)                         # (OUT, IN)
     if grad_bias is not None:
         column_sums(grad_out, grad_bias)
 
@@ -65,19 +70,20 @@ def linear_backward(grad_out, x, weight, grad_x, grad_weight, grad_bias) -> None
 # -- GELU feed-forward --------------------------------------------------------------------
 
 
-def _bias_gelu(h, bias, out, tanh: bool) -> None:
+def _bias_gelu(h: Array, bias: Array | None, out: Array, tanh: bool) -> None:
     """out = gelu(h + bias) over (N, H) rows (out may be h)."""
     launch(gelu_forward_kernel, elementwise_grid(h.size), h, h if bias is None else contiguous(bias), out, h.size,
            h.shape[1], HAS_BIAS=bias is not None, TANH=tanh, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-def _bias_gelu_backward(grad, h, bias, out, tanh: bool) -> None:
+def _bias_gelu_backward(grad: Array, h: Array, bias: Array | None, out: Array, tanh: bool) -> None:
     """out = grad * gelu'(h + bias) (out may be grad or h)."""
     launch(gelu_backward_kernel, elementwise_grid(h.size), grad, h, h if bias is None else contiguous(bias), out,
            h.size, h.shape[1], HAS_BIAS=bias is not None, TANH=tanh, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-def ffn_forward(x, w1, b1, w2, b2, approximate: str, out, kept=None) -> None:
+def ffn_forward(x: Array, w1: Array, b1: Array | None, w2: Array, b2: Array | None, approximate: str, out: Array,
+                kept: Array | None = None) -> None:
     xp = array_module(x)
     h = xp.empty((x.shape[0], w1.shape[0]), x.dtype)                      # (N, H), freed on return
     if kept is not None:                                                  # x @ w1ᵀ stays for backward
@@ -114,7 +120,8 @@ def ffn_backward(grad_out, x, w1, b1, w2, approximate: str, grad_x, grad_w1, gra
 # -- linear + cross-entropy -----------------------------------------------------------------
 
 
-def _logit_chunks(x, weight, chunk_size: int, kept=None):
+def _logit_chunks(x: Array, weight: Array, chunk_size: int,
+                  kept: Array | None = None) -> Iterator[tuple[int, int, Array]]:
     """(r0, r1, logits of rows r0:r1) chunk by chunk, the logits x[r0:r1] Wᵀ computed into one
     reused (chunk, V) scratch array, or into ``kept`` (N, V) as one chunk."""
     rows, vocab = x.shape[0], weight.shape[0]
@@ -127,14 +134,15 @@ def _logit_chunks(x, weight, chunk_size: int, kept=None):
         yield r0, r1, logits
 
 
-def linear_cross_entropy_forward(x, weight, target, ignore_index: int, chunk_size: int, loss, lse,
-                                 kept=None) -> None:
+def linear_cross_entropy_forward(x: Array, weight: Array, target: Array, ignore_index: int, chunk_size: int,
+                                 loss: Array, lse: Array, kept: Array | None = None) -> None:
     for r0, r1, logits in _logit_chunks(x, weight, chunk_size, kept):
         cross_entropy_forward(logits, target[r0:r1], None, ignore_index, 0.0, loss[r0:r1], lse[r0:r1])
 
 
-def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_index: int, chunk_size: int,
-                                  grad_x, grad_weight, kept=None) -> None:
+def linear_cross_entropy_backward(grad_loss: Array, x: Array, weight: Array, target: Array, lse: Array,
+                                  ignore_index: int, chunk_size: int, grad_x: Array | None,
+                                  grad_weight: Array | None, kept: Array | None = None) -> None:
     if x.shape[0] == 0:
         if grad_weight is not None:
             grad_weight.fill(0)
@@ -157,26 +165,15 @@ def linear_cross_entropy_backward(grad_loss, x, weight, target, lse, ignore_inde
 MAX_GROUPS_PER_LAUNCH = 65535  # the grid's second dimension
 
 # Tile (BLOCK_M = BLOCK_N rows and keys) and pipeline stages by item size and padded head
-# size (the larger of BLOCK_E and BLOCK_EV), so that each attention kernel's shared memory
-# fits a block of an H100/H200 (sm_90: 232,448 bytes). Measured by compiling for sm_90 with
-# 4 warps, in bytes (forward, backward dK dV, backward dQ):
-#
-#     float32  E <= 64   tile 64, 2 stages    65,536    82,432    81,920
-#              E = 128   tile 32, 2 stages    53,248    69,888    69,632
-#              E = 256   tile 32, 2 stages   102,528   135,424   135,168   (tile 64: 279,040)
-#              E = 512   tile 16, 2 stages    99,392   132,224   132,096   (tile 32: ~270,000)
-#     float64  E <= 64   tile 64, 2 stages    98,304   197,632   139,264
-#              E = 128   tile 32, 2 stages   107,520   197,120   163,840   (tile 64: 394,240)
-#              E = 256   tile 16, 2 stages   100,608   196,864   163,840   (tile 32: 393,728)
-#
-# Float64 heads above 256 do not fit even with 16-row tiles (dK dV: 393,216 bytes at 512).
+# size (the larger of BLOCK_E and BLOCK_EV): the largest whose shared memory fits a block of
+# an H100/H200 (sm_90: 232,448 bytes); float64 heads above 256 fit no tile.
 # tests/backends/cuda/test_compile_sm90.py compiles head sizes 64, 128 and 256 (and 512 for
-# float32) and checks each against the limit.
+# float32) and checks each against the limit; the bytes of each choice are in RESULTS.md.
 ATTENTION_TILES = {4: ((64, 64, 2), (128, 32, 2), (256, 32, 2), (512, 16, 2)),
                    8: ((64, 64, 2), (128, 32, 2), (256, 16, 2))}     # itemsize: (largest head, tile, stages)
 
 
-def _attention_config(q, v):
+def _attention_config(q: Array, v: Array) -> dict[str, Any]:
     """Tile sizes, stages and dot precision for head sizes E (queries, keys) and Ev (values)."""
     block_e = max(16, next_power_of_2(q.shape[-1]))
     block_ev = max(16, next_power_of_2(v.shape[-1]))
@@ -192,13 +189,13 @@ def _attention_config(q, v):
             "num_warps": 4, "num_stages": stages}
 
 
-def _group_slices(groups: int):
+def _group_slices(groups: int) -> Iterator[tuple[int, int]]:
     """(first group, count) of each launch: at most MAX_GROUPS_PER_LAUNCH groups each."""
     for g0 in range(0, groups, MAX_GROUPS_PER_LAUNCH):
         yield g0, min(MAX_GROUPS_PER_LAUNCH, groups - g0)
 
 
-def _strided(x):
+def _strided(x: Array) -> tuple[Array, tuple[int, int, int]]:
     """(array, its element strides between batches, heads and rows) of (G, L, E) or
     (B, H, L, E) attention operands, G = B·H (a 3-D array is one head per batch); a
     contiguous copy when its features are not adjacent (for an output, the kernels then
@@ -211,17 +208,18 @@ def _strided(x):
     return x, (strides[0], strides[1], strides[2])
 
 
-def _heads(x) -> int:
+def _heads(x: Array) -> int:
     return x.shape[1] if x.ndim == 4 else 1
 
 
-def _copy_back(written, out) -> None:
+def _copy_back(written: Array, out: Array) -> None:
     """Move a kernel's output into ``out`` when ``_strided`` gave the kernel a copy of it."""
     if written is not out:
         out[...] = written
 
 
-def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> None:
+def flash_attention_forward(q: Array, k: Array, v: Array, scale: float, causal: bool, out: Array,
+                            lse: Array) -> None:
     """out (G, L, Ev) = softmax(scale q kᵀ) v, lse (G, L) its log-sum-exp; q, k, v and out
     (G, ·, ·) or (B, H, ·, ·) arrays of any strides with adjacent features."""
     length, width = q.shape[-2:]
@@ -241,8 +239,8 @@ def flash_attention_forward(q, k, v, scale: float, causal: bool, out, lse) -> No
     _copy_back(target, out)
 
 
-def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: bool, grad_q, grad_k,
-                             grad_v) -> None:
+def flash_attention_backward(grad_out: Array, q: Array, k: Array, v: Array, out: Array, lse: Array, scale: float,
+                             causal: bool, grad_q: Array | None, grad_k: Array | None, grad_v: Array | None) -> None:
     """The gradients of ``flash_attention_forward`` (any of grad_q, grad_k, grad_v None:
     not computed); the same layouts."""
     xp = array_module(q)
@@ -281,14 +279,15 @@ def flash_attention_backward(grad_out, q, k, v, out, lse, scale: float, causal: 
         _copy_back(q_target, grad_q)
 
 
-def self_attention_forward(qkv, n_head: int, scale: float, causal: bool, out, lse) -> None:
+def self_attention_forward(qkv: Array, n_head: int, scale: float, causal: bool, out: Array, lse: Array) -> None:
     """Each head read out of qkv (B, T, 3C) where it lies, its output written into out
     (B, T, C) where it goes: no copies."""
     q, k, v = packed_heads(qkv, n_head)                                  # (B, H, T, D) views
     flash_attention_forward(q, k, v, scale, causal, merged_heads(output(out), n_head), output(lse))
 
 
-def self_attention_backward(grad_out, qkv, out, lse, n_head: int, scale: float, causal: bool, grad_qkv) -> None:
+def self_attention_backward(grad_out: Array, qkv: Array, out: Array, lse: Array, n_head: int, scale: float,
+                            causal: bool, grad_qkv: Array) -> None:
     q, k, v = packed_heads(qkv, n_head)
     grads = packed_heads(output(grad_qkv), n_head)                      # (3, B, H, T, D) view of grad_qkv
     flash_attention_backward(merged_heads(grad_out, n_head), q, k, v, merged_heads(out, n_head), lse, scale,

@@ -5,6 +5,7 @@ scatters use atomic adds, so repeated indices add up.
 """
 from __future__ import annotations
 
+from ...kernel_contract import Array
 from ..runtime import cupy
 
 cp = cupy()
@@ -12,7 +13,7 @@ cp = cupy()
 __all__ = ["index_add_along"]
 
 
-def index_add_along(out, axis: int, index, values) -> None:
+def index_add_along(out: Array, axis: int, index: Array, values: Array) -> None:
     """out[.., index[k], ..] += values[.., k, ..] along ``axis`` (index_select's backward):
     an atomic scatter-add, so repeated indices add up."""
     flat = values.reshape(out.shape[:axis] + (index.size,) + out.shape[axis + 1:])

@@ -25,18 +25,20 @@ kernels use for running sums.
 
 A plan depends only on the operands' shapes, strides and dtype, so ``matmul`` keeps the
 plans that read the operands in place (no copy) by those, and later products of the
-same layout skip the planning: 6 us of host time of the 23 a product cost on an H200
-(the bare cuBLAS call through CuPy: 12).
+same layout skip the planning (a quarter of a product's host time on an H200; figures in
+RESULTS.md).
 """
 from __future__ import annotations
 
 import functools
 import math
 from dataclasses import dataclass, replace
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
+from ...kernel_contract import Array
 from .. import matmul as matmul_flags
 from ..runtime import cupy
 from ._arrays import array_module
@@ -79,7 +81,7 @@ class Gemm:
     batch: int
 
 
-def _operand(xp, matrix):
+def _operand(xp: ModuleType, matrix: Array) -> tuple[Array, int, int]:
     """(array, op, leading dimension): how cuBLAS reads the row-major matrices in
     ``matrix`` (shape (..., rows, cols)) as column-major ones (see the module docstring)."""
     rows, cols = matrix.shape[-2:]
@@ -92,10 +94,10 @@ def _operand(xp, matrix):
     return matrix, OP_N, max(1, cols)
 
 
-def _batch_stride(shape: tuple, strides: tuple):
+def _batch_stride(shape: tuple[int, ...], strides: tuple[int, ...]) -> int | None:
     """The one element stride that steps through all batch dimensions in order, or None."""
-    stride = None
-    expected = None
+    stride: int | None = None
+    expected = 0
     for n, s in zip(reversed(shape), reversed(strides)):
         if n == 1:
             continue
@@ -108,7 +110,7 @@ def _batch_stride(shape: tuple, strides: tuple):
     return 0 if stride is None else stride
 
 
-def _batched(xp, array, batch: tuple):
+def _batched(xp: ModuleType, array: Array, batch: tuple[int, ...]) -> tuple[Array, int]:
     """``array`` broadcast to ``batch`` + its matrix shape, and its single batch stride
     (in elements); copied to contiguous memory when no single stride exists."""
     full = xp.broadcast_to(array, batch + array.shape[-2:])
@@ -119,7 +121,7 @@ def _batched(xp, array, batch: tuple):
     return full, stride
 
 
-def plan_matmul(a, b, out) -> Gemm:
+def plan_matmul(a: Array, b: Array, out: Array) -> Gemm:
     """The cuBLAS call that computes out = a @ b: (..., M, K) @ (..., K, N) -> (..., M, N)."""
     xp = array_module(a)
     rows, inner, cols = a.shape[-2], a.shape[-1], b.shape[-1]
@@ -149,18 +151,18 @@ def plan_matmul(a, b, out) -> Gemm:
                 a[first] if a.ndim > 2 else a, ld_a, stride_a, out, max(1, cols), stride_c, max(count, 1))
 
 
-def matmul(a, b, out) -> None:
+def matmul(a: Array, b: Array, out: Array) -> None:
     """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/32/64)."""
     _product(a, b, out, accumulate=False)
 
 
-def matmul_accumulate(a, b, out) -> None:
+def matmul_accumulate(a: Array, b: Array, out: Array) -> None:
     """out += a @ b in one GEMM (cuBLAS's beta = 1): the fused kernels' running sums. Not a
     kernel of the shared contract (the CPU's fused kernels add a product themselves)."""
     _product(a, b, out, accumulate=True)
 
 
-def _product(a, b, out, accumulate: bool) -> None:
+def _product(a: Array, b: Array, out: Array, accumulate: bool) -> None:
     if isinstance(a, np.ndarray):  # the host arrays of the interpreter tests: NumPy's BLAS
         product = np.matmul(a, b)
         if accumulate:
@@ -204,7 +206,8 @@ _in_place_plans: dict[tuple, Gemm] = {}   # operands' layout -> a plan without a
 _KEPT_PLANS = 512
 
 
-def _run(cp, gemm: Gemm, beta: float, a_pointer: int, b_pointer: int, c_pointer: int, dtype) -> None:
+def _run(cp: ModuleType, gemm: Gemm, beta: float, a_pointer: int, b_pointer: int, c_pointer: int,
+         dtype: np.dtype) -> None:
     """The cuBLAS call of ``gemm`` on the matrices at these addresses."""
     from cupy_backends.cuda.libs import cublas
 
@@ -232,9 +235,9 @@ def _run(cp, gemm: Gemm, beta: float, a_pointer: int, b_pointer: int, c_pointer:
 
 
 @functools.cache
-def _host_scalar(scalar_type, value: float) -> np.ndarray:
+def _host_scalar(scalar_type: type, value: float) -> np.ndarray:
     """A 0-d host array holding cuBLAS's alpha or beta (read at the call, never written):
     made once per type and value rather than per product."""
-    array = np.full((), value, scalar_type)
+    array: np.ndarray = np.full((), value, scalar_type)
     array.flags.writeable = False
     return array

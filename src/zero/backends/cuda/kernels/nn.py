@@ -1,7 +1,7 @@
 """Neural-network kernels on the GPU: softmax, cross-entropy, NLL, layer norm, dropout.
 
-The contract is the CPU one (``zero.backends.cpu.kernels.nn``, whose docstring
-lists every signature): C-contiguous (rows, C) arrays, outputs written in place,
+The contract's (``zero.backends.kernel_contract``; ``zero.backends.cpu.kernels.nn`` has
+more detail): C-contiguous (rows, C) arrays, outputs written in place,
 ``weight``/``bias`` optional. Softmax, log-softmax, cross-entropy, NLL, the mean of a
 loss over kept rows, layer norm and dropout launch the Triton kernels in ``triton_kernels``.
 Dropout draws the SplitMix64 numbers of ``zero.backends.dropout_mask``, so a seed
@@ -13,6 +13,7 @@ interpreter tests); the wide-row layer-norm fallback is CuPy (or NumPy) array co
 from __future__ import annotations
 
 from ...dropout_mask import keep_scale, keep_threshold
+from ...kernel_contract import Array
 from ..triton_kernels.elementwise import dropout_kernel
 from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
 from ..triton_kernels.softmax import (
@@ -36,7 +37,7 @@ __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward",
 # -- softmax and log-softmax ----------------------------------------------------------------
 
 
-def _softmax(x, out, log: bool) -> None:
+def _softmax(x: Array, out: Array, log: bool) -> None:
     x = contiguous(x)
     rows, width = x.shape
     if rows == 0 or width == 0:
@@ -46,7 +47,7 @@ def _softmax(x, out, log: bool) -> None:
            num_warps=warps_for(block))
 
 
-def _softmax_backward(grad, out, grad_in, log: bool) -> None:
+def _softmax_backward(grad: Array, out: Array, grad_in: Array, log: bool) -> None:
     rows, width = grad.shape
     if rows == 0 or width == 0:
         return
@@ -55,27 +56,27 @@ def _softmax_backward(grad, out, grad_in, log: bool) -> None:
            LOG=log, BLOCK=block, num_warps=warps_for(block))
 
 
-def softmax_forward(x, out) -> None:
+def softmax_forward(x: Array, out: Array) -> None:
     _softmax(x, out, False)
 
 
-def log_softmax_forward(x, out) -> None:
+def log_softmax_forward(x: Array, out: Array) -> None:
     _softmax(x, out, True)
 
 
-def softmax_backward(grad, out, grad_in) -> None:
+def softmax_backward(grad: Array, out: Array, grad_in: Array) -> None:
     _softmax_backward(grad, out, grad_in, False)
 
 
-def log_softmax_backward(grad, out, grad_in) -> None:
+def log_softmax_backward(grad: Array, out: Array, grad_in: Array) -> None:
     _softmax_backward(grad, out, grad_in, True)
 
 
 # -- cross-entropy ------------------------------------------------------------------------------
 
 
-def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoothing: float,
-                          loss, logsumexp) -> None:
+def cross_entropy_forward(logits: Array, target: Array, weight: Array | None, ignore_index: int,
+                          label_smoothing: float, loss: Array, logsumexp: Array) -> None:
     logits = contiguous(logits)
     rows, classes = logits.shape
     if rows == 0:
@@ -87,8 +88,8 @@ def cross_entropy_forward(logits, target, weight, ignore_index: int, label_smoot
            SMOOTH=label_smoothing > 0.0, BLOCK=block, num_warps=warps_for(block))
 
 
-def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_index: int,
-                           label_smoothing: float, grad_logits) -> None:
+def cross_entropy_backward(grad_loss: Array, logits: Array, target: Array, weight: Array | None, logsumexp: Array,
+                           ignore_index: int, label_smoothing: float, grad_logits: Array) -> None:
     logits = contiguous(logits)
     rows, classes = logits.shape
     if rows == 0:
@@ -103,7 +104,8 @@ def cross_entropy_backward(grad_loss, logits, target, weight, logsumexp, ignore_
            SMOOTH=label_smoothing > 0.0, BLOCK=block, num_warps=warps_for(block))
 
 
-def class_loss_mean(loss, target, weight, ignore_index: int, mean, divisor) -> None:
+def class_loss_mean(loss: Array, target: Array, weight: Array | None, ignore_index: int, mean: Array,
+                    divisor: Array) -> None:
     """The CPU contract (sum of the losses over the count, or weight, of the kept rows), in
     one launch of one program that stays on the device: nothing is read back."""
     rows = loss.shape[0]
@@ -117,7 +119,7 @@ CLASS_LOSS_MEAN_BLOCK = 1024   # rows per step of class_loss_mean's one program
 NLL_ROWS = 256                 # rows per program of the NLL forward (a gather: one value a row)
 
 
-def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None:
+def nll_loss_forward(log_probs: Array, target: Array, weight: Array | None, ignore_index: int, loss: Array) -> None:
     """loss (N,) = -w[t] * log_probs[t] per row, 0 where ignored."""
     log_probs = contiguous(log_probs)
     rows, classes = log_probs.shape
@@ -128,7 +130,8 @@ def nll_loss_forward(log_probs, target, weight, ignore_index: int, loss) -> None
            HAS_WEIGHT=weight is not None, BLOCK=NLL_ROWS, num_warps=4)
 
 
-def nll_loss_backward(grad_loss, target, weight, ignore_index: int, grad_input) -> None:
+def nll_loss_backward(grad_loss: Array, target: Array, weight: Array | None, ignore_index: int,
+                      grad_input: Array) -> None:
     """grad_input (N, C): -w[t] * grad_loss at the target, 0 elsewhere: every element
     written in one launch (no separate fill)."""
     rows, classes = grad_input.shape
@@ -149,7 +152,8 @@ LAYER_NORM_MAX_BLOCK = 16384
 LAYER_NORM_ROWS_PER_PROGRAM = 32
 
 
-def layer_norm_forward(x, weight, bias, eps: float, out, mean, rstd) -> None:
+def layer_norm_forward(x: Array, weight: Array | None, bias: Array | None, eps: float, out: Array, mean: Array,
+                       rstd: Array) -> None:
     x = contiguous(x)
     rows, width = x.shape
     if rows == 0:
@@ -163,7 +167,8 @@ def layer_norm_forward(x, weight, bias, eps: float, out, mean, rstd) -> None:
            HAS_WEIGHT=weight is not None, HAS_BIAS=bias is not None, BLOCK=block, num_warps=warps_for(block))
 
 
-def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias) -> None:
+def layer_norm_backward(grad: Array, x: Array, weight: Array | None, mean: Array, rstd: Array, grad_x: Array,
+                        grad_weight: Array | None, grad_bias: Array | None) -> None:
     x = contiguous(x)
     rows, width = x.shape
     xp = array_module(x)
@@ -189,7 +194,8 @@ def layer_norm_backward(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_b
         column_sums(partial[:, width:], grad_bias)
 
 
-def _layer_norm_forward_wide(x, weight, bias, eps, out, mean, rstd) -> None:
+def _layer_norm_forward_wide(x: Array, weight: Array | None, bias: Array | None, eps: float, out: Array,
+                             mean: Array, rstd: Array) -> None:
     """Rows wider than a program's registers: the same formulas as whole-array operations."""
     xp = array_module(x)
     mu = x.mean(axis=1, keepdims=True)
@@ -205,7 +211,8 @@ def _layer_norm_forward_wide(x, weight, bias, eps, out, mean, rstd) -> None:
     xp.copyto(rstd, inverse[:, 0], casting="unsafe")
 
 
-def _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias) -> None:
+def _layer_norm_backward_wide(grad: Array, x: Array, weight: Array | None, mean: Array, rstd: Array,
+                              grad_x: Array, grad_weight: Array | None, grad_bias: Array | None) -> None:
     xhat = (x - mean[:, None]) * rstd[:, None]
     g = grad * weight if weight is not None else grad
     mean_g = g.mean(axis=1, keepdims=True)
@@ -221,11 +228,11 @@ def _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, 
 # -- dropout --------------------------------------------------------------------------------
 
 
-def dropout_forward(x, p: float, seed: int, out) -> None:
+def dropout_forward(x: Array, p: float, seed: int, out: Array) -> None:
     x = flat(x)
     launch(dropout_kernel, elementwise_grid(x.size), x, output(out).reshape(-1), x.size, keep_threshold(p),
            int(seed), keep_scale(p), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-def dropout_backward(grad, p: float, seed: int, grad_in) -> None:
+def dropout_backward(grad: Array, p: float, seed: int, grad_in: Array) -> None:
     dropout_forward(grad, p, seed, grad_in)  # the same mask, regenerated from the seed

@@ -11,32 +11,36 @@ The contract is the CPU one (``zero.backends.cpu.kernels.optim``):
 with 1-D contiguous arrays of one length, updated in place.
 
 ``adamw_step_many`` is one launch for every parameter of a group (PyTorch's "foreach"),
-where one launch each costs the host more than the GPU's work on a small parameter: the
-first GPU runs found a GPT step bound by the host, its 76 AdamW launches 5.4 ms against
-PyTorch's 1.3, and clip_grad_norm_ (a CuPy dot and multiply per gradient) 8.0 ms against
-0.5; the clip's two passes are likewise one launch each (and one to add the norms' parts
-in a fixed order, so a run repeats to the bit). Each program finds its tensor's arrays in
-a table on the device, a row of addresses per tensor, kept for each set of addresses;
-the third GPU run's profiled step found a new set (a step's gradients do not always get
-the last step's blocks), and a per-program list in the table then cost the host 6 ms, so
-a program now finds its row itself, from the rows' first programs.
+where one launch each costs the host more than the GPU's work on a small parameter (the
+GPU runs found a GPT step bound by the host, and its AdamW launches and clip_grad_norm_'s
+per-gradient CuPy calls a large part of it); the clip's two passes are likewise one launch
+each (and one to add the norms' parts in a fixed order, so a run repeats to the bit). Each
+program finds its tensor's arrays in a table on the device, a row of addresses per tensor,
+kept for each set of addresses (a step's gradients do not always get the last step's
+blocks); a program finds its row itself, from the rows' first programs, rather than from a
+per-program list that would cost the host time to build. Figures in RESULTS.md (the GPU runs).
 """
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 
+from ...array_kernels import reduction as shared
+from ...kernel_contract import Array, given
 from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
                                    squared_norm_parts_kernel, squared_norms_kernel)
-from ._arrays import array_module, output, shared_kernels
+from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 
 __all__ = ["adamw_step", "adamw_step_many", "scale_in_place", "sgd_step", "squared_norms"]
 
 
-def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside, weight_decay,
-               step_size) -> None:
+def adamw_step(param: Array, grad: Array, exp_avg: Array, exp_avg_sq: Array, lr: float, beta1: float,
+               beta2: float, eps_inside: float, eps_outside: float, weight_decay: float, step_size: float) -> None:
     """AdamW with bias correction folded into ``step_size`` (see the CPU kernel)."""
     n = param.size
     launch(adamw_kernel, elementwise_grid(n), output(param), grad, output(exp_avg), output(exp_avg_sq), n,
@@ -44,8 +48,9 @@ def adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, e
            float(step_size), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-def adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps_inside, eps_outside,
-                    weight_decay, step_size) -> None:
+def adamw_step_many(params: Sequence[Array], grads: Sequence[Array], exp_avgs: Sequence[Array],
+                    exp_avg_sqs: Sequence[Array], lr: float, beta1: float, beta2: float, eps_inside: float,
+                    eps_outside: float, weight_decay: float, step_size: float) -> None:
     """``adamw_step`` on each (param, grad, exp_avg, exp_avg_sq) of the four lists, with the
     same hyper-parameters: one launch for float32 and float64 parameters, one each otherwise."""
     if not params:
@@ -69,7 +74,7 @@ def adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, beta1, beta2, eps_
 # (a power of two of them) to find its tensor; a longer list takes several tables.
 TABLE_TENSORS = 1024
 
-_tables: OrderedDict = OrderedDict()   # rows -> (table on the device, programs, tensors)
+_tables: OrderedDict[tuple, tuple[Array, int, int]] = OrderedDict()   # rows -> (table on the device, programs, tensors)
 _KEPT_TABLES = 8
 
 
@@ -78,7 +83,7 @@ def _groups(count: int) -> list[slice]:
     return [slice(start, start + TABLE_TENSORS) for start in range(0, count, TABLE_TENSORS)]
 
 
-def _parameter_table(columns, block: int):
+def _parameter_table(columns: Sequence[Sequence[Array]], block: int) -> tuple[Array, int, int]:
     """The table the many-tensor kernels read, on the arrays' device: a row per tensor of an
     address from each column, its length and its first program (one program per ``block``
     elements); with the number of programs and of tensors. The rows are the key: a table is
@@ -102,16 +107,16 @@ def _parameter_table(columns, block: int):
     return found
 
 
-def _address(array) -> int:
+def _address(array: Any) -> int:
     """A contiguous array's first element's address (a NumPy array's under the interpreter)."""
     return array.ctypes.data if isinstance(array, np.ndarray) else array.data.ptr
 
 
-def squared_norms(arrays, out) -> None:
+def squared_norms(arrays: Sequence[Array], out: Array) -> None:
     """out[i] = the sum of the squares of arrays[i] (any shape), summed in float64 in a fixed
     order: two launches for all of them (the CPU's is a BLAS dot each)."""
     if not _takes(arrays):
-        return _shared("squared_norms", arrays)(arrays, out)
+        return shared.squared_norms(_module_of(arrays), arrays, out)
     flats = [a.reshape(-1) for a in arrays]
     float64 = bool(flats[0].dtype == np.float64)
     for group in _groups(len(flats)):
@@ -124,10 +129,10 @@ def squared_norms(arrays, out) -> None:
                num_warps=2)
 
 
-def scale_in_place(arrays, factor) -> None:
+def scale_in_place(arrays: Sequence[Array], factor: Array) -> None:
     """arrays[i] *= factor (a 0-d array: the scale stays on the device), one launch for all."""
     if not _takes(arrays):
-        return _shared("scale_in_place", arrays)(arrays, factor)
+        return shared.scale_in_place(_module_of(arrays), arrays, factor)
     flats = [a.reshape(-1) for a in arrays]   # views: the arrays are contiguous
     float64 = bool(flats[0].dtype == np.float64)
     for group in _groups(len(flats)):
@@ -137,7 +142,7 @@ def scale_in_place(arrays, factor) -> None:
                    TENSORS=next_power_of_2(tensors), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
 
 
-def _takes(arrays) -> bool:
+def _takes(arrays: Sequence[Array]) -> bool:
     """Whether the many-tensor kernels take these arrays: some, contiguous, all float32 or
     all float64."""
     if not arrays:
@@ -146,16 +151,17 @@ def _takes(arrays) -> bool:
     return dtype in (np.float32, np.float64) and all(a.dtype == dtype and a.flags.c_contiguous for a in arrays)
 
 
-def _shared(name: str, arrays):
-    """The shared CuPy (or, under the interpreter, NumPy) kernel of that name, for what the
-    many-tensor kernels do not take."""
-    return shared_kernels(array_module(arrays[0]) if arrays else np)[name]
+def _module_of(arrays: Sequence[Array]) -> ModuleType:
+    """The arrays' module, for the shared CuPy (or, under the interpreter, NumPy) kernel that
+    takes what the many-tensor kernels do not."""
+    return array_module(arrays[0]) if arrays else np
 
 
-def sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step) -> None:
+def sgd_step(param: Array, grad: Array, momentum_buffer: Array | None, lr: float, momentum: float, dampening: float,
+             weight_decay: float, nesterov: bool, first_step: bool) -> None:
     n = param.size
     has_momentum = momentum != 0.0
     launch(sgd_kernel, elementwise_grid(n), output(param), grad,
-           output(momentum_buffer) if has_momentum else param, n, float(lr), float(momentum), float(dampening),
+           output(given(momentum_buffer)) if has_momentum else param, n, float(lr), float(momentum), float(dampening),
            float(weight_decay), HAS_MOMENTUM=has_momentum, FIRST_STEP=bool(first_step), NESTEROV=bool(nesterov),
            BLOCK=ELEMENTWISE_BLOCK, num_warps=4)

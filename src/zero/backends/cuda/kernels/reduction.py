@@ -1,10 +1,10 @@
 """Sums over leading axes (bias gradients, ``x.sum(0)``) in Triton; and the extremes of
 integer indices, for the range checks that a GPU defers to the next read.
 
-CuPy's reduction over axis 0 of a (16384, 1536) float32 matrix took 0.47 ms on an H200
-against PyTorch's 0.07, and ~75 us of host time a call (under cProfile); a GPT step makes 52
-of them (the bias gradients of its linear layers and layer norms). ``column_sums`` is two launches of
-``column_sums_kernel`` at most: bands of rows in parallel, then their sums.
+CuPy's reduction over axis 0 was several times slower than PyTorch's on an H200, and
+costly in host time; a GPT step makes dozens of them (the bias gradients of its linear
+layers and layer norms). ``column_sums`` is two launches of ``column_sums_kernel`` at
+most: bands of rows in parallel, then their sums. Figures in RESULTS.md (the GPU runs).
 """
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ import math
 
 import numpy as np
 
+from ...array_kernels import reduction as shared
+from ...kernel_contract import Array, Axes
 from ..triton_kernels.reduction import column_sums_kernel, index_extremes_kernel
-from ._arrays import array_module, flat, shared_kernels
+from ._arrays import array_module, flat
 from ._launch import cdiv, launch
 
 __all__ = ["index_extremes_parts", "sum"]
@@ -22,7 +24,7 @@ BLOCK_R, BLOCK_C = 32, 128
 PROGRAMS = 512   # enough to fill a GPU of ~130 multiprocessors a few times over
 
 
-def column_sums(x, out, second=None) -> None:
+def column_sums(x: Array, out: Array, second: Array | None = None) -> None:
     """out (columns,) = x (rows, columns) summed over its rows; with ``second``, x's columns
     are out's then second's, both written by the same launches. Float32 and float64, x's
     columns contiguous (its rows may be strided), out contiguous: in Triton, float32
@@ -60,7 +62,7 @@ def column_sums(x, out, second=None) -> None:
            FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
 
 
-def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name)
+def sum(x: Array, axes: Axes, out: Array) -> None:  # noqa: A001  (the contract's name)
     """Sums over the leading axes of a C-contiguous array as column sums (the CPU's are a
     product with ones); anything else: the shared CuPy kernel."""
     lead = len(axes)
@@ -68,13 +70,13 @@ def sum(x, axes: tuple, out) -> None:  # noqa: A001  (the device contract's name
             and out.flags.c_contiguous):
         column_sums(x.reshape(math.prod(x.shape[:lead]), -1), out.reshape(-1))
         return
-    shared_kernels(array_module(x))["sum"](x, axes, out)
+    shared.sum(array_module(x), x, axes, out)
 
 
 INDEX_CHUNK, INDEX_BLOCK = 16384, 1024   # indices per program of the range check, and per step of its loop
 
 
-def index_extremes_parts(index, ignore: int | None, replacement: int):
+def index_extremes_parts(index: Array, ignore: int | None, replacement: int) -> Array:
     """The (smallest, largest) of each chunk of an integer array's entries (at least one),
     with entries equal to ``ignore`` counted as ``replacement``: a new (chunks, 2) int64
     array on the device, one launch and no wait -- the host takes its extremes when the

@@ -2,7 +2,7 @@
 block of elements or per row.
 
 These are the kernels alone (``@triton.jit`` functions). The functions that pick
-block sizes and launch them, with the CPU kernels' names and signatures, are in
+block sizes and launch them, under the contract's names and signatures, are in
 ``zero.backends.cuda.kernels``. Conventions:
 
 - Arrays arrive as pointers to contiguous memory; a row kernel also gets the row
