@@ -91,3 +91,37 @@ def test_multinomial_draws_by_weight_and_refuses_what_is_no_distribution():
     again = zero.Generator(seed=5)
     assert zero.multinomial(zero.ones(10), 4, generator=generator).tolist() == \
         zero.multinomial(zero.ones(10), 4, generator=again).tolist()
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, a: lib.matmul(input=a, other=a),
+    lambda lib, a: a.matmul(other=a),
+    lambda lib, a: lib.bmm(a[None], mat2=a[None]),
+    lambda lib, a: a[None].bmm(mat2=a[None]),
+    lambda lib, a: lib.multinomial(input=a.abs() + 1, num_samples=1),
+    lambda lib, a: a.new_tensor([1.0], dtype=lib.float64),
+    lambda lib, a: a.new_zeros(2, 3, dtype=lib.int64),
+    lambda lib, a: a.new_zeros((2, 3)),
+    lambda lib, a: a.round(decimals=1),
+])
+def test_keyword_arguments_have_pytorchs_names(call):
+    torch = pytest.importorskip("torch")
+    values = np.arange(4, dtype=np.float32).reshape(2, 2)
+    want = call(torch, torch.tensor(values))
+    got = call(zero, zero.tensor(values))
+    assert tuple(got.shape) == tuple(want.shape) and got.dtype.name == str(want.dtype).replace("torch.", "")
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, a: (a.abs() + 1).multinomial(1, False, None),   # generator is keyword-only
+    lambda lib, a: a.new_tensor([1.0], lib.float64),             # dtype is keyword-only
+    lambda lib, a: a.round(1),                                   # decimals is keyword-only
+    lambda lib, a: +(a > 0),                                     # + is refused on bool
+])
+def test_what_pytorch_refuses_zero_refuses(call):
+    torch = pytest.importorskip("torch")
+    values = np.arange(4, dtype=np.float32).reshape(2, 2)
+    with pytest.raises((TypeError, RuntimeError)):
+        call(torch, torch.tensor(values))
+    with pytest.raises((TypeError, zero.errors.ZeroError)):
+        call(zero, zero.tensor(values))

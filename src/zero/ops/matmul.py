@@ -51,19 +51,21 @@ class MatMul(Op):
         return grad_a, grad_b
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
+def matmul(input: Tensor, other: Tensor) -> Tensor:
     """PyTorch's matmul: a 1-D operand is a row (left) or column (right) vector that is
     dropped from the result again."""
-    if not isinstance(a, Tensor) or not isinstance(b, Tensor):
-        raise TypeError(f"matmul: both operands must be tensors, got {type(a).__name__} and {type(b).__name__}")
-    if a.ndim == 0 or b.ndim == 0:
-        raise ShapeError(f"matmul: both operands need at least one dimension, got {describe(a)} and {describe(b)}")
-    left_vector, right_vector = a.ndim == 1, b.ndim == 1
+    if not isinstance(input, Tensor) or not isinstance(other, Tensor):
+        raise TypeError(f"matmul: both operands must be tensors, got {type(input).__name__} and "
+                        f"{type(other).__name__}")
+    if input.ndim == 0 or other.ndim == 0:
+        raise ShapeError(f"matmul: both operands need at least one dimension, got {describe(input)} and "
+                         f"{describe(other)}")
+    left_vector, right_vector = input.ndim == 1, other.ndim == 1
     if left_vector:
-        a = a.unsqueeze(0)
+        input = input.unsqueeze(0)
     if right_vector:
-        b = b.unsqueeze(-1)
-    out = MatMul.apply(a, b)
+        other = other.unsqueeze(-1)
+    out = MatMul.apply(input, other)
     if left_vector:  # (..., 1, N) -> (..., N); first, so that 1-D @ 1-D works: (1, 1) -> (1,) -> ()
         out = out.squeeze(-2)
     if right_vector:

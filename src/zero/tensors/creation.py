@@ -117,7 +117,7 @@ def new_full(self: Tensor, size: int | Sizes, fill_value: Number, *, dtype: DTyp
                 requires_grad=requires_grad)
 
 
-def new_tensor(self: Tensor, data: Any, dtype: DTypeLike | None = None, device: Device | str | None = None,
+def new_tensor(self: Tensor, data: Any, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
                requires_grad: bool = False) -> Tensor:
     return tensor(data, dtype=dtype or self.dtype, device=device or self.device, requires_grad=requires_grad)
 

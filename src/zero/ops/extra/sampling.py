@@ -19,16 +19,16 @@ class SamplingError(ZeroError, ValueError):
     """Weights that are no distribution (negative, infinite, NaN, or all zero)."""
 
 
-def multinomial(weights: Tensor, num_samples: int, replacement: bool = False,
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
                 generator: Generator | None = None) -> Tensor:
     """Indices drawn with probabilities proportional to ``weights`` (n,) or (rows, n), which
     need not sum to 1: (num_samples,) or (rows, num_samples) int64, on the weights' device.
     Without ``replacement`` each index is drawn at most once per row."""
-    if not isinstance(weights, Tensor) or weights.ndim not in (1, 2) or not weights.dtype.is_floating_point:
-        raise ShapeError(f"multinomial: weights must be a 1-D or 2-D floating-point tensor, got {describe(weights)}")
+    if not isinstance(input, Tensor) or input.ndim not in (1, 2) or not input.dtype.is_floating_point:
+        raise ShapeError(f"multinomial: weights must be a 1-D or 2-D floating-point tensor, got {describe(input)}")
     if not isinstance(num_samples, int) or num_samples < 1:
         raise ValueError(f"multinomial: num_samples must be a positive int, got {num_samples!r}")
-    rows = weights.detach()._host_array().astype(np.float64).reshape(-1, weights.shape[-1])
+    rows = input.detach()._host_array().astype(np.float64).reshape(-1, input.shape[-1])
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise SamplingError("multinomial: the weights contain inf, nan or a negative number")
     totals = rows.sum(axis=1)
@@ -40,4 +40,4 @@ def multinomial(weights: Tensor, num_samples: int, replacement: bool = False,
     rng = (generator or default_generator()).numpy
     drawn = np.stack([rng.choice(rows.shape[1], size=num_samples, replace=replacement, p=row / total)
                       for row, total in zip(rows, totals)]).astype(np.int64)
-    return tensor(drawn.reshape(weights.shape[:-1] + (num_samples,)), device=weights.device)
+    return tensor(drawn.reshape(input.shape[:-1] + (num_samples,)), device=input.device)
