@@ -3,7 +3,7 @@
 The task is made up so that it needs no download and a model must look at the whole
 sequence: sequences of random tokens of random lengths (padded with 0), labelled 1 when
 token 1 occurs more often than token 2. It runs on Zero as shipped; with ``import zero as
-torch`` (and the two lines below it) changed back to ``torch`` it is a PyTorch program,
+torch`` (and the line below it) changed back to ``torch`` it is a PyTorch program,
 and ``tests/test_layer_programs.py`` runs both from the same initial weights.
 
     python examples/transformer_classifier.py          # about a minute on 2 CPU cores
@@ -21,7 +21,6 @@ import numpy as np
 
 import zero as torch
 import zero.nn as nn
-import zero.nn.functional as F
 
 
 def make_data(count, vocab, max_len, seed):

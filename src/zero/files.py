@@ -11,9 +11,8 @@ intact target; the next write of NAME removes it. A writer holds an exclusive
 (whose writer is gone: the kernel dropped its lock) from a temporary another
 process is writing right now, and leaves the latter alone.
 
-``atomic_link(source, target)`` gives an existing file a second name the same
-way (a hard link made under a temporary name, then ``os.replace``), copying the
-bytes where the file system has no hard links.
+``atomic_copy(source, target)`` copies a file the same way: the old target or the
+whole copy, never a part.
 """
 from __future__ import annotations
 
@@ -145,25 +144,10 @@ def atomic_write(path):
     _fsync_directory(directory)
 
 
-def atomic_link(source, target) -> None:
-    """Make ``target`` name the file ``source`` names, replacing any old ``target`` at once
-    (a reader sees the old file or the new one). Both must be in one directory tree of one
-    file system; where hard links are not supported the bytes are copied (atomically)."""
-    source, target = os.fspath(source), os.fspath(target)
-    directory = os.path.dirname(os.path.abspath(target))
-    remove_orphaned_temporaries(target)
-    temporary = os.path.join(directory, f"{_temporary_prefix(target)}{os.urandom(4).hex()}.tmp")
-    try:
-        os.link(source, temporary)
-    except OSError:  # no hard links here (or too many): copy instead
-        with open(source, "rb") as original, atomic_write(target) as copy:
-            while chunk := original.read(_CHUNK_BYTES):
-                copy.write(chunk)
-        return
-    try:
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    _fsync_directory(directory)
+def atomic_copy(source, target) -> None:
+    """Copy the file ``source`` to ``target`` all at once or not at all (``atomic_write``): a
+    reader sees the old ``target`` or the whole copy. A file of its own, not a second name
+    of ``source``: damage to one leaves the other whole."""
+    with open(source, "rb") as original, atomic_write(target) as copy:
+        while chunk := original.read(_CHUNK_BYTES):
+            copy.write(chunk)

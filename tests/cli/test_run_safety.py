@@ -124,9 +124,11 @@ def test_rotation_keeps_the_latest_the_newest_few_and_the_best(prepared, tmp_pat
     assert _train(prepared, run, "--steps", 10, "--eval-interval", 2, "--keep-checkpoints", 2,
                   "--metrics", tmp_path / "m.jsonl") == 0
     names = sorted(p.name for p in run.iterdir())
-    assert names == ["checkpoint-000008.safetensors", "checkpoint-000010.safetensors",
-                     "checkpoint-best.safetensors", CKPT]
-    assert os.path.samefile(run / CKPT, run / "checkpoint-000010.safetensors")  # the latest: a second name
+    assert names == [".checkpoint.safetensors.manifest", "checkpoint-000008.safetensors",
+                     "checkpoint-000010.safetensors", "checkpoint-best.safetensors", CKPT]
+    newest = run / "checkpoint-000010.safetensors"
+    assert (run / CKPT).read_bytes() == newest.read_bytes()  # the latest: a copy of the newest ...
+    assert not os.path.samefile(run / CKPT, newest)          # ... of its own (issue 39, item 13)
     val = {r["step"]: r["val_loss"] for r in map(json.loads, (tmp_path / "m.jsonl").read_text().splitlines())
            if "val_loss" in r}
     best_step = min(val, key=val.get)

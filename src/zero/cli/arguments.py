@@ -87,8 +87,10 @@ def require_writable(flag: str, path, directory: bool = False) -> None:
 
 def require_new_or_resumed(checkpoints, resume: bool, overwrite: bool, where: str) -> None:
     """Training into ``checkpoints`` (a ``CheckpointSet``): with ``resume`` it must hold one to
-    resume; without, it must hold none unless ``overwrite`` (which deletes them)."""
+    resume; without, it must hold none unless ``overwrite`` (which deletes them). Either way no
+    file it did not write may sit where it writes (``CheckpointSet.strangers``)."""
     existing = checkpoints.existing()
+    checkpoints.require_no_strangers(where)
     if resume and checkpoints.resumable() is None:
         raise UsageError(f"--resume: no checkpoint {checkpoints.latest}")
     if existing and not resume and not overwrite:

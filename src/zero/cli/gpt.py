@@ -23,7 +23,7 @@ import argparse
 import os
 from pathlib import Path
 
-from ..data.text import VAL_FILE, CharTokenizer, prepare_file, prepare_text
+from ..data.text import META_FILE, CharTokenizer, prepare_file, prepare_text
 from ..errors import DataError, UsageError
 from ..models.gpt import GPT, GPTConfig
 from ..random import Generator, manual_seed
@@ -77,9 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     t.add_argument("--keep-checkpoints", type=int, default=3, metavar="N",
                    help="numbered checkpoints kept in RUN_DIR besides the latest and the best")
     existing = t.add_mutually_exclusive_group()
-    existing.add_argument("--resume", action="store_true",
-                          help="continue from RUN_DIR's latest checkpoint, with its settings (options given "
-                               "here override them; the model's shape and the preset cannot change)")
+    existing.add_argument("--resume", nargs="?", const="latest", default=None, metavar="WHICH",
+                          help="continue from RUN_DIR's latest checkpoint (or WHICH: best, a step number, a "
+                               "checkpoint's path), with its settings (options given here override them; the "
+                               "model's shape and the preset cannot change)")
     existing.add_argument("--overwrite", action="store_true",
                           help="start afresh in a RUN_DIR that holds checkpoints (deletes them)")
     t.add_argument("--metrics", metavar="FILE",
@@ -134,7 +135,7 @@ def prepare_default_corpus() -> Path:
     import pydoc_data.topics
 
     directory = default_corpus_dir()
-    if not (directory / VAL_FILE).is_file():
+    if not (directory / META_FILE).is_file():  # (written last: a cut preparation is done again)
         topics = pydoc_data.topics.topics
         text = "\n\n".join(topics[name] for name in sorted(topics))
         prepare_text(text, directory, source="pydoc_data.topics")
@@ -155,19 +156,13 @@ def run_train(args) -> int:
 
 def _sample_checkpoint(args) -> Path:
     checkpoints = CheckpointSet(Path(args.run) / CHECKPOINT)
-    if args.checkpoint == "latest":
-        path = checkpoints.resumable() or checkpoints.latest
-    elif args.checkpoint == "best":
-        path = checkpoints.best
-    elif args.checkpoint.isdigit():
-        path = checkpoints.numbered(int(args.checkpoint))
-    else:
+    if args.checkpoint not in ("latest", "best") and not args.checkpoint.isdigit():
         raise UsageError(f"--checkpoint must be latest, best or a step number, got {args.checkpoint!r}")
-    if not path.is_file():
-        there = ", ".join(p.name for p in checkpoints.existing()) or "none"
-        raise UsageError(f"--run {args.run}: no checkpoint {path.name} (checkpoints there: {there}; train with "
-                         f"`zero gpt train --out {args.run}`)")
-    return path
+    try:
+        return checkpoints.choose(args.checkpoint)
+    except UsageError as e:
+        train = "" if checkpoints.existing() else f"; train one with `zero gpt train --out {args.run}`"
+        raise UsageError(f"--run {args.run}: {e}{train}") from None
 
 
 def run_sample(args) -> int:

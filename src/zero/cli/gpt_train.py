@@ -33,16 +33,19 @@ lock); a RUN_DIR that holds checkpoints takes --resume or --overwrite.
 
 --resume continues with the checkpoint's settings (its --steps, --lr, --data
 ...); options given on the command line override them, except the model's
-shape. The --metrics file is cut back to the checkpoint's step first.
+shape. The --metrics file is cut back to the checkpoint's step first. It reads
+the latest checkpoint, or the one named: ``--resume best``, ``--resume 400``
+(a numbered one, when the latest is damaged or to go back), or a file's path.
 """
 from __future__ import annotations
 
 import math
+import os
 import time
 from pathlib import Path
 
 from .. import nn
-from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData
+from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared
 from ..errors import DataError, UsageError
 from ..grad_mode import no_grad
 from ..models.gpt import GPT, GPTConfig
@@ -69,6 +72,7 @@ MODEL_KEYS = ("block_size", "n_layer", "n_head", "n_embd", "dropout")
 TRAIN_KEYS = ("steps", "batch_size", "lr", "min_lr", "warmup", "weight_decay", "grad_clip", "eval_interval",
               "eval_iters", "log_interval", "seed", "data", "metrics")
 FIXED_KEYS = (*MODEL_KEYS, "preset")  # what a resumed run cannot change
+PATH_KEYS = ("data", "metrics")  # recorded absolute
 METRICS = "metrics.jsonl"
 
 
@@ -82,8 +86,9 @@ def check_arguments(args) -> dict | None:
     ``TRAIN_KEYS`` given override them) and returns it."""
     require_writable("--out", args.out, directory=True)
     checkpoints = checkpoint_set(args)
-    require_new_or_resumed(checkpoints, args.resume, args.overwrite, args.out)
-    resume_from = checkpoints.resumable() if args.resume else None
+    resume_from = _resume_from(checkpoints, args) if args.resume is not None else None
+    if resume_from is None:
+        require_new_or_resumed(checkpoints, False, args.overwrite, args.out)
     saved = _read_checkpoint(resume_from, args) if resume_from is not None else None
     presets.apply(args)  # after the checkpoint's settings: they come first on --resume
     if args.metrics is None:
@@ -106,6 +111,21 @@ def check_arguments(args) -> dict | None:
     return saved
 
 
+def _resume_from(checkpoints: CheckpointSet, args) -> Path:
+    """The checkpoint ``--resume [latest|best|STEP|PATH]`` names. A PATH outside RUN_DIR's
+    checkpoints continues into RUN_DIR only while RUN_DIR holds none of another run."""
+    try:
+        path = checkpoints.choose(args.resume)
+    except UsageError as e:
+        raise UsageError(f"--resume: {e}") from None
+    checkpoints.require_no_strangers(args.out)
+    ours = [p.resolve() for p in checkpoints.existing()]
+    if ours and path.resolve() not in ours:
+        raise UsageError(f"--resume {args.resume}: not one of {args.out}'s checkpoints, and {args.out} holds a "
+                         f"run's already; continue that one (--resume latest|best|STEP) or pick another --out")
+    return path
+
+
 def _training_bytes(args) -> int:
     """What a training step holds at its peak, estimated from measured CPU peaks: about
     8 (B, T, C) float32 activations per layer and 12 more, plus parameters, gradients and
@@ -120,6 +140,7 @@ def train(args, saved: dict | None) -> int:
     device = resolve_device(args.device)
     checkpoints = checkpoint_set(args)
     data_dir = Path(args.data)
+    check_prepared(data_dir)
     tokenizer = CharTokenizer.load(data_dir / VOCAB_FILE)
     train_data = TokenData(data_dir / TRAIN_FILE, len(tokenizer))
     val_data = TokenData(data_dir / VAL_FILE, len(tokenizer))
@@ -141,7 +162,7 @@ def train(args, saved: dict | None) -> int:
                       eps_inside_sqrt=True)  # the book's AdamW (see --help)
     first = 0
     if saved is not None:
-        resumed_from = checkpoints.resumable() or checkpoints.latest  # (rank 0's check_arguments read it)
+        resumed_from = _resume_from(checkpoints, args)  # (rank 0's check_arguments read it)
         first = _restore(saved, resumed_from, model, optimizer, batches, tokenizer, args)
         optimizer.param_groups[0]["weight_decay"] = args.weight_decay  # the checkpoint's, or the override
         for group in optimizer.param_groups:
@@ -161,7 +182,7 @@ def train(args, saved: dict | None) -> int:
     progress = Progress(args.steps, "train", first=first)
     run = TrainingRun("gpt train", checkpoints if main else None, overwrite=args.overwrite,
                       checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
-                      metrics_key="step", metrics_after=first if args.resume else None,
+                      metrics_key="step", metrics_after=first if args.resume is not None else None,
                       resumed_step=first if saved is not None else None,
                       best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=progress.say)
     try:
@@ -306,17 +327,30 @@ def _checkpoint(run: TrainingRun, model, optimizer, batches, config, tokenizer, 
 
 
 def _train_settings(args) -> dict:
-    return {k: getattr(args, k) for k in (*TRAIN_KEYS, "preset")}
+    """The settings a checkpoint records; its paths absolute, so that a run resumed from
+    another working directory reads the same data and extends the same metrics file."""
+    settings = {k: getattr(args, k) for k in (*TRAIN_KEYS, "preset")}
+    return {k: os.path.abspath(v) if k in PATH_KEYS and v is not None else v for k, v in settings.items()}
 
 
 def _read_checkpoint(path: Path, args) -> dict:
     """The checkpoint --resume continues; the options not given take its settings."""
-    checkpoint = load(path)
+    try:
+        checkpoint = load(path)
+    except DataError as e:  # damaged: say which others there are
+        checkpoints = checkpoint_set(args)
+        others = [checkpoints.describe(p) for p in checkpoints.existing() if p.resolve() != path.resolve()]
+        if not others:
+            raise
+        raise DataError(f"{e}; this run's other checkpoints: {', '.join(others)} (--resume WHICH)") from None
     fields = ("model", "optimizer", "step", "rng", "config", "vocab")
     if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in fields):
         raise DataError(f"--resume: {path} is not a `zero gpt train` checkpoint")
     config = checkpoint["config"]
     saved = {**config.get("train", {}), **config.get("model", {})}
+    for key in PATH_KEYS:  # a path given here is compared, and recorded, as the absolute path it names
+        if key in getattr(args, "given", ()) and getattr(args, key) is not None:
+            setattr(args, key, os.path.abspath(getattr(args, key)))
     for line in settle_with_checkpoint(args, saved, path, fixed=FIXED_KEYS, adjustable=TRAIN_KEYS):
         print(f"resume: {line}")
     return checkpoint

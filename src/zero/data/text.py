@@ -7,13 +7,19 @@ character's id is its position. ``prepare`` writes, into one directory:
                 newline, a tab, a space, CJK and emoji all round-trip exactly
     train.bin   the first 90% of the ids, little-endian int32
     val.bin     the last 10%
-    meta.json   where the text came from and the sizes
+    meta.json   where the text came from, the sizes, and each file's size and SHA-256
+
+meta.json is written last and removed first: a directory whose preparation did not
+finish (a full disk, a kill) has none, and one where a second preparation stopped
+half-way cannot pair one text's vocabulary with another's ids unnoticed --
+``check_prepared`` (which ``zero gpt train`` runs) compares each file with meta.json.
 
 ``TokenData`` memory-maps a .bin file and draws training batches: B random
 offsets, each giving T ids as input and the same T shifted by one as target.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -110,15 +116,59 @@ def prepare_text(text: str, out_dir, source: str = "", split: float = 0.9) -> di
     tokenizer = CharTokenizer.from_text(text)
     ids = tokenizer.encode(text)
     cut = min(max(1, int(len(ids) * split)), len(ids) - 1)
+    (out / META_FILE).unlink(missing_ok=True)       # from here until the new one: "not prepared"
     tokenizer.save(out / VOCAB_FILE)
     for name, part in ((TRAIN_FILE, ids[:cut]), (VAL_FILE, ids[cut:])):
         with atomic_write(out / name) as f:
             f.write(part.astype(TOKEN_DTYPE).tobytes())
     meta = {"source": str(source), "characters": len(ids), "vocab_size": len(tokenizer),
-            "train_tokens": int(cut), "val_tokens": int(len(ids) - cut)}
+            "train_tokens": int(cut), "val_tokens": int(len(ids) - cut),
+            "files": {name: _fingerprint(out / name) for name in (VOCAB_FILE, TRAIN_FILE, VAL_FILE)}}
     with atomic_write(out / META_FILE) as f:
         f.write((json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return meta
+
+
+def _fingerprint(path: Path) -> dict:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return {"bytes": path.stat().st_size, "sha256": digest.hexdigest()}
+
+
+def check_prepared(data_dir) -> None:
+    """DataError unless ``data_dir`` holds one whole preparation: meta.json, and the three
+    files it describes, each of its size and SHA-256 (a directory prepared by an older
+    Zero, whose meta.json lists no files, is checked by its token counts only)."""
+    directory = Path(data_dir)
+    again = f"prepare it again: zero gpt prepare TEXT --out {directory}"
+    if not any((directory / name).exists() for name in (META_FILE, VOCAB_FILE, TRAIN_FILE, VAL_FILE)):
+        raise DataError(f"{directory}: no vocabulary file and no token files (run `zero gpt prepare TEXT --out "
+                        f"{directory}` first)")
+    try:
+        meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError(f"{directory}: no {META_FILE}, so its preparation did not finish (or it was never "
+                        f"prepared); {again}") from None
+    except (OSError, ValueError) as e:
+        raise DataError(f"{directory / META_FILE}: unreadable ({e}); {again}") from None
+    files = meta.get("files") if isinstance(meta, dict) else None
+    if files is None:
+        expected = {TRAIN_FILE: meta.get("train_tokens"), VAL_FILE: meta.get("val_tokens")}
+        for name, tokens in expected.items():
+            path = directory / name
+            if isinstance(tokens, int) and path.is_file() and path.stat().st_size != tokens * TOKEN_DTYPE.itemsize:
+                raise DataError(f"{path}: {path.stat().st_size} bytes, but {META_FILE} counts {tokens} tokens: "
+                                f"the files are of different preparations; {again}")
+        return
+    for name in (VOCAB_FILE, TRAIN_FILE, VAL_FILE):
+        path, recorded = directory / name, files.get(name) if isinstance(files, dict) else None
+        if not path.is_file():
+            raise DataError(f"{path}: missing, though {META_FILE} lists it; {again}")
+        if not isinstance(recorded, dict) or _fingerprint(path) != recorded:
+            raise DataError(f"{path}: not the file {META_FILE} describes (another preparation's, or changed "
+                            f"since); {again}")
 
 
 def prepare_file(text_path, out_dir) -> dict:
