@@ -19,7 +19,7 @@ import zero.nn.functional as F
 from zero.errors import ShapeError
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "ops"))
-from op_harness import DEVICE, check_op  # noqa: E402
+from op_harness import DEVICE, check_op
 
 pytestmark = pytest.mark.filterwarnings("ignore:Using padding='same':UserWarning")
 ORACLE = pytest.mark.skipif(DEVICE != "cpu", reason="PyTorch (CPU) is the oracle of the CPU run")
@@ -50,7 +50,8 @@ def test_conv_transpose1d_matches_pytorch(kwargs):
 
 @ORACLE
 @pytest.mark.parametrize("kwargs", [
-    {}, dict(stride=2, padding=1, output_padding=1), dict(stride=(2, 1, 3), padding=(1, 0, 2), output_padding=(1, 0, 2)),
+    {}, dict(stride=2, padding=1, output_padding=1),
+    dict(stride=(2, 1, 3), padding=(1, 0, 2), output_padding=(1, 0, 2)),
     dict(groups=2, dilation=(2, 1, 2)), dict(stride=1, output_padding=(1, 0, 0), dilation=(2, 1, 1)),
 ], ids=str)
 def test_conv_transpose3d_matches_pytorch(kwargs):
@@ -68,7 +69,8 @@ def test_conv_transpose3d_matches_pytorch(kwargs):
 def test_conv3d_matches_pytorch(kwargs):
     rng = np.random.default_rng(3)
     groups = kwargs.get("groups", 1)
-    x, w, b = rng.standard_normal((2, 4, 5, 6, 5)), rng.standard_normal((6, 4 // groups, 2, 3, 2)), rng.standard_normal(6)
+    x, w = rng.standard_normal((2, 4, 5, 6, 5)), rng.standard_normal((6, 4 // groups, 2, 3, 2))
+    b = rng.standard_normal(6)
     compare(lambda lib, *t: lib.nn.functional.conv3d(*t, **kwargs), [x, w, b])
 
 

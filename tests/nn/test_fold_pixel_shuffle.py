@@ -17,7 +17,7 @@ import zero.nn.functional as F
 from zero.errors import ShapeError
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "ops"))
-from op_harness import DEVICE, check_op  # noqa: E402
+from op_harness import DEVICE, check_op
 
 ORACLE = pytest.mark.skipif(DEVICE != "cpu", reason="PyTorch (CPU) is the oracle of the CPU run")
 RNG = np.random.default_rng(0)

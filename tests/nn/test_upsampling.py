@@ -12,7 +12,8 @@ import zero.nn as nn
 import zero.nn.functional as F
 
 RNG = np.random.default_rng(0)
-INPUTS = {1: RNG.standard_normal((2, 3, 5)), 2: RNG.standard_normal((2, 3, 5, 7)), 3: RNG.standard_normal((1, 2, 3, 4, 5))}
+INPUTS = {1: RNG.standard_normal((2, 3, 5)), 2: RNG.standard_normal((2, 3, 5, 7)),
+          3: RNG.standard_normal((1, 2, 3, 4, 5))}
 SIZES = [dict(size=(9, 4, 11)), dict(size=(5, 7, 5)), dict(size=1), dict(scale_factor=2), dict(scale_factor=3.3),
          dict(scale_factor=(1.7, 0.6, 2.5)), dict(scale_factor=(1.7, 0.6, 2.5), recompute_scale_factor=True)]
 

@@ -60,7 +60,7 @@ class _ConvTransposeNd(_ConvNd):
         padding = []
         for axis, size in enumerate(sizes):
             n = x.shape[x.ndim - dims + axis]
-            smallest = transposed_size(n, self.kernel_size[axis], self.stride[axis], self.padding[axis], 0,
+            smallest = transposed_size(n, self.kernel_size[axis], self.stride[axis], int(self.padding[axis]), 0,
                                        self.dilation[axis])
             largest = smallest + self.stride[axis] - 1
             if not smallest <= size <= largest:

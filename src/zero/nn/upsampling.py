@@ -13,10 +13,9 @@ class Upsample(Module):
         super().__init__()
         self.name = type(self).__name__
         self.size = size
-        if isinstance(scale_factor, (tuple, list)):
-            self.scale_factor = tuple(float(factor) for factor in scale_factor)
-        else:
-            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.scale_factor: float | tuple[float, ...] | None = (
+            tuple(float(factor) for factor in scale_factor) if isinstance(scale_factor, (tuple, list))
+            else float(scale_factor) if scale_factor else None)
         self.mode, self.align_corners = mode, align_corners
         self.recompute_scale_factor = recompute_scale_factor
 

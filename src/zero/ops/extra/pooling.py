@@ -155,16 +155,7 @@ def avg_pool(op: str, dims: int, x: Tensor, kernel_size: int | Sizes, stride: in
 def adaptive_avg_pool(op: str, dims: int, x: Tensor, output_size: int | Sequence[int | None] | None) -> Tensor:
     """PyTorch's F.adaptive_avg_pool1d / 2d: ``output_size`` an int or one per dimension (None
     keeps the input's)."""
-    if not isinstance(x, Tensor) or x.ndim not in (dims + 1, dims + 2) or 0 in x.shape[-dims:]:
-        raise ShapeError(f"{op}: expected a non-empty {dims + 1}-D or {dims + 2}-D input, got {describe(x)}")
-    if not x.dtype.is_floating_point:
-        raise DTypeError(f"{op}: needs a floating-point input, got {describe(x)}")
-    sizes = (output_size,) * dims if isinstance(output_size, int) or output_size is None else tuple(output_size)
-    if len(sizes) != dims:
-        raise ShapeError(f"{op}: output_size must be an int or {dims} ints (None keeps the input's size), got "
-                         f"{output_size!r}")
-    sizes = int_tuple(op, "output_size", tuple(n if s is None else s for n, s in zip(x.shape[-dims:], sizes)),
-                      dims, 1)
+    sizes = adaptive_sizes(op, dims, x, output_size)
     in_sizes = x.shape[-dims:]
     if dims < 3 and all(n % s == 0 for n, s in zip(in_sizes, sizes)):  # equal windows: plain average pooling
         kernel = tuple(n // s for n, s in zip(in_sizes, sizes))
@@ -174,6 +165,20 @@ def adaptive_avg_pool(op: str, dims: int, x: Tensor, output_size: int | Sequence
         averaging = tensor(averaging_matrix(n, s), dtype=x.dtype, device=x.device)   # (n, s)
         x = (x.transpose(dim, -1) @ averaging).transpose(dim, -1)
     return x
+
+
+def adaptive_sizes(op: str, dims: int, x: Tensor, output_size: int | Sequence[int | None] | None) -> tuple[int, ...]:
+    """The checked output sizes of an adaptive pool (None keeps the input's size)."""
+    if not isinstance(x, Tensor) or x.ndim not in (dims + 1, dims + 2) or 0 in x.shape[-dims:]:
+        raise ShapeError(f"{op}: expected a non-empty {dims + 1}-D or {dims + 2}-D input, got {describe(x)}")
+    if not x.dtype.is_floating_point:
+        raise DTypeError(f"{op}: needs a floating-point input, got {describe(x)}")
+    sizes = (output_size,) * dims if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    if len(sizes) != dims:
+        raise ShapeError(f"{op}: output_size must be an int or {dims} ints (None keeps the input's size), got "
+                         f"{output_size!r}")
+    return int_tuple(op, "output_size", tuple(n if s is None else s for n, s in zip(x.shape[-dims:], sizes)),
+                     dims, 1)
 
 
 def averaging_matrix(size: int, out: int) -> np.ndarray:

@@ -20,13 +20,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ...errors import DTypeError, ShapeError, describe
 from ...grad_mode import no_grad
 from ...tensors.creation import tensor
 from ...tensors.tensor import Tensor
 from ..arguments import Sizes
-from .convolution import int_tuple
-from .pooling import AvgPool, MaxPool, batched, pool_arguments
+from .pooling import AvgPool, MaxPool, adaptive_sizes, batched, pool_arguments
 
 
 def max_pool3d(x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None = None, padding: int | Sizes = 0,
@@ -73,20 +71,6 @@ def avg_pool3d(x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None =
                            (padding_[0], 0), (out[0], area), count_include_pad, divisor_override)
     values = values.reshape((batch, channels) + out)
     return values.squeeze(0) if x.ndim == 4 else values
-
-
-def adaptive_sizes(op: str, dims: int, x: Tensor, output_size: int | Sequence[int | None] | None) -> tuple[int, ...]:
-    """The checked output sizes of an adaptive pool (None keeps the input's size)."""
-    if not isinstance(x, Tensor) or x.ndim not in (dims + 1, dims + 2) or 0 in x.shape[-dims:]:
-        raise ShapeError(f"{op}: expected a non-empty {dims + 1}-D or {dims + 2}-D input, got {describe(x)}")
-    if not x.dtype.is_floating_point:
-        raise DTypeError(f"{op}: needs a floating-point input, got {describe(x)}")
-    sizes = (output_size,) * dims if isinstance(output_size, int) or output_size is None else tuple(output_size)
-    if len(sizes) != dims:
-        raise ShapeError(f"{op}: output_size must be an int or {dims} ints (None keeps the input's size), got "
-                         f"{output_size!r}")
-    return int_tuple(op, "output_size", tuple(n if s is None else s for n, s in zip(x.shape[-dims:], sizes)),
-                     dims, 1)
 
 
 def window_places(size: int, out: int) -> np.ndarray:

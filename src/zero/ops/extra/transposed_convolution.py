@@ -41,8 +41,8 @@ class TransposedConvolution(Op):
         x.device.kernels.conv2d_backward(planes(x._array, dims), None, planes(weight._array, dims), *self.arguments,
                                          planes(out._array, dims), None, None)
         need_x, need_weight = self.needs_input_grad[:2]
-        self.save_for_backward(x if need_weight else None, weight if need_x else None)
         self.shapes = (x.shape, weight.shape)
+        self.save_for_backward(x if need_weight else None, weight if need_x else None)
         return out
 
     def backward(self, grad: Tensor) -> Grads:

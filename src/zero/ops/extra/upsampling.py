@@ -66,7 +66,7 @@ def _taps(mode: str, size: int, out: int, align_corners: bool, scale: float | No
             index = np.floor(((places + 0.5) * np.float64(s)).astype(np.float32))
         return [(np.minimum(index.astype(np.int64), size - 1), None)]
     s = _scale(size, out, align_corners, scale, real)
-    positions = places.astype(real)
+    positions: np.ndarray = places.astype(real)
     if align_corners:
         source = positions * s
     else:
@@ -139,8 +139,8 @@ def interpolate(x: Tensor, size: int | Sizes | None = None, scale_factor: float 
                              f"(o1, o2, ...,oK) format.")
         out_sizes = int_tuple("interpolate", "size", size, dims, 1)
     else:
-        factors = (tuple(scale_factor) if isinstance(scale_factor, (list, tuple))   # type: ignore[arg-type]
-                   else (scale_factor,) * dims)
+        factors: tuple[float, ...] = (tuple(scale_factor) if isinstance(scale_factor, (list, tuple))
+                                      else (float(scale_factor),) * dims)   # type: ignore[arg-type]
         if len(factors) != dims:
             raise ValueError(f"Input and scale_factor must have the same number of spatial dimensions, but got "
                              f"input with spatial dimensions of {list(in_sizes)} and scale_factor of "
