@@ -314,6 +314,12 @@ class Kernels(Protocol):
                             padding: Sequence[int], count_include_pad: bool, divisor_override: int | None,
                             grad_x: Array) -> None:
         """grad_x = for each element, grad / divisor summed over the windows holding it."""
+    def im2col(self, x: Array, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+               cols: Array) -> None:
+        """cols (N, C, kH, kW, Ho, Wo) = x (N, C, H, W) at each window's places (0 outside): F.unfold."""
+    def col2im(self, cols: Array, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int],
+               out: Array) -> None:
+        """out (N, C, H, W) = the sum of cols (N, C, kH, kW, Ho, Wo) read from each place: F.fold."""
 
     # -- softmax, losses, layer norm, dropout (C-contiguous (rows, C) arrays) ---------------------
     def softmax_forward(self, x: Array, out: Array) -> None:

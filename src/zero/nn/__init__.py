@@ -12,11 +12,26 @@ from .layers import (GELU, CrossEntropyLoss, Dropout, Dropout2d, Embedding, Flat
 from .module import Module, eval_mode
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .conv import Conv3d
+from .conv_transposed import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
+from .fold import Fold, Unfold
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad2d, ConstantPad3d,
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad1d, ZeroPad2d, ZeroPad3d)
+from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool3d, MaxPool3d, MaxUnpool1d,
+                      MaxUnpool2d)
+from .upsampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
 __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "ModuleDict", "Linear", "Embedding",
            "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU",
            "Tanh", "Sigmoid", "Softmax", "Flatten", "CrossEntropyLoss", "MSELoss", "MultiheadAttention",
            "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "functional", "init", "modules", "parallel", "utils"]
+__all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "Fold", "Unfold", "ZeroPad1d",
+            "ZeroPad2d", "ZeroPad3d", "ConstantPad1d", "ConstantPad2d", "ConstantPad3d", "ReflectionPad1d",
+            "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d", "ReplicationPad3d",
+            "CircularPad1d", "CircularPad2d", "CircularPad3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
+            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d",
+            "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"]
 
 __getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel", "modules": "modules"}, globals())

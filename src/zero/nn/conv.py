@@ -100,3 +100,12 @@ class Conv2d(_ConvNd):
 
     def _conv(self, x, weight, bias, padding):
         return F.conv2d(x, weight, bias, self.stride, padding, self.dilation, self.groups)
+
+
+class Conv3d(_ConvNd):
+    """(N, C_in, D, H, W) -> (N, C_out, D_out, H_out, W_out), or unbatched (C_in, D, H, W)."""
+
+    dims = 3
+
+    def _conv(self, x, weight, bias, padding):
+        return F.conv3d(x, weight, bias, self.stride, padding, self.dilation, self.groups)

@@ -27,6 +27,8 @@ from ..grad_mode import no_grad
 from ..ops import attention, fused, joining
 from ..ops.elementwise import gelu, relu, sigmoid, silu, tanh
 from ..ops.extra import convolution, pooling, rearrange
+from ..ops.extra import convolution3d, pooling3d, transposed_convolution, upsampling
+from ..ops.extra import fold as _fold
 from ..ops.dropout import dropout, dropout2d
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
@@ -222,3 +224,116 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
                              f"[{int(tensor.min().item())}, {int(tensor.max().item())}]")
     classes = arange(num_classes, dtype=tensor.dtype, device=tensor.device)   # (num_classes,)
     return (tensor.unsqueeze(-1) == classes).long()                            # (*, num_classes)
+
+
+# -- transposed and 3-D convolution, fold/unfold, 3-D and adaptive max pooling, resampling ----------
+# (ops.extra.transposed_convolution, convolution3d, fold, pooling3d, upsampling)
+
+__all__ += ["conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "conv3d", "unfold", "fold", "max_pool3d",
+            "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_unpool1d",
+            "max_unpool2d", "interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "pixel_shuffle",
+            "pixel_unshuffle"]
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0,  # noqa: A002
+                     groups: int = 1, dilation=1) -> Tensor:
+    """(N, C, L) x (C, O/groups, k) -> (N, O, (L - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1)."""
+    return transposed_convolution.conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups,
+                                                   dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0,  # noqa: A002
+                     groups: int = 1, dilation=1) -> Tensor:
+    """(N, C, H, W) x (C, O/groups, kH, kW) -> (N, O, H', W'): the gradient of conv2d with
+    respect to its input; each size (in - 1) stride - 2 padding + dilation (k - 1) + output_padding + 1."""
+    return transposed_convolution.conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups,
+                                                   dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, output_padding=0,  # noqa: A002
+                     groups: int = 1, dilation=1) -> Tensor:
+    """(N, C, D, H, W) x (C, O/groups, kD, kH, kW) -> (N, O, D', H', W')."""
+    return convolution3d.conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv3d(input: Tensor, weight: Tensor, bias=None, stride=1, padding=0, dilation=1,  # noqa: A002
+           groups: int = 1) -> Tensor:
+    """(N, C, D, H, W) x (O, C/groups, kD, kH, kW) -> (N, O, D', H', W'); ``padding`` also
+    "valid" or "same" (stride 1)."""
+    return convolution3d.conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def unfold(input: Tensor, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:  # noqa: A002
+    """im2col: (N, C, H, W) -> (N, C kH kW, L), each column one sliding window's elements."""
+    return _fold.unfold(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input: Tensor, output_size, kernel_size, dilation=1, padding=0, stride=1) -> Tensor:  # noqa: A002
+    """col2im: (N, C kH kW, L) -> (N, C, *output_size), summing where windows overlap."""
+    return _fold.fold(input, output_size, kernel_size, dilation, padding, stride)
+
+
+def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,  # noqa: A002
+               return_indices: bool = False):
+    """The largest element of each box window; with ``return_indices`` also d H W + h W + w."""
+    return pooling3d.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,  # noqa: A002
+               count_include_pad: bool = True, divisor_override=None) -> Tensor:
+    return pooling3d.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:  # noqa: A002
+    return pooling.adaptive_avg_pool("adaptive_avg_pool3d", 3, input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
+    return pooling3d.adaptive_max_pool("adaptive_max_pool1d", 1, input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False):  # noqa: A002
+    """The largest element of PyTorch's adaptive windows; with ``return_indices`` also h W + w."""
+    return pooling3d.adaptive_max_pool("adaptive_max_pool2d", 2, input, output_size, return_indices)
+
+
+def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+                 output_size=None) -> Tensor:
+    return upsampling.max_unpool("max_unpool1d", 1, input, indices, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0,  # noqa: A002
+                 output_size=None) -> Tensor:
+    """max_pool2d's partial inverse: each value put at its index, zeros elsewhere."""
+    return upsampling.max_unpool("max_unpool2d", 2, input, indices, kernel_size, stride, padding, output_size)
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+                align_corners=None, recompute_scale_factor=None, antialias: bool = False) -> Tensor:
+    """Resample the spatial dims of (N, C, *spatial) to ``size`` or by ``scale_factor``: modes
+    "nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area"."""
+    return upsampling.interpolate(input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+
+
+def upsample(input: Tensor, size=None, scale_factor=None, mode: str = "nearest",  # noqa: A002
+             align_corners=None) -> Tensor:
+    """The older name of ``interpolate``."""
+    return upsampling.interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size=None, scale_factor=None) -> Tensor:  # noqa: A002
+    return upsampling.interpolate(input, size, scale_factor, "nearest")
+
+
+def upsample_bilinear(input: Tensor, size=None, scale_factor=None) -> Tensor:  # noqa: A002
+    return upsampling.interpolate(input, size, scale_factor, "bilinear", align_corners=True)
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
+    """(*, C r², H, W) -> (*, C, H r, W r)."""
+    return upsampling.pixel_shuffle(input, upscale_factor)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
+    """(*, C, H r, W r) -> (*, C r², H, W)."""
+    return upsampling.pixel_unshuffle(input, downscale_factor)

@@ -87,3 +87,75 @@ class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     def forward(self, x):
         return F.adaptive_avg_pool2d(x, self.output_size)
+
+
+# -- 3-D pooling, adaptive max pooling, max unpooling ---------------------------------------------
+
+
+class MaxPool3d(_MaxPoolNd):
+    def forward(self, x):
+        return F.max_pool3d(x, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                            self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    def forward(self, x):
+        return F.avg_pool3d(x, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad,
+                            self.divisor_override)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    def forward(self, x):
+        return F.adaptive_avg_pool3d(x, self.output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices: bool = False):
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    def forward(self, x):
+        return F.adaptive_max_pool1d(x, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    def forward(self, x):
+        return F.adaptive_max_pool2d(x, self.output_size, self.return_indices)
+
+
+class _MaxUnpoolNd(Module):
+    """Sizes kept as tuples (stride=None becomes kernel_size), as PyTorch's modules keep them."""
+
+    dims = 0
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = _tuple(kernel_size, self.dims)
+        self.stride = _tuple(stride if stride is not None else kernel_size, self.dims)
+        self.padding = _tuple(padding, self.dims)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _tuple(value, dims: int):
+    return (value,) * dims if isinstance(value, int) else tuple(value)
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    dims = 1
+
+    def forward(self, x, indices, output_size=None):
+        return F.max_unpool1d(x, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    dims = 2
+
+    def forward(self, x, indices, output_size=None):
+        return F.max_unpool2d(x, indices, self.kernel_size, self.stride, self.padding, output_size)

@@ -145,3 +145,18 @@ def test_avg_pool2d_forward_and_backward(run, x_shape, kernel, stride, padding, 
     run("avg_pool2d_forward", [host_x, *arguments], [device_x, *arguments], {"out": (out_shape, None)})
     host_g, device_g = run.input(rng.standard_normal(out_shape))
     run("avg_pool2d_backward", [host_g, *arguments], [device_g, *arguments], {"grad_x": (x_shape, None)})
+
+
+@pytest.mark.parametrize("x_shape, w_shape, stride, padding, dilation, groups", CONVOLUTIONS[:3])
+@pytest.mark.parametrize("layout", ["contiguous", "transposed"])
+def test_im2col_and_col2im(run, x_shape, w_shape, stride, padding, dilation, groups, layout):
+    """F.unfold's and F.fold's kernels: cols (N, C, kH, kW, Ho, Wo) and back."""
+    rng = np.random.default_rng(3)
+    host_x, device_x = run.input(rng.standard_normal(x_shape), layout)
+    blocks = tuple((n + 2 * p - d * (k - 1) - 1) // s + 1
+                   for n, k, s, p, d in zip(x_shape[2:], w_shape[2:], stride, padding, dilation))
+    cols_shape = x_shape[:2] + w_shape[2:] + blocks
+    arguments = (stride, padding, dilation)
+    run("im2col", [host_x, *arguments], [device_x, *arguments], {"cols": (cols_shape, None)})
+    host_c, device_c = run.input(rng.standard_normal(cols_shape), layout)
+    run("col2im", [host_c, *arguments], [device_c, *arguments], {"out": (x_shape, None)})

@@ -31,6 +31,7 @@ from ..arguments import Sizes
 from .convolution import as_pair, int_tuple, planes
 
 Ints = tuple[int, ...]  # one per spatial dimension
+INTEGER_DTYPES = (dtypes.uint8, dtypes.int32, dtypes.int64)
 
 
 def pooled_size(op: str, x: Tensor, size: int, kernel: int, stride: int, pad: int, dilation: int,
@@ -124,7 +125,14 @@ class AvgPool(Op):
 def max_pool(op: str, dims: int, x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None = None,
              padding: int | Sizes = 0, dilation: int | Sizes = 1, ceil_mode: bool = False,
              return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
-    """PyTorch's F.max_pool1d (dims 1) and F.max_pool2d (dims 2)."""
+    """PyTorch's F.max_pool1d (dims 1) and F.max_pool2d (dims 2). An integer input is pooled
+    (forward only) through float64 for the windows' choices, and its values taken from it
+    at the chosen places, so the result keeps its dtype (int64 beyond 2**53 may choose
+    among nearly equal values as float64 sees them)."""
+    if isinstance(x, Tensor) and x.dtype in INTEGER_DTYPES:
+        _, indices = max_pool(op, dims, x.double(), kernel_size, stride, padding, dilation, ceil_mode, True)
+        values = x.flatten(-dims).gather(-1, indices.flatten(-dims)).reshape(indices.shape)
+        return (values, indices) if return_indices else values
     kernel, stride, padding, dilation, out_size = pool_arguments(op, x, dims, kernel_size, stride, padding,
                                                                  dilation, ceil_mode)
     values, indices = MaxPool.apply(batched(x, dims), kernel, stride, padding, dilation, out_size)
@@ -147,6 +155,20 @@ def avg_pool(op: str, dims: int, x: Tensor, kernel_size: int | Sizes, stride: in
 def adaptive_avg_pool(op: str, dims: int, x: Tensor, output_size: int | Sequence[int | None] | None) -> Tensor:
     """PyTorch's F.adaptive_avg_pool1d / 2d: ``output_size`` an int or one per dimension (None
     keeps the input's)."""
+    sizes = adaptive_sizes(op, dims, x, output_size)
+    in_sizes = x.shape[-dims:]
+    if dims < 3 and all(n % s == 0 for n, s in zip(in_sizes, sizes)):  # equal windows: plain average pooling
+        kernel = tuple(n // s for n, s in zip(in_sizes, sizes))
+        return avg_pool(op, dims, x, kernel, kernel)
+    for axis, (n, s) in enumerate(zip(in_sizes, sizes)):  # (.., n, ..) -> (.., s, ..), one dimension at a time
+        dim = x.ndim - dims + axis
+        averaging = tensor(averaging_matrix(n, s), dtype=x.dtype, device=x.device)   # (n, s)
+        x = (x.transpose(dim, -1) @ averaging).transpose(dim, -1)
+    return x
+
+
+def adaptive_sizes(op: str, dims: int, x: Tensor, output_size: int | Sequence[int | None] | None) -> tuple[int, ...]:
+    """The checked output sizes of an adaptive pool (None keeps the input's size)."""
     if not isinstance(x, Tensor) or x.ndim not in (dims + 1, dims + 2) or 0 in x.shape[-dims:]:
         raise ShapeError(f"{op}: expected a non-empty {dims + 1}-D or {dims + 2}-D input, got {describe(x)}")
     if not x.dtype.is_floating_point:
@@ -155,17 +177,8 @@ def adaptive_avg_pool(op: str, dims: int, x: Tensor, output_size: int | Sequence
     if len(sizes) != dims:
         raise ShapeError(f"{op}: output_size must be an int or {dims} ints (None keeps the input's size), got "
                          f"{output_size!r}")
-    sizes = int_tuple(op, "output_size", tuple(n if s is None else s for n, s in zip(x.shape[-dims:], sizes)),
-                      dims, 1)
-    in_sizes = x.shape[-dims:]
-    if all(n % s == 0 for n, s in zip(in_sizes, sizes)):  # equal windows: plain average pooling
-        kernel = tuple(n // s for n, s in zip(in_sizes, sizes))
-        return avg_pool(op, dims, x, kernel, kernel)
-    for axis, (n, s) in enumerate(zip(in_sizes, sizes)):  # (.., n, ..) -> (.., s, ..), one dimension at a time
-        dim = x.ndim - dims + axis
-        averaging = tensor(averaging_matrix(n, s), dtype=x.dtype, device=x.device)   # (n, s)
-        x = (x.transpose(dim, -1) @ averaging).transpose(dim, -1)
-    return x
+    return int_tuple(op, "output_size", tuple(n if s is None else s for n, s in zip(x.shape[-dims:], sizes)),
+                     dims, 1)
 
 
 def averaging_matrix(size: int, out: int) -> np.ndarray:

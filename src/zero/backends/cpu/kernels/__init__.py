@@ -175,6 +175,8 @@ max_pool2d_forward = pooling.max_pool2d_forward
 max_pool2d_backward = pooling.max_pool2d_backward
 avg_pool2d_forward = pooling.avg_pool2d_forward
 avg_pool2d_backward = pooling.avg_pool2d_backward
+im2col = conv.im2col
+col2im = conv.col2im
 
 # -- softmax, losses, layer norm, dropout ------------------------------------------------------------
 softmax_forward = parallel.rows(nn.softmax_forward, ("x", "out"), ns_per_element=parallel.SOFTMAX_NS)

@@ -52,7 +52,7 @@ from .. import parallel
 from ._fused_support import scratch, shaped
 from ._jit import njit, prange
 
-__all__ = ["conv2d_backward", "conv2d_forward"]
+__all__ = ["col2im", "conv2d_backward", "conv2d_forward", "im2col"]
 
 COLUMN_BYTES = 4 << 20   # the columns of one pass: about this many bytes (whole images, at least one)
 
@@ -201,3 +201,16 @@ def _columns_pass(image, stride, padding, dilation, cols, gather):
                             target = image[n, c, h]
                             for k in range(first, last):
                                 target[k * stride_w + offset] += row[k]
+
+
+# -- unfold / fold (PyTorch's F.unfold, F.fold), on the same loops ------------------------------------
+
+
+def im2col(x: Array, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], cols: Array) -> None:
+    """cols (N, C, kH, kW, Ho, Wo) = the elements of x (N, C, H, W) each window reads (0 outside)."""
+    _im2col(x, int_pair(stride), int_pair(padding), int_pair(dilation), cols.transpose(1, 2, 3, 0, 4, 5))
+
+
+def col2im(cols: Array, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], out: Array) -> None:
+    """out (N, C, H, W) = the sum of the elements of cols (N, C, kH, kW, Ho, Wo) read from each place."""
+    _col2im(cols.transpose(1, 2, 3, 0, 4, 5), int_pair(stride), int_pair(padding), int_pair(dilation), out)

@@ -171,6 +171,8 @@ max_pool2d_forward = pooling.max_pool2d_forward
 max_pool2d_backward = pooling.max_pool2d_backward
 avg_pool2d_forward = pooling.avg_pool2d_forward
 avg_pool2d_backward = pooling.avg_pool2d_backward
+im2col = conv.im2col
+col2im = conv.col2im
 
 # -- softmax, losses, layer norm, dropout ------------------------------------------------------------
 softmax_forward = nn.softmax_forward

@@ -27,7 +27,7 @@ from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, elementwise_grid, launch
 from .linalg import matmul, matmul_accumulate
 
-__all__ = ["conv2d_backward", "conv2d_forward"]
+__all__ = ["col2im", "conv2d_backward", "conv2d_forward", "im2col"]
 
 COLUMN_BYTES = 256 << 20   # the columns of one pass: about this many bytes (whole images, at least one)
 
@@ -110,3 +110,23 @@ def _columns(x: Array, kernel: Sequence[int], stride: Sequence[int], padding: Se
     launch(im2col_kernel, elementwise_grid(cols.size), x, cols, cols.size, batch, height, width, out_h, out_w,
            kernel_h, kernel_w, *strides, *stride, *padding, *dilation, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
     return cols
+
+
+# -- unfold / fold (PyTorch's F.unfold, F.fold), on the same Triton kernels ---------------------------
+
+
+def im2col(x: Array, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], cols: Array) -> None:
+    """cols (N, C, kH, kW, Ho, Wo) = the elements of x (N, C, H, W) each window reads (0 outside)."""
+    batch, channels, kernel_h, kernel_w, out_h, out_w = output(cols).shape
+    columns = _columns(x, (kernel_h, kernel_w), stride, padding, dilation, out_h, out_w)   # (C kH kW, N Ho Wo)
+    array_module(x).copyto(cols, columns.reshape(channels, kernel_h, kernel_w, batch, out_h, out_w)
+                           .transpose(3, 0, 1, 2, 4, 5))
+
+
+def col2im(cols: Array, stride: Sequence[int], padding: Sequence[int], dilation: Sequence[int], out: Array) -> None:
+    """out (N, C, H, W) = the sum of the elements of cols (N, C, kH, kW, Ho, Wo) read from each place."""
+    batch, channels, kernel_h, kernel_w, out_h, out_w = cols.shape
+    height, width = output(out).shape[2:]
+    columns = array_module(cols).ascontiguousarray(cols.transpose(1, 2, 3, 0, 4, 5))   # (C, kH, kW, N, Ho, Wo)
+    launch(col2im_kernel, elementwise_grid(out.size), columns, out, out.size, batch, channels, height, width,
+           out_h, out_w, *stride, *padding, *dilation, kernel_h, kernel_w, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
