@@ -16,13 +16,13 @@ from .parameter import Parameter
 class Sequential(Module):
     """Calls its modules in order, each on the previous one's output."""
 
-    def __init__(self, *modules):
+    def __init__(self, *args):
         super().__init__()
-        if len(modules) == 1 and isinstance(modules[0], (dict, OrderedDict)):
-            for name, module in modules[0].items():
+        if len(args) == 1 and isinstance(args[0], (dict, OrderedDict)):
+            for name, module in args[0].items():
                 self.register_module(name, module)
         else:
-            for i, module in enumerate(modules):
+            for i, module in enumerate(args):
                 self.register_module(str(i), module)
 
     def forward(self, x):

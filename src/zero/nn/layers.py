@@ -93,6 +93,11 @@ class Dropout2d(Dropout):
 
 
 class Identity(Module):
+    """Returns its input; takes (and ignores) any constructor arguments, as PyTorch's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
     def forward(self, x):
         return x
 
