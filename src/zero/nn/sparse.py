@@ -40,6 +40,13 @@ def _table(num_embeddings: int, embedding_dim: int, _weight: Tensor | None, devi
     return Parameter(_weight.detach())
 
 
+def _norm_options_repr(table) -> str:
+    """The max_norm, norm_type and scale_grad_by_freq parts of a repr, where not the defaults."""
+    s = "" if table.max_norm is None else f", max_norm={table.max_norm}"
+    s += "" if table.norm_type == 2 else f", norm_type={table.norm_type}"
+    return s + (f", scale_grad_by_freq={table.scale_grad_by_freq}" if table.scale_grad_by_freq else "")
+
+
 class Embedding(Module):
     """A table of ``num_embeddings`` vectors; ``forward(ids)`` picks rows: (*) -> (*, dim).
     (The book's GPT initialises it N(0, 0.02²) instead: ``zero.models.GPT`` applies it.)"""
@@ -76,12 +83,7 @@ class Embedding(Module):
         s = f"{self.num_embeddings}, {self.embedding_dim}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         if self.sparse:
             s += ", sparse=True"
         return s
@@ -134,12 +136,7 @@ class EmbeddingBag(Module):
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
+        s += _norm_options_repr(self)
         s += f", mode={self.mode!r}"
         if self.padding_idx is not None:
             s += f", padding_idx={self.padding_idx}"

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from typing import Any
 
 from ..errors import ShapeError, describe
 from ..tensors.creation import full
@@ -40,14 +41,40 @@ def _activation_of(activation: str | Callable) -> Callable:
     return activation
 
 
-class _FeedForward(Module):
-    """The two linear layers and their dropout, as mixed into both layers (PyTorch keeps
-    them as direct attributes of the layer; this class only holds the shared code)."""
+class _TransformerLayer(Module):
+    """What the encoder and decoder layers share: building their submodules under PyTorch's
+    names and in its order, the self-attention block and the feed-forward block."""
 
+    self_attn: MultiheadAttention
     linear1: Linear
     linear2: Linear
     dropout: Dropout
+    dropout1: Dropout
     activation: Callable
+
+    def _build(self, blocks: int, d_model: int, nhead: int, dim_feedforward: int, dropout: float,
+               activation: str | Callable, layer_norm_eps: float, batch_first: bool, norm_first: bool, bias: bool,
+               device, dtype) -> None:
+        """self_attn (and multihead_attn for a decoder's 3 blocks), linear1, dropout, linear2,
+        norm1..norm{blocks}, dropout1..dropout{blocks}."""
+        made = dict(device=device, dtype=dtype)
+        for name in ("self_attn", "multihead_attn")[:blocks - 1]:
+            setattr(self, name, MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
+                                                   batch_first=batch_first, **made))
+        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **made)
+        self.dropout = Dropout(dropout)
+        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **made)
+        self.norm_first = norm_first
+        for i in range(1, blocks + 1):
+            setattr(self, f"norm{i}", LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made))
+        for i in range(1, blocks + 1):
+            setattr(self, f"dropout{i}", Dropout(dropout))
+        self.activation = _activation_of(activation)
+
+    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
+        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
+                             is_causal=is_causal)[0]
+        return self.dropout1(out)
 
     def _ff_block(self, x: Tensor) -> Tensor:
         if self.activation is F.gelu and (self.dropout.p == 0.0 or not self.training):
@@ -56,23 +83,13 @@ class _FeedForward(Module):
         return self.linear2(self.dropout(self.activation(self.linear1(x))))
 
 
-class TransformerEncoderLayer(_FeedForward):
+class TransformerEncoderLayer(_TransformerLayer):
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str | Callable = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
-        made = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **made)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **made)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **made)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.activation = _activation_of(activation)
+        self._build(2, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                    norm_first, bias, device, dtype)
 
     def forward(self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool = False) -> Tensor:
@@ -83,33 +100,14 @@ class TransformerEncoderLayer(_FeedForward):
         x = self.norm1(x + self._sa_block(x, src_mask, src_key_padding_mask, is_causal))
         return self.norm2(x + self.dropout2(self._ff_block(x)))
 
-    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
-        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                             is_causal=is_causal)[0]
-        return self.dropout1(out)
 
-
-class TransformerDecoderLayer(_FeedForward):
+class TransformerDecoderLayer(_TransformerLayer):
     def __init__(self, d_model: int, nhead: int, dim_feedforward: int = 2048, dropout: float = 0.1,
                  activation: str | Callable = F.relu, layer_norm_eps: float = 1e-5, batch_first: bool = False,
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
-        made = dict(device=device, dtype=dtype)
-        self.self_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first,
-                                            **made)
-        self.multihead_attn = MultiheadAttention(d_model, nhead, dropout=dropout, bias=bias,
-                                                 batch_first=batch_first, **made)
-        self.linear1 = Linear(d_model, dim_feedforward, bias=bias, **made)
-        self.dropout = Dropout(dropout)
-        self.linear2 = Linear(dim_feedforward, d_model, bias=bias, **made)
-        self.norm_first = norm_first
-        self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.norm3 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **made)
-        self.dropout1 = Dropout(dropout)
-        self.dropout2 = Dropout(dropout)
-        self.dropout3 = Dropout(dropout)
-        self.activation = _activation_of(activation)
+        self._build(3, d_model, nhead, dim_feedforward, dropout, activation, layer_norm_eps, batch_first,
+                    norm_first, bias, device, dtype)
 
     def forward(self, tgt: Tensor, memory: Tensor, tgt_mask: Tensor | None = None,
                 memory_mask: Tensor | None = None, tgt_key_padding_mask: Tensor | None = None,
@@ -123,11 +121,6 @@ class TransformerDecoderLayer(_FeedForward):
         x = self.norm1(x + self._sa_block(x, tgt_mask, tgt_key_padding_mask, tgt_is_causal))
         x = self.norm2(x + self._mha_block(x, memory, memory_mask, memory_key_padding_mask, memory_is_causal))
         return self.norm3(x + self.dropout3(self._ff_block(x)))
-
-    def _sa_block(self, x: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
-        out = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
-                             is_causal=is_causal)[0]
-        return self.dropout1(out)
 
     def _mha_block(self, x: Tensor, memory: Tensor, attn_mask, key_padding_mask, is_causal: bool) -> Tensor:
         out = self.multihead_attn(x, memory, memory, attn_mask=attn_mask, key_padding_mask=key_padding_mask,
@@ -194,7 +187,7 @@ class Transformer(Module):
                  norm_first: bool = False, bias: bool = True, device=None, dtype=None):
         super().__init__()
         made = dict(device=device, dtype=dtype)
-        shared = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
+        shared: dict[str, Any] = dict(dim_feedforward=dim_feedforward, dropout=dropout, activation=activation,
                       layer_norm_eps=layer_norm_eps, batch_first=batch_first, norm_first=norm_first, bias=bias)
         if custom_encoder is not None:
             self.encoder = custom_encoder
