@@ -96,6 +96,9 @@ BAG_CASES = {
     "mean, padding_idx": dict(mode="mean", ids=[1, 2, 4, 2, 2, 3], offsets=[0, 3, 4], padding_idx=2),
     "sum, padding_idx": dict(mode="sum", ids=[1, 2, 4, 2, 2, 3], offsets=[0, 3, 4], padding_idx=2),
     "max, padding_idx": dict(mode="max", ids=[[1, 2, 4], [2, 2, 3]], padding_idx=2),
+    "mean, max_norm": dict(mode="mean", ids=[1, 2, 4, 2, 2, 3], offsets=[0, 3], max_norm=1.0),
+    # (scale_grad_by_freq is not compared here: PyTorch 2.13's CPU embedding_bag divides rows 3 and 4 of
+    # ids [1, 2, 4, 2, 2, 3] by 3, each looked up once; Zero divides each row by its own count, as F.embedding.)
 }
 
 

@@ -174,6 +174,12 @@ def test_unbatched_input_deepcopy_and_errors():
     assert "(activation): GELU" in repr(custom)
 
 
+def test_multihead_attention_repr_and_positional_factory_arguments():
+    ours = nn.MultiheadAttention(8, 2, 0.0, True, False, False, None, None, True, None, zero.float64)
+    assert ours.in_proj_weight.dtype is zero.float64
+    assert repr(ours) == repr(torch.nn.MultiheadAttention(8, 2))
+
+
 def test_dropout_in_training_changes_the_output():
     zero.manual_seed(0)
     layer = nn.TransformerEncoderLayer(D, HEADS, FF, dropout=0.5)
