@@ -170,3 +170,22 @@ def test_sigterm_to_one_rank_stops_every_rank_after_the_step_with_a_checkpoint(d
     assert [r["status"] for r in result.ranks] == [143, 143], result.stderr
     assert "zero gpt train: SIGTERM: stopped after step 4: checkpoint" in " ".join(result.stderr.split())
     assert zero.load(run / "checkpoint.safetensors")["step"] == 4
+
+
+@pytest.mark.parametrize("job", ["gpt", "mnist"])
+def test_a_signal_during_the_agreement_is_decided_alike_on_every_rank(data, tmp_path, job):
+    """SIGTERM to rank 1 while the ranks' all-reduce of step 4's stop flags runs: its flag
+    missed that reduction, so no rank stops after step 4 -- and every rank stops after step
+    5, with a checkpoint (before, rank 1 alone went to the checkpoint: the job hung)."""
+    run = tmp_path / "run"
+    if job == "gpt":
+        argv = ["gpt", "train", "--data", str(data), "--out", str(run), *TINY, "--steps", "50"]
+    else:
+        (tmp_path / "mnist").mkdir()
+        write_tiny_mnist(tmp_path / "mnist")
+        argv = ["mnist", "--data", str(tmp_path / "mnist"), "--save", str(run / "mlp.safetensors"), "--epochs", "2",
+                "--batch-size", "4", "--hidden", "8", "--checkpoint-minutes", "0"]
+    result = launch("cli_job.py", 2, "--fault", "term-in-agree:1:4", *argv, out=tmp_path / "ranks", check=False,
+                    timeout=120)
+    assert [r and r["status"] for r in result.ranks] == [143, 143], result.stderr
+    assert "SIGTERM: stopped after step 5" in " ".join(result.stderr.split())

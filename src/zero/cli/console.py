@@ -9,6 +9,11 @@ without one, so a log never stays silent for long:
 
 (the time left is estimated from the pace after the first step, which on a first
 run compiles the kernels).
+``guarded_output`` makes a closed pipe (``zero gpt train | tee log``, then Ctrl-C, which
+ends ``tee`` too; ``zero gpt sample --stream | head``) cost only the printing: a job
+whose reader has gone stops printing and goes on, so a training run still finishes its
+step and saves its checkpoint, and nothing says "Broken pipe".
+
 ``compile_notice`` says when Numba starts compiling kernels: a first run compiles
 each for a second or so (``cache=True`` keeps them on disk; later runs load them in
 milliseconds), which would otherwise look like a hang before the first step.
@@ -16,6 +21,7 @@ milliseconds), which would otherwise look like a hang before the first step.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Callable, Iterator
@@ -102,6 +108,64 @@ def _is_terminal(stream) -> bool:
         return bool(stream.isatty())
     except (AttributeError, ValueError):  # no isatty, or a closed stream
         return False
+
+
+class ReaderGone(Exception):
+    """Raised by a job that has nothing to do but print, once its reader has gone."""
+
+
+class GuardedStream:
+    """A text stream that outlives its reader. Every line a job prints goes through it:
+    while the reader reads, it passes each write on; at the first write or flush that
+    finds the pipe closed (BrokenPipeError) it sends the stream's file descriptor to the
+    null device (so nothing later, Python's own flush at exit included, meets the closed
+    pipe again) and from then on drops what it is given."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.reader_gone = False
+
+    def write(self, text: str) -> int:
+        if not self.reader_gone:
+            try:
+                self.stream.write(text)
+            except BrokenPipeError:
+                self._lose_reader()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.reader_gone:
+            try:
+                self.stream.flush()
+            except BrokenPipeError:
+                self._lose_reader()
+
+    def _lose_reader(self) -> None:
+        self.reader_gone = True
+        with contextlib.suppress(AttributeError, OSError, ValueError):   # no descriptor (a test's capture)
+            null = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(null, self.stream.fileno())
+            os.close(null)
+            self.stream.flush()                     # what the closed pipe refused, now to the null device
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
+@contextlib.contextmanager
+def guarded_output() -> Iterator[None]:
+    """``with guarded_output():`` -- stdout and stderr each in a ``GuardedStream``, restored after."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = GuardedStream(sys.stdout), GuardedStream(sys.stderr)
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def reader_gone() -> bool:
+    """Whether standard output's reader has closed the pipe (under ``guarded_output``)."""
+    return bool(getattr(sys.stdout, "reader_gone", False))
 
 
 class CompileWatch:

@@ -33,6 +33,7 @@ from . import gpt_train, parallel, presets
 from .arguments import option, require_at_least, require_number
 from .checkpoints import CheckpointSet
 from .common import resolve_device
+from .console import ReaderGone, reader_gone
 from .gpt_train import CHECKPOINT, check_arguments, train
 
 
@@ -197,9 +198,14 @@ def run_sample(args) -> int:
 
         def on_token(new) -> None:
             print(tokenizer.decode(new[:1]), end="", flush=True)
+            if reader_gone():          # (| head -c 20 has what it wanted: no more to generate)
+                raise ReaderGone
 
-    out = model.generate(tensor(ids[None, :].astype("int64"), device=device), args.tokens,
-                         temperature=args.temperature, top_k=args.top_k, generator=Generator(seed=args.seed),
-                         use_cache=not args.no_cache, on_token=on_token)
+    try:
+        out = model.generate(tensor(ids[None, :].astype("int64"), device=device), args.tokens,
+                             temperature=args.temperature, top_k=args.top_k, generator=Generator(seed=args.seed),
+                             use_cache=not args.no_cache, on_token=on_token)
+    except ReaderGone:
+        return 0
     print() if args.stream else print(tokenizer.decode(out[0].tolist()))
     return 0

@@ -10,6 +10,9 @@ Exit statuses, the same for every job:
          is loaded: such an error costs no time and writes nothing
     3    the run diverged: a loss or gradient norm became inf or NaN. One line names the
          step and the last good checkpoint (a model holding inf or NaN is never saved)
+    (a reader that closes the output early, as ``| head`` does, is no error: the job stops
+    printing and goes on -- a training run to its end or its checkpoint, ``zero gpt
+    sample`` stops generating -- and ends with the status it would have had)
     130  stopped by SIGINT (Ctrl-C), 143 by SIGTERM: the step in progress was finished and
          a checkpoint written (its path is printed); --resume continues exactly. A second
          signal stops at once, without the checkpoint
@@ -25,6 +28,7 @@ from pathlib import Path
 
 from ..errors import ZeroError
 from . import parallel
+from .console import guarded_output
 from .parser import EXIT_USAGE, Parser
 from .run_control import EXIT_DIVERGED, Diverged, StoppedNow, signal_name
 
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     def one_line_warning(message, category, filename, lineno, file=None, line=None):
         print(f"{name}: warning: {message}", file=sys.stderr)
 
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), guarded_output():
         warnings.showwarning = one_line_warning
         try:
             return args.handler(args) or 0

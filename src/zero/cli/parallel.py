@@ -136,17 +136,21 @@ class Ranks:
         values = cat([loss.detach().double().reshape(1), tensor(flags, dtype="float64", device=loss.device)])
         dist.all_reduce(values)
         total, interrupted, terminated, agreed_due = values.tolist()
-        if run.signals.signum is None and (interrupted or terminated):
+        stop = interrupted > 0 or terminated > 0
+        if stop and run.signals.signum is None:
             run.signals.signum = signal.SIGTERM if terminated else signal.SIGINT
-        return values[0] / self.world, run.signals.signum is not None, agreed_due > 0
+        # what the reduction says, never this rank's flag now: a signal that landed after this
+        # rank's flags went in is decided at the next agreement, alike on every rank
+        return values[0] / self.world, stop, agreed_due > 0
 
     def agree_stop(self, run) -> bool:
         """Whether a stop signal arrived on any rank (adopted by all)."""
-        if self.distributed:
-            from ..tensors.creation import tensor
+        if not self.distributed:
+            return run.stop_requested
+        from ..tensors.creation import tensor
 
-            self.agree(tensor(0.0, dtype="float64", device=self.device), run, False)  # (no loss to average)
-        return run.stop_requested
+        _, stop, _ = self.agree(tensor(0.0, dtype="float64", device=self.device), run, False)  # (no loss)
+        return stop
 
     def sum(self, values: list[float]) -> list[float]:
         """``values`` summed over the ranks (in float64)."""

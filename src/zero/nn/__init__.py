@@ -26,11 +26,11 @@ __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "Modu
            "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU",
            "Tanh", "Sigmoid", "Softmax", "Flatten", "CrossEntropyLoss", "MSELoss", "MultiheadAttention",
            "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
-           "AdaptiveAvgPool2d", "functional", "init", "parallel", "utils"]
+           "AdaptiveAvgPool2d", "functional", "init", "modules", "parallel", "utils"]
 
 __all__ += ["ParameterList", "ParameterDict", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
             "Unflatten", "Bilinear", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "LocalResponseNorm", "RMSNorm", "EmbeddingBag", "Transformer", "TransformerEncoder",
             "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
 
-__getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel"}, globals())
+__getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel", "modules": "modules"}, globals())

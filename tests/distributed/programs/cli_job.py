@@ -4,8 +4,9 @@
 
 With --fault, rank RANK goes wrong when it draws its BATCH-th batch (1-based): ``kill``
 (SIGKILL), ``hang`` (sleeps), ``raise`` (an OSError, as a full disk would), ``term``
-(SIGTERM to itself). Each rank
-reports main()'s exit status.
+(SIGTERM to itself), ``term-in-agree`` (SIGTERM to itself from inside the all-reduce of the
+BATCH-th agreement on whether to stop: after its own flags went in). Each rank reports
+main()'s exit status.
 """
 from __future__ import annotations
 
@@ -15,11 +16,33 @@ import time
 
 from rank_common import ARGS, report
 
-from zero.cli import gpt_train, main, mnist
+import zero.distributed as dist
+from zero.cli import gpt_train, main, mnist, parallel
 
 RANK = int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", "0")))
 argv = list(ARGS)
-if argv[0] == "--fault":
+if argv[0] == "--fault" and argv[1].startswith("term-in-agree:"):
+    _, at_rank, at_agreement = argv[1].split(":")
+    argv = argv[2:]
+    if RANK == int(at_rank):
+        agreements, agree, all_reduce = [0], parallel.Ranks.agree, dist.all_reduce
+
+        def signalled_all_reduce(*args, **kwargs):
+            os.kill(os.getpid(), signal.SIGTERM)   # lands while this rank's flags are in the reduction
+            return all_reduce(*args, **kwargs)
+
+        def agree_with_a_signal(self, *args, **kwargs):
+            agreements[0] += 1
+            if agreements[0] != int(at_agreement):
+                return agree(self, *args, **kwargs)
+            dist.all_reduce = signalled_all_reduce
+            try:
+                return agree(self, *args, **kwargs)
+            finally:
+                dist.all_reduce = all_reduce
+
+        parallel.Ranks.agree = agree_with_a_signal  # type: ignore[method-assign]
+elif argv[0] == "--fault":
     mode, at_rank, at_batch = argv[1].split(":")
     argv = argv[2:]
     if RANK == int(at_rank):

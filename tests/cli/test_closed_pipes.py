@@ -1,0 +1,51 @@
+"""A reader that closes the job's output (``| tee log`` ended by the same Ctrl-C, ``| head``)
+costs only the printing: training finishes its step, saves and says how to resume;
+sampling stops quietly (issue 39, item 1)."""
+from __future__ import annotations
+
+import signal
+import time
+
+from cli_helpers import TINY_GPT, gpt, run_child
+
+import zero
+
+CKPT = "checkpoint.safetensors"
+
+
+def test_ctrl_c_after_the_pipe_closed_still_saves_and_says_how_to_resume(prepared, tmp_path):
+    child = run_child("gpt", "train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 400,
+                      "--eval-interval", 1000, "--sample-tokens", 0, step_sleep=0.05, wait=False)
+    lines = [child.stdout.readline() for _ in range(4)]        # (the reader reads a little ...)
+    assert all(lines), child.communicate()
+    child.stdout.close()                                        # ... and goes, as tee does on Ctrl-C
+    time.sleep(0.3)                                             # a few log lines meet the closed pipe
+    child.send_signal(signal.SIGINT)
+    err = child.stderr.read()
+    child.wait(timeout=120)
+    assert child.returncode == 130, err
+    assert "Broken pipe" not in err and "Traceback" not in err
+    step = zero.load(tmp_path / "run" / CKPT)["step"]
+    assert f"stopped after step {step}" in err and "--resume" in err
+
+
+def test_a_closed_pipe_alone_changes_nothing_but_the_printing(prepared, tmp_path):
+    child = run_child("gpt", "train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 12,
+                      "--eval-interval", 6, wait=False)
+    assert child.stdout.readline()
+    child.stdout.close()
+    err = child.stderr.read()
+    child.wait(timeout=120)
+    assert child.returncode == 0 and err == "", err
+    assert zero.load(tmp_path / "run" / CKPT)["step"] == 12
+
+
+def test_sample_into_head_ends_quietly(prepared, tmp_path):
+    assert gpt("train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 2,
+               "--sample-tokens", 0) == 0
+    child = run_child("gpt", "sample", "--run", tmp_path / "run", "--stream", "--tokens", 100000, wait=False)
+    assert len(child.stdout.read(20)) == 20                      # head -c 20
+    child.stdout.close()
+    err = child.stderr.read()
+    child.wait(timeout=120)
+    assert child.returncode == 0 and err == "", err
