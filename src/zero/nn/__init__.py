@@ -7,7 +7,7 @@ from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
-from .layers import (GELU, CrossEntropyLoss, Dropout, Dropout2d, Embedding, Flatten, Identity, LayerNorm, Linear,
+from .layers import (GELU, CrossEntropyLoss, Dropout, Dropout2d, Flatten, Identity, LayerNorm, Linear,
                      MSELoss, ReLU, Sigmoid, SiLU, Softmax, Tanh)
 from .module import Module, eval_mode
 from .parameter import Parameter
@@ -22,6 +22,16 @@ from .pooling import (AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, A
                       MaxUnpool2d)
 from .upsampling import PixelShuffle, PixelUnshuffle, Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
+# normalisation, embeddings, containers, misc layers, Transformer (normtf)
+from .container import ParameterDict, ParameterList
+from .dropout import AlphaDropout, Dropout1d, Dropout3d, FeatureAlphaDropout
+from .flatten import Unflatten
+from .linear import Bilinear
+from .normalization import GroupNorm, InstanceNorm1d, InstanceNorm2d, InstanceNorm3d, LocalResponseNorm, RMSNorm
+from .sparse import Embedding, EmbeddingBag
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                          TransformerEncoderLayer)
+
 __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "ModuleDict", "Linear", "Embedding",
            "LayerNorm", "BatchNorm1d", "BatchNorm2d", "Dropout", "Dropout2d", "Identity", "ReLU", "GELU", "SiLU",
            "Tanh", "Sigmoid", "Softmax", "Flatten", "CrossEntropyLoss", "MSELoss", "MultiheadAttention",
@@ -33,5 +43,10 @@ __all__ += ["Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "
             "CircularPad1d", "CircularPad2d", "CircularPad3d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d", "MaxUnpool2d", "Upsample", "UpsamplingNearest2d",
             "UpsamplingBilinear2d", "PixelShuffle", "PixelUnshuffle"]
+
+__all__ += ["ParameterList", "ParameterDict", "Dropout1d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout",
+            "Unflatten", "Bilinear", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "LocalResponseNorm", "RMSNorm", "EmbeddingBag", "Transformer", "TransformerEncoder",
+            "TransformerEncoderLayer", "TransformerDecoder", "TransformerDecoderLayer"]
 
 __getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel", "modules": "modules"}, globals())

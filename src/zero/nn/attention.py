@@ -29,10 +29,16 @@ from .module import Module
 from .parameter import Parameter
 
 
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under PyTorch's name for MultiheadAttention's out_proj (so the reprs agree)."""
+
+
 class MultiheadAttention(Module):
+    """PyTorch's repr: no extra fields, the out_proj child only."""
+
     def __init__(self, embed_dim: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
                  add_bias_kv: bool = False, add_zero_attn: bool = False, kdim: int | None = None,
-                 vdim: int | None = None, batch_first: bool = False, *, device=None, dtype=None):
+                 vdim: int | None = None, batch_first: bool = False, device=None, dtype=None):
         super().__init__()
         if embed_dim % num_heads:
             raise ShapeError(f"MultiheadAttention: embed_dim {embed_dim} must be divisible by num_heads {num_heads}")
@@ -58,7 +64,9 @@ class MultiheadAttention(Module):
             self.k_proj_weight = Parameter(empty(embed_dim, self.kdim, **made))
             self.v_proj_weight = Parameter(empty(embed_dim, self.vdim, **made))
         self.in_proj_bias = Parameter(zeros(3 * embed_dim, **made)) if bias else None
-        self.out_proj = Linear(embed_dim, embed_dim, bias=bias, **made)
+        self.bias_k = self.bias_v = None
+        self.add_zero_attn = add_zero_attn
+        self.out_proj = NonDynamicallyQuantizableLinear(embed_dim, embed_dim, bias=bias, **made)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -148,6 +156,3 @@ class MultiheadAttention(Module):
                                  f"got {describe(given)}")
             mask = term if mask is None else mask + term
         return mask
-
-    def extra_repr(self) -> str:
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, batch_first={self.batch_first}"

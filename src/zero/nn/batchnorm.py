@@ -28,13 +28,13 @@ class _BatchNorm(Module):
     expected_ndim: tuple = ()
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, *, device=None, dtype=None):
+                 track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True):
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
         made = dict(device=device, dtype=dtype)
         self.weight = Parameter(ones(num_features, **made)) if affine else None
-        self.bias = Parameter(zeros(num_features, **made)) if affine else None
+        self.bias = Parameter(zeros(num_features, **made)) if affine and bias else None
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, **made))
             self.register_buffer("running_var", ones(num_features, **made))
@@ -72,7 +72,7 @@ class _BatchNorm(Module):
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"track_running_stats={self.track_running_stats}")
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

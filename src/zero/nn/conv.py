@@ -27,7 +27,7 @@ class _ConvNd(Module):
     dims = 0
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
-                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", *, device=None, dtype=None):
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None):
         super().__init__()
         name, dims = type(self).__name__, self.dims
         if groups < 1 or in_channels % groups or out_channels % groups:

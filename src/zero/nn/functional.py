@@ -30,6 +30,11 @@ from ..ops.extra import convolution, pooling, rearrange
 from ..ops.extra import convolution3d, pooling3d, transposed_convolution, upsampling
 from ..ops.extra import fold as _fold
 from ..ops.dropout import dropout, dropout2d
+from ..ops.dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dropout
+from ..ops.extra import embedding as extra_embedding
+from ..ops.extra.bilinear import bilinear
+from ..ops.extra.embedding import embedding_bag
+from ..ops.extra.normalization_extra import group_norm, instance_norm, local_response_norm, normalize, rms_norm
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.normalization import layer_norm
 from ..ops.softmax import log_softmax, softmax
@@ -204,9 +209,15 @@ def pad(input: Tensor, pad, mode: str = "constant", value=None) -> Tensor:  # no
 # -- lookups ----------------------------------------------------------------------------------
 
 
-def embedding(input: Tensor, weight: Tensor) -> Tensor:  # noqa: A002
-    """weight[input]: (*) int -> (*, dim); repeated indices accumulate gradient."""
-    return joining.embedding(input, weight)
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None,  # noqa: A002
+              max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """weight[input]: (*) int -> (*, dim); repeated indices accumulate gradient. PyTorch's
+    options (padding_idx, max_norm, scale_grad_by_freq) are in ``ops.extra.embedding``;
+    sparse=True is refused (no sparse gradients)."""
+    if padding_idx is None and max_norm is None and not scale_grad_by_freq and not sparse:
+        return joining.embedding(input, weight)
+    return extra_embedding.embedding(input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
@@ -337,3 +348,16 @@ def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:  # noqa: A002
 def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:  # noqa: A002
     """(*, C, H r, W r) -> (*, C r², H, W)."""
     return upsampling.pixel_unshuffle(input, downscale_factor)
+
+# -- normalisation, embeddings, bilinear, dropouts (normtf) ------------------------------------------
+#   group_norm, instance_norm, rms_norm,      ops.extra.normalization_extra (on the layer-norm op)
+#   normalize, local_response_norm
+#   embedding_bag                              ops.extra.embedding
+#   bilinear                                   ops.extra.bilinear (one GEMM and a product-sum)
+#   dropout1d, dropout3d, alpha_dropout,       ops.dropout
+#   feature_alpha_dropout
+
+__all__ += ["group_norm", "instance_norm", "rms_norm", "normalize", "local_response_norm", "embedding_bag",
+            "bilinear", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
+
+

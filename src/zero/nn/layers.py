@@ -1,6 +1,7 @@
-"""The layers the book builds on tensor ops: Linear, Embedding, LayerNorm, Dropout
-and the activations. Each holds its parameters and states its forward; the
-backward comes from the ops it calls."""
+"""The layers the book builds on tensor ops: Linear, LayerNorm, Dropout and the
+activations (Embedding is in ``sparse.py``, as PyTorch's ``torch.nn.modules.sparse``).
+Each holds its parameters and states its forward; the backward comes from the ops it
+calls."""
 from __future__ import annotations
 
 import math
@@ -20,7 +21,7 @@ class Linear(Module):
     uses He initialisation instead, N(0, 2/in_features) and a zero bias: ``zero.models.MLP``
     applies it with ``nn.init.kaiming_normal_``.)"""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, *, device=None, dtype=None):
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None):
         super().__init__()
         self.in_features, self.out_features = in_features, out_features
         self.weight = Parameter(empty(out_features, in_features, device=device, dtype=dtype))
@@ -40,32 +41,11 @@ class Linear(Module):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
 
 
-class Embedding(Module):
-    """A table of ``num_embeddings`` vectors; ``forward(ids)`` picks rows: (*) -> (*, dim).
-    Initialised as PyTorch's, N(0, 1). (The book's GPT uses N(0, 0.02²): ``zero.models.GPT``
-    applies it.)"""
-
-    def __init__(self, num_embeddings: int, embedding_dim: int, *, device=None, dtype=None):
-        super().__init__()
-        self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
-        self.weight = Parameter(empty(num_embeddings, embedding_dim, device=device, dtype=dtype))
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.normal_(self.weight, 0.0, 1.0)
-
-    def forward(self, ids):
-        return F.embedding(ids, self.weight)
-
-    def extra_repr(self) -> str:
-        return f"{self.num_embeddings}, {self.embedding_dim}"
-
-
 class LayerNorm(Module):
     """Normalise over the last dimensions to mean 0, variance 1, then scale and shift."""
 
     def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
-                 *, device=None, dtype=None):
+                 device=None, dtype=None):
         super().__init__()
         self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
         self.eps = eps
@@ -79,26 +59,28 @@ class LayerNorm(Module):
         return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
-        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}"
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}, "
+                f"bias={self.bias is not None}")
 
 
 class Dropout(Module):
     """Zero each element with probability p in training (scaling the rest by 1/(1-p));
-    the identity in eval mode or when p == 0."""
+    the identity in eval mode or when p == 0. ``inplace=True`` writes the result into the
+    input and returns it."""
 
-    def __init__(self, p: float = 0.5):
+    def __init__(self, p: float = 0.5, inplace: bool = False):
         super().__init__()
         if not 0.0 <= p <= 1.0:
-            raise ValueError(f"dropout probability must be in [0, 1], got {p}")
-        self.p = p
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p, self.inplace = p, inplace
 
     def forward(self, x):
         if self.p == 0.0 or not self.training:
             return x
-        return F.dropout(x, self.p, training=True)
+        return F.dropout(x, self.p, True, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class Dropout2d(Dropout):
@@ -107,10 +89,15 @@ class Dropout2d(Dropout):
     def forward(self, x):
         if self.p == 0.0 or not self.training:
             return x
-        return F.dropout2d(x, self.p, training=True)
+        return F.dropout2d(x, self.p, True, self.inplace)
 
 
 class Identity(Module):
+    """Returns its input; takes (and ignores) any constructor arguments, as PyTorch's."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
     def forward(self, x):
         return x
 
