@@ -436,7 +436,8 @@ class Kernels(Protocol):
         """grad_in = grad * d hardswish(x) / dx (PyTorch's side at each kink)."""
     def elu(self, x: Array, alpha: float, scale: float, input_scale: float, out: Array) -> None:
         """out = scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
-    def elu_backward(self, grad: Array, x: Array, alpha: float, scale: float, input_scale: float, grad_in: Array) -> None:
+    def elu_backward(self, grad: Array, x: Array, alpha: float, scale: float, input_scale: float,
+                     grad_in: Array) -> None:
         """grad_in = grad * d elu(x) / dx (PyTorch's side at each kink)."""
     def softplus(self, x: Array, beta: float, threshold: float, out: Array) -> None:
         """out = log(1 + exp(beta x)) / beta, x where beta x > threshold."""

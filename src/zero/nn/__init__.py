@@ -7,8 +7,14 @@ from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
-from .layers import (GELU, CrossEntropyLoss, Dropout, Dropout2d, Embedding, Flatten, Identity, LayerNorm, Linear,
-                     MSELoss, ReLU, Sigmoid, SiLU, Softmax, Tanh)
+from .layers import Dropout, Dropout2d, Embedding, Flatten, Identity, LayerNorm, Linear
+from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LeakyReLU,
+                         LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, RReLU, Sigmoid, SiLU, Softmax, Softmax2d,
+                         Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
+from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CosineSimilarity, CrossEntropyLoss,
+                   GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
+                   MultiLabelSoftMarginLoss, NLLLoss, PairwiseDistance, PoissonNLLLoss, SmoothL1Loss,
+                   SoftMarginLoss, TripletMarginLoss)
 from .module import Module, eval_mode
 from .parameter import Parameter
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
@@ -18,5 +24,11 @@ __all__ = ["Module", "Parameter", "eval_mode", "Sequential", "ModuleList", "Modu
            "Tanh", "Sigmoid", "Softmax", "Flatten", "CrossEntropyLoss", "MSELoss", "MultiheadAttention",
            "Conv1d", "Conv2d", "MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d",
            "AdaptiveAvgPool2d", "functional", "init", "parallel", "utils"]
+__all__ += ["CELU", "ELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU",
+            "LogSigmoid", "LogSoftmax", "Mish", "PReLU", "ReLU6", "RReLU", "Softmax2d", "Softmin", "Softplus",
+            "Softshrink", "Softsign", "Tanhshrink", "Threshold", "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss",
+            "CosineSimilarity", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss",
+            "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PairwiseDistance", "PoissonNLLLoss",
+            "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss"]
 
 __getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel"}, globals())

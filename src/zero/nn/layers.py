@@ -1,6 +1,7 @@
-"""The layers the book builds on tensor ops: Linear, Embedding, LayerNorm, Dropout
-and the activations. Each holds its parameters and states its forward; the
-backward comes from the ops it calls."""
+"""The layers the book builds on tensor ops: Linear, Embedding, LayerNorm, Dropout,
+Identity, Flatten. Each holds its parameters and states its forward; the backward comes
+from the ops it calls. (The activations are in ``activation.py``, the losses in
+``loss.py``, as in PyTorch's ``torch.nn.modules``.)"""
 from __future__ import annotations
 
 import math
@@ -115,50 +116,6 @@ class Identity(Module):
         return x
 
 
-class ReLU(Module):
-    def forward(self, x):
-        return F.relu(x)
-
-
-class GELU(Module):
-    def __init__(self, approximate: str = "none"):
-        super().__init__()
-        self.approximate = approximate
-
-    def forward(self, x):
-        return F.gelu(x, approximate=self.approximate)
-
-    def extra_repr(self) -> str:
-        return f"approximate={self.approximate!r}" if self.approximate != "none" else ""
-
-
-class SiLU(Module):
-    def forward(self, x):
-        return F.silu(x)
-
-
-class Tanh(Module):
-    def forward(self, x):
-        return F.tanh(x)
-
-
-class Sigmoid(Module):
-    def forward(self, x):
-        return F.sigmoid(x)
-
-
-class Softmax(Module):
-    def __init__(self, dim: int = -1):
-        super().__init__()
-        self.dim = dim
-
-    def forward(self, x):
-        return F.softmax(x, self.dim)
-
-    def extra_repr(self) -> str:
-        return f"dim={self.dim}"
-
-
 class Flatten(Module):
     def __init__(self, start_dim: int = 1, end_dim: int = -1):
         super().__init__()
@@ -169,22 +126,3 @@ class Flatten(Module):
 
     def extra_repr(self) -> str:
         return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
-
-
-class CrossEntropyLoss(Module):
-    def __init__(self, ignore_index: int = -100, reduction: str = "mean", label_smoothing: float = 0.0):
-        super().__init__()
-        self.ignore_index, self.reduction, self.label_smoothing = ignore_index, reduction, label_smoothing
-
-    def forward(self, logits, target):
-        return F.cross_entropy(logits, target, ignore_index=self.ignore_index, reduction=self.reduction,
-                               label_smoothing=self.label_smoothing)
-
-
-class MSELoss(Module):
-    def __init__(self, reduction: str = "mean"):
-        super().__init__()
-        self.reduction = reduction
-
-    def forward(self, prediction, target):
-        return F.mse_loss(prediction, target, reduction=self.reduction)
