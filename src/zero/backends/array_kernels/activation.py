@@ -19,6 +19,11 @@ def _write(xp: ModuleType, out: Array, value: Array) -> None:
     xp.copyto(out, value, casting="unsafe")
 
 
+def _leaky(xp: ModuleType, x: Array, slope: Operand) -> Array:
+    with quiet(xp):                                   # (inf * 0 is NaN silently, as in PyTorch)
+        return x * slope
+
+
 def _zero(xp: ModuleType, like: Array) -> Array:
     return xp.zeros((), like.dtype)
 
@@ -29,11 +34,11 @@ def _zero(xp: ModuleType, like: Array) -> Array:
 def leaky_relu(xp: ModuleType, x: Array, slope: Operand, out: Array) -> None:
     """x where x > 0, else slope * x; ``slope``: a number, or an array broadcasting to x
     (PReLU's weight per channel, RReLU's random slopes)."""
-    _write(xp, out, xp.where(x > 0, x, x * slope))
+    _write(xp, out, xp.where(x > 0, x, _leaky(xp, x, slope)))
 
 
 def leaky_relu_backward(xp: ModuleType, grad: Array, x: Array, slope: Operand, grad_in: Array) -> None:
-    _write(xp, grad_in, xp.where(x > 0, grad, grad * slope))
+    _write(xp, grad_in, xp.where(x > 0, grad, _leaky(xp, grad, slope)))
 
 
 def hardtanh(xp: ModuleType, x: Array, min_val: float, max_val: float, out: Array) -> None:
@@ -59,7 +64,8 @@ def threshold_backward(xp: ModuleType, grad: Array, x: Array, threshold: float, 
 
 def softshrink(xp: ModuleType, x: Array, lambd: float, out: Array) -> None:
     """x - lambd above lambd, x + lambd below -lambd, 0 between (x * 0: NaN stays NaN)."""
-    _write(xp, out, xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0)))
+    with quiet(xp):
+        _write(xp, out, xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0)))
 
 
 def softshrink_backward(xp: ModuleType, grad: Array, x: Array, lambd: float, grad_in: Array) -> None:
@@ -80,18 +86,24 @@ def hardsigmoid(xp: ModuleType, x: Array, out: Array) -> None:
     _write(xp, out, xp.minimum(xp.maximum(x + 3, 0), 6) / 6)
 
 
+ONE_SIXTH_IN_FLOAT32 = 0.1666666716337204    # float32(1/6): PyTorch's slope, in every dtype
+
+
 def hardsigmoid_backward(xp: ModuleType, grad: Array, x: Array, grad_in: Array) -> None:
-    _write(xp, grad_in, xp.where((x > -3) & (x < 3), grad / 6, _zero(xp, grad)))
+    """grad / 6 strictly between -3 and 3 (times 1/6 rounded to float32, as PyTorch does), else 0."""
+    _write(xp, grad_in, xp.where((x > -3) & (x < 3), grad * ONE_SIXTH_IN_FLOAT32, _zero(xp, grad)))
 
 
 def hardswish(xp: ModuleType, x: Array, out: Array) -> None:
     """x * relu6(x + 3) / 6."""
-    _write(xp, out, x * xp.minimum(xp.maximum(x + 3, 0), 6) / 6)
+    with quiet(xp):
+        _write(xp, out, x * xp.minimum(xp.maximum(x + 3, 0), 6) / 6)
 
 
 def hardswish_backward(xp: ModuleType, grad: Array, x: Array, grad_in: Array) -> None:
     """0 up to -3, grad * (x / 3 + 1/2) strictly between -3 and 3, grad from 3 on."""
-    _write(xp, grad_in, xp.where(x <= -3, _zero(xp, grad), xp.where(x < 3, grad * (x / 3 + 0.5), grad)))
+    with quiet(xp):
+        _write(xp, grad_in, xp.where(x <= -3, _zero(xp, grad), xp.where(x < 3, grad * (x / 3 + 0.5), grad)))
 
 
 # -- exponential ----------------------------------------------------------------------------------
@@ -160,17 +172,20 @@ def mish_backward(xp: ModuleType, grad: Array, x: Array, grad_in: Array) -> None
 
 def softsign(xp: ModuleType, x: Array, out: Array) -> None:
     """x / (1 + |x|)."""
-    _write(xp, out, x / (1 + xp.abs(x)))
+    with quiet(xp):
+        _write(xp, out, x / (1 + xp.abs(x)))
 
 
 def softsign_backward(xp: ModuleType, grad: Array, x: Array, grad_in: Array) -> None:
-    denominator = 1 + xp.abs(x)
-    _write(xp, grad_in, grad / (denominator * denominator))
+    with quiet(xp):
+        denominator = 1 + xp.abs(x)
+        _write(xp, grad_in, grad / (denominator * denominator))
 
 
 def tanhshrink(xp: ModuleType, x: Array, out: Array) -> None:
     """x - tanh(x)."""
-    _write(xp, out, x - xp.tanh(x))
+    with quiet(xp):
+        _write(xp, out, x - xp.tanh(x))
 
 
 def tanhshrink_backward(xp: ModuleType, grad: Array, x: Array, grad_in: Array) -> None:

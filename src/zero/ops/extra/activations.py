@@ -264,7 +264,9 @@ def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if isinstance(input, Tensor) and not input.dtype.is_floating_point:   # integers: a clamp, as in PyTorch
-        return input.clamp(min_val, max_val) if not inplace else input.clamp_(min_val, max_val)
+        with no_grad():
+            result = input.clamp(min_val, max_val).to(input.dtype)
+        return input.copy_(result) if inplace else result
     return _maybe_in_place(Hardtanh, input, inplace, float(min_val), float(max_val))
 
 
