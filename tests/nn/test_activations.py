@@ -16,7 +16,7 @@ import zero.nn.functional as F
 from zero.errors import DTypeError, InPlaceError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
-from torch_oracle import check_against_torch  # noqa: E402
+from torch_oracle import check_against_torch
 
 torch = pytest.importorskip("torch")
 

@@ -14,7 +14,7 @@ The others are compositions of elementwise ops and reductions, each PyTorch's fo
     smooth_l1_loss     0.5 d^2 / beta where d = |x - y| < beta, else d - 0.5 beta
     huber_loss         0.5 d^2 where d < delta, else delta (d - 0.5 delta)
     kl_div             y (log y - x) (0 where y = 0), or exp(y) (y - x) with log_target
-    soft_margin_loss   softplus(-y x)
+    soft_margin_loss   log1p(exp(-y x))
     multilabel_soft_margin_loss   -(y logsigmoid(x) + (1 - y) logsigmoid(-x)), mean over classes
     poisson_nll_loss   exp(x) - y x (log_input), or x - y log(x + eps); full: + Stirling's term
     gaussian_nll_loss  0.5 (log var + (x - y)^2 / var) (+ 0.5 log 2 pi with full)
@@ -87,6 +87,9 @@ class ElementLoss(Op):
         return _reduce(self.op_name, loss, self.reduction)
 
 
+BCE_EPSILON = 9.999999960041972e-13   # 1e-12 rounded to float32: PyTorch's floor of p (1 - p), in every dtype
+
+
 class BinaryCrossEntropy(ElementLoss):
     def forward(self, p: Tensor, y: Tensor, weight: Tensor | None, reduction: str) -> Tensor:
         check_reduction("binary_cross_entropy", reduction)
@@ -116,7 +119,7 @@ class BinaryCrossEntropy(ElementLoss):
         if weight is not None:
             grad = grad * weight
         need_p, need_y = self.needs_input_grad[:2]
-        grad_p = grad * (p - y) / (p * (1 - p)).clamp_min(1e-12) if need_p else None
+        grad_p = grad * (p - y) / (p * (1 - p)).clamp_min(BCE_EPSILON) if need_p else None
         grad_y = grad * ((1 - p).log() - p.log()) if need_y else None
         return grad_p, grad_y, None, None
 
@@ -247,7 +250,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = 
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("soft_margin_loss", reduction)
     _check_tensors("soft_margin_loss", input=input, target=target)
-    return _reduce("soft_margin_loss", softplus(-(input * target)), reduction)
+    # log1p(exp(-y x)), PyTorch's formula (softplus without its linear branch: no threshold)
+    return _reduce("soft_margin_loss", softplus(-(input * target), 1.0, math.inf), reduction)
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None,
