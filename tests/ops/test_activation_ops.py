@@ -35,7 +35,7 @@ ACTIVATIONS = {
     "logsigmoid": (F.logsigmoid, lambda x: -np.log1p(np.exp(-x))),
     "threshold": (lambda x: F.threshold(x, 0.5, -2.0), lambda x: np.where(x > 0.5, x, -2.0)),
     "tanhshrink": (F.tanhshrink, lambda x: x - np.tanh(x)),
-    "softshrink": (lambda x: F.softshrink(x, 0.7), lambda x: np.where(x > 0.7, x - 0.7, np.where(x < -0.7, x + 0.7, 0))),
+    "softshrink": (lambda x: F.softshrink(x, 0.7), lambda x: np.sign(x) * np.maximum(np.abs(x) - 0.7, 0)),
     "hardshrink": (lambda x: F.hardshrink(x, 0.7), lambda x: np.where(np.abs(x) > 0.7, x, 0)),
     "rrelu_eval": (F.rrelu, lambda x: np.where(x > 0, x, x * (1 / 8 + 1 / 3) / 2)),
 }

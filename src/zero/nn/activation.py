@@ -278,7 +278,9 @@ class PReLU(Module):
 
     def __init__(self, num_parameters: int = 1, init: float = 0.25, device=None, dtype=None):
         super().__init__()
-        self.num_parameters, self.init = num_parameters, init
+        # PyTorch's attribute; on a PReLU it hides Zero's Module.num_parameters() method
+        self.num_parameters = num_parameters  # type: ignore[method-assign, assignment]
+        self.init = init
         self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
         self.reset_parameters()
 

@@ -75,6 +75,9 @@ class ElementLoss(Op):
     """A loss of (input, target) per element, weighted and reduced; backward scales the
     per-element derivatives by the upstream gradient (divided by the count for "mean")."""
 
+    reduction = "mean"    # (set by forward)
+    count = 0
+
     def scaled(self, grad: Tensor, count: int) -> Tensor:
         if self.reduction == "mean":
             return grad / count
