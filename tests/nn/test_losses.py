@@ -93,6 +93,12 @@ LOSSES = {
     "triplet_margin_swap_p1": (lambda lib, a, p, n, **k: lib.nn.functional.triplet_margin_loss(
         a, p, n, p=1, swap=True, **k), [X, Y, Y * 0.5 + X * 0.3], {0, 1, 2}),
     "mse": (lambda lib, x, y, **k: lib.nn.functional.mse_loss(x, y, **k), [X, Y], {0, 1}),
+    "multi_margin": (lambda lib, x, t, **k: lib.nn.functional.multi_margin_loss(x, t, margin=0.8, **k),
+                     [X, np.array([0, 4, 2, 2])], {0}),
+    "multi_margin_p2_weight": (lambda lib, x, t, w, **k: lib.nn.functional.multi_margin_loss(x, t, 2, 1.0, w, **k),
+                               [X, np.array([0, 4, 2, 2]), POS_WEIGHT], {0}),
+    "multi_margin_unbatched": (lambda lib, x, t, **k: lib.nn.functional.multi_margin_loss(x, t, **k),
+                               [X[0].copy(), np.array(3)], {0}),
 }
 
 
@@ -222,6 +228,7 @@ MODULES = {
     "CosineEmbeddingLoss(0.3)": ([X, Y, SIGNS4], {0, 1}),
     "TripletMarginLoss(2.0, swap=True)": ([X, Y, Y * 0.5], {0, 1, 2}),
     "GaussianNLLLoss(full=True)": ([X, Y, np.abs(Y) + 0.5], {0, 1, 2}),
+    "MultiMarginLoss(2, 0.5)": ([X, np.array([1, 0, 3, 4])], {0}),
 }
 
 
@@ -234,7 +241,7 @@ def test_module_matches_pytorch(call):
 REPRS = ["BCELoss()", "BCEWithLogitsLoss()", "NLLLoss()", "L1Loss()", "SmoothL1Loss()", "HuberLoss()", "KLDivLoss()",
          "CosineEmbeddingLoss()", "MarginRankingLoss()", "TripletMarginLoss()", "SoftMarginLoss()",
          "MultiLabelSoftMarginLoss()", "PoissonNLLLoss()", "GaussianNLLLoss()", "HingeEmbeddingLoss()",
-         "CosineSimilarity()", "PairwiseDistance()", "CrossEntropyLoss()", "MSELoss()"]
+         "CosineSimilarity()", "PairwiseDistance()", "CrossEntropyLoss()", "MSELoss()", "MultiMarginLoss(2, 0.5)"]
 
 
 @pytest.mark.parametrize("call", REPRS)
@@ -284,3 +291,5 @@ def test_errors_like_pytorch():
         nn.TripletMarginLoss(margin=0.0)
     with pytest.raises(TypeError):
         F.l1_loss([1.0], x)
+    with pytest.raises(ValueError, match="p == 1"):
+        F.multi_margin_loss(zero.rand(2, 3), zero.tensor([0, 1]), p=3)

@@ -13,7 +13,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .loss import (BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CosineSimilarity, CrossEntropyLoss,
                    GaussianNLLLoss, HingeEmbeddingLoss, HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss,
-                   MultiLabelSoftMarginLoss, NLLLoss, PairwiseDistance, PoissonNLLLoss, SmoothL1Loss,
+                   MultiLabelSoftMarginLoss, MultiMarginLoss, NLLLoss, PairwiseDistance, PoissonNLLLoss, SmoothL1Loss,
                    SoftMarginLoss, TripletMarginLoss)
 from .module import Module, eval_mode
 from .parameter import Parameter
@@ -29,6 +29,6 @@ __all__ += ["CELU", "ELU", "GLU", "SELU", "Hardshrink", "Hardsigmoid", "Hardswis
             "Softshrink", "Softsign", "Tanhshrink", "Threshold", "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss",
             "CosineSimilarity", "GaussianNLLLoss", "HingeEmbeddingLoss", "HuberLoss", "KLDivLoss", "L1Loss",
             "MarginRankingLoss", "MultiLabelSoftMarginLoss", "NLLLoss", "PairwiseDistance", "PoissonNLLLoss",
-            "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss"]
+            "SmoothL1Loss", "SoftMarginLoss", "TripletMarginLoss", "MultiMarginLoss"]
 
 __getattr__, __dir__ = on_first_use(__name__, {"parallel": "parallel"}, globals())

@@ -41,7 +41,8 @@ from ..ops.extra.activations import (celu, celu_, elu, elu_, glu, hardshrink, ha
                                      tanhshrink, threshold, threshold_)
 from ..ops.extra.losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
                                 cosine_similarity, gaussian_nll_loss, hinge_embedding_loss, huber_loss, kl_div,
-                                l1_loss, margin_ranking_loss, multilabel_soft_margin_loss, pairwise_distance,
+                                l1_loss, margin_ranking_loss, multi_margin_loss, multilabel_soft_margin_loss,
+                                pairwise_distance,
                                 poisson_nll_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss)
 from ..ops.normalization import layer_norm
 from ..ops.softmax import log_softmax, softmax
@@ -60,7 +61,7 @@ __all__ += ["relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_"
             "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
             "kl_div", "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss",
             "multilabel_soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
-            "cosine_similarity", "pairwise_distance"]
+            "cosine_similarity", "pairwise_distance", "multi_margin_loss"]
 
 
 # -- layers ---------------------------------------------------------------------------------

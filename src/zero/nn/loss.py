@@ -178,3 +178,16 @@ class PairwiseDistance(Module):
 
     def forward(self, x1, x2):
         return L.pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(self, p: int = 1, margin: float = 1.0, weight=None, size_average=None, reduce=None,
+                 reduction: str = "mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("MultiMarginLoss: only p == 1 and p == 2 supported")
+        self.p, self.margin = p, margin
+
+    def forward(self, input, target):  # noqa: A002
+        return L.multi_margin_loss(input, target, p=self.p, margin=self.margin, weight=self.weight,
+                                   reduction=self.reduction)

@@ -22,6 +22,7 @@ The others are compositions of elementwise ops and reductions, each PyTorch's fo
     hinge_embedding_loss    x where y = 1, max(0, margin - x) where y = -1
     cosine_embedding_loss   1 - cos where y = 1, max(0, cos - margin) where y = -1
     triplet_margin_loss     max(d(a, p) - d(a, n) + margin, 0), d = pairwise_distance
+    multi_margin_loss       sum over i != y of w[y] max(0, margin - x[y] + x[i])^p, over C
 
 ``reduction`` is "mean", "sum" or "none" (and "batchmean" for kl_div); the deprecated
 ``size_average`` and ``reduce`` arguments map to it as in PyTorch (``legacy_reduction``).
@@ -34,8 +35,10 @@ import warnings
 from ...autograd.op import Grads, Op
 from ...errors import DTypeError, ShapeError, describe
 from ...grad_mode import no_grad
+from ...tensors.creation import arange
 from ...tensors.tensor import Tensor
 from ..elementwise import maximum, minimum, where
+from ..joining import gather
 from ..extra.binary_math import xlogy
 from ..loss import check_reduction, legacy_reduction
 from .activations import logsigmoid, softplus
@@ -388,3 +391,29 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
         to_negative = minimum(to_negative, pairwise_distance(positive, negative, p, eps))
     loss = maximum(margin + to_positive - to_negative, to_positive.new_zeros(()))
     return _reduce("triplet_margin_loss", loss, reduction)
+
+
+def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
+                      size_average: bool | None = None, reduce: bool | None = None,
+                      reduction: str = "mean") -> Tensor:
+    """Per sample: the sum over the classes i other than the target y of
+    w[y] * max(0, margin - x[y] + x[i]) ** p, divided by the number of classes C."""
+    reduction = reduction_of(size_average, reduce, reduction)
+    check_reduction("multi_margin_loss", reduction)
+    _check_tensors("multi_margin_loss", input=input, target=target)
+    if p not in (1, 2):
+        raise ValueError("multi_margin_loss: only p == 1 and p == 2 supported")
+    if input.ndim not in (1, 2) or target.shape != input.shape[:-1]:
+        raise RuntimeError(f"multi_margin_loss: expected an input (N, C) or (C,) and a target (N,) or (), got "
+                           f"{describe(input)} and {describe(target)}")
+    rows = input.reshape(-1, input.shape[-1])                        # (N, C)
+    targets = target.reshape(-1, 1)                                  # (N, 1)
+    classes = rows.shape[1]
+    margins = (margin - gather(rows, 1, targets) + rows).clamp_min(0)
+    if p == 2:
+        margins = margins * margins
+    if weight is not None:
+        margins = margins * weight[targets]                          # (N, 1) weights of the targets
+    own_class = targets == arange(classes, device=rows.device)      # (N, C): i == y
+    loss = margins.masked_fill(own_class, 0.0).sum(1) / classes      # (N,)
+    return _reduce("multi_margin_loss", loss.reshape(target.shape), reduction)
