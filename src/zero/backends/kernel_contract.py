@@ -410,6 +410,62 @@ class Kernels(Protocol):
     def scale_in_place(self, arrays: Sequence[Array], factor: Array) -> None:
         """arrays[i] *= factor (0-d), each in its own dtype."""
 
+    # -- PyTorch's other activations (float arrays; out may be x: the in-place forms) --------------
+    # each forward writes f(x) into out, each backward grad * f'(x) into grad_in
+    def leaky_relu(self, x: Array, slope: Operand, out: Array) -> None:
+        """out = x where x > 0, else slope * x (slope: a number or an array broadcasting to x)."""
+    def leaky_relu_backward(self, grad: Array, x: Array, slope: Operand, grad_in: Array) -> None:
+        """grad_in = grad * d leaky_relu(x) / dx (PyTorch's side at each kink)."""
+    def hardtanh(self, x: Array, min_val: float, max_val: float, out: Array) -> None:
+        """out = x clamped to [min_val, max_val]; backward: grad strictly inside."""
+    def hardtanh_backward(self, grad: Array, x: Array, min_val: float, max_val: float, grad_in: Array) -> None:
+        """grad_in = grad * d hardtanh(x) / dx (PyTorch's side at each kink)."""
+    def threshold(self, x: Array, threshold: float, value: float, out: Array) -> None:
+        """out = value where x <= threshold, else x."""
+    def threshold_backward(self, grad: Array, x: Array, threshold: float, value: float, grad_in: Array) -> None:
+        """grad_in = grad * d threshold(x) / dx (PyTorch's side at each kink)."""
+    def softshrink(self, x: Array, lambd: float, out: Array) -> None:
+        """out = x - lambd above lambd, x + lambd below -lambd, else 0."""
+    def softshrink_backward(self, grad: Array, x: Array, lambd: float, grad_in: Array) -> None:
+        """grad_in = grad * d softshrink(x) / dx (PyTorch's side at each kink)."""
+    def hardshrink(self, x: Array, lambd: float, out: Array) -> None:
+        """out = 0 on [-lambd, lambd], else x."""
+    def hardshrink_backward(self, grad: Array, x: Array, lambd: float, grad_in: Array) -> None:
+        """grad_in = grad * d hardshrink(x) / dx (PyTorch's side at each kink)."""
+    def hardsigmoid(self, x: Array, out: Array) -> None:
+        """out = relu6(x + 3) / 6."""
+    def hardsigmoid_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
+        """grad_in = grad * d hardsigmoid(x) / dx (PyTorch's side at each kink)."""
+    def hardswish(self, x: Array, out: Array) -> None:
+        """out = x * relu6(x + 3) / 6."""
+    def hardswish_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
+        """grad_in = grad * d hardswish(x) / dx (PyTorch's side at each kink)."""
+    def elu(self, x: Array, alpha: float, scale: float, input_scale: float, out: Array) -> None:
+        """out = scale * x where x > 0, else scale * alpha * (exp(input_scale * x) - 1)."""
+    def elu_backward(self, grad: Array, x: Array, alpha: float, scale: float, input_scale: float,
+                     grad_in: Array) -> None:
+        """grad_in = grad * d elu(x) / dx (PyTorch's side at each kink)."""
+    def softplus(self, x: Array, beta: float, threshold: float, out: Array) -> None:
+        """out = log(1 + exp(beta x)) / beta, x where beta x > threshold."""
+    def softplus_backward(self, grad: Array, x: Array, beta: float, threshold: float, grad_in: Array) -> None:
+        """grad_in = grad * d softplus(x) / dx (PyTorch's side at each kink)."""
+    def logsigmoid(self, x: Array, out: Array) -> None:
+        """out = log(sigmoid(x)), stable: min(x, 0) - log1p(exp(-|x|))."""
+    def logsigmoid_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
+        """grad_in = grad * d logsigmoid(x) / dx (PyTorch's side at each kink)."""
+    def mish(self, x: Array, out: Array) -> None:
+        """out = x * tanh(softplus(x))."""
+    def mish_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
+        """grad_in = grad * d mish(x) / dx (PyTorch's side at each kink)."""
+    def softsign(self, x: Array, out: Array) -> None:
+        """out = x / (1 + |x|)."""
+    def softsign_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
+        """grad_in = grad * d softsign(x) / dx (PyTorch's side at each kink)."""
+    def tanhshrink(self, x: Array, out: Array) -> None:
+        """out = x - tanh(x)."""
+    def tanhshrink_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
+        """grad_in = grad * d tanhshrink(x) / dx (PyTorch's side at each kink)."""
+
 
 def given(*arrays: Array | None) -> Array:
     """The first of ``arrays`` that is not None: for a kernel's optional arrays, of which the

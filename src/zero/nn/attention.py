@@ -24,7 +24,7 @@ from ..tensors.creation import empty, ones, zeros
 from ..tensors.tensor import Tensor
 from . import functional as F
 from . import init
-from .layers import Linear
+from .linear import Linear
 from .module import Module
 from .parameter import Parameter
 

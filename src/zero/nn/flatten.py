@@ -1,8 +1,20 @@
-"""Unflatten (PyTorch's ``torch.nn.modules.flatten``; ``Flatten`` is in ``layers.py``)."""
+"""Flatten and Unflatten (PyTorch's ``torch.nn.modules.flatten``)."""
 from __future__ import annotations
 
 from ..tensors.tensor import Tensor
 from .module import Module
+
+
+class Flatten(Module):
+    def __init__(self, start_dim: int = 1, end_dim: int = -1):
+        super().__init__()
+        self.start_dim, self.end_dim = start_dim, end_dim
+
+    def forward(self, x):
+        return x.flatten(self.start_dim, self.end_dim)
+
+    def extra_repr(self) -> str:
+        return f"start_dim={self.start_dim}, end_dim={self.end_dim}"
 
 
 class Unflatten(Module):

@@ -4,9 +4,15 @@ Thin on purpose: each function checks its arguments and applies an op (or a
 short composition of ops). The ops, with their shape rules and backward, live
 in ``zero.ops``:
 
-    activations     relu, gelu, silu, sigmoid, tanh      ops.elementwise (the same functions)
+    activations     gelu, sigmoid, tanh                   ops.elementwise (the same functions)
+                    relu, silu (with inplace), leaky_relu, ops.extra.activations
+                    elu, selu, celu, softplus, mish, ...,
+                    the in-place relu_, elu_ ...
     softmax         softmax, log_softmax                  ops.softmax
     losses          cross_entropy, nll_loss, mse_loss     ops.loss
+                    binary_cross_entropy(_with_logits),   ops.extra.losses
+                    l1, smooth_l1, huber, kl_div, ...,
+                    cosine_similarity, pairwise_distance
     convolution     conv1d, conv2d                        ops.extra.convolution
     pooling         max_pool1d/2d, avg_pool1d/2d,         ops.extra.pooling
                     adaptive_avg_pool1d/2d
@@ -25,7 +31,7 @@ from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
 from ..grad_mode import no_grad
 from ..ops import attention, fused, joining
-from ..ops.elementwise import gelu, relu, sigmoid, silu, tanh
+from ..ops.elementwise import gelu, sigmoid, tanh
 from ..ops.extra import convolution, pooling, rearrange
 from ..ops.extra import convolution3d, pooling3d, transposed_convolution, upsampling
 from ..ops.extra import fold as _fold
@@ -36,6 +42,15 @@ from ..ops.extra.bilinear import bilinear
 from ..ops.extra.embedding import embedding_bag
 from ..ops.extra.normalization_extra import group_norm, instance_norm, local_response_norm, normalize, rms_norm
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
+from ..ops.extra.activations import (celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh,
+                                     hardtanh_, leaky_relu, leaky_relu_, logsigmoid, mish, prelu, relu, relu6, relu_,
+                                     rrelu, rrelu_, selu, selu_, silu, softmin, softplus, softshrink, softsign,
+                                     tanhshrink, threshold, threshold_)
+from ..ops.extra.losses import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss,
+                                cosine_similarity, gaussian_nll_loss, hinge_embedding_loss, huber_loss, kl_div,
+                                l1_loss, margin_ranking_loss, multi_margin_loss, multilabel_soft_margin_loss,
+                                pairwise_distance,
+                                poisson_nll_loss, smooth_l1_loss, soft_margin_loss, triplet_margin_loss)
 from ..ops.normalization import layer_norm
 from ..ops.softmax import log_softmax, softmax
 from ..tensors.creation import arange
@@ -46,6 +61,14 @@ __all__ = ["relu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax", 
            "self_attention", "linear_cross_entropy", "embedding", "one_hot", "pad", "batch_norm", "conv1d",
            "conv2d", "max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
            "adaptive_avg_pool2d"]
+# PyTorch's other activations (ops/extra/activations.py) and losses (ops/extra/losses.py)
+__all__ += ["relu_", "leaky_relu", "leaky_relu_", "elu", "elu_", "selu", "selu_", "celu", "celu_", "glu", "softplus",
+            "softsign", "mish", "hardswish", "hardsigmoid", "hardtanh", "hardtanh_", "relu6", "prelu", "logsigmoid",
+            "softmin", "threshold", "threshold_", "tanhshrink", "softshrink", "hardshrink", "rrelu", "rrelu_",
+            "binary_cross_entropy", "binary_cross_entropy_with_logits", "l1_loss", "smooth_l1_loss", "huber_loss",
+            "kl_div", "cosine_embedding_loss", "margin_ranking_loss", "triplet_margin_loss", "soft_margin_loss",
+            "multilabel_soft_margin_loss", "poisson_nll_loss", "gaussian_nll_loss", "hinge_embedding_loss",
+            "cosine_similarity", "pairwise_distance", "multi_margin_loss"]
 
 
 # -- layers ---------------------------------------------------------------------------------

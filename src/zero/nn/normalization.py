@@ -1,5 +1,5 @@
-"""Normalisation layers beyond layer and batch norm: GroupNorm, InstanceNorm1d/2d/3d,
-RMSNorm, LocalResponseNorm (PyTorch's ``torch.nn.modules.normalization`` and
+"""Normalisation layers beyond batch norm (``batchnorm.py``): LayerNorm, GroupNorm,
+InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm (PyTorch's ``torch.nn.modules.normalization`` and
 ``.instancenorm``). The arithmetic is in ``zero.ops.extra.normalization_extra``.
 
     GroupNorm(G, C)        (N, C, *): statistics per sample over each group of C/G channels
@@ -15,9 +15,32 @@ from ..ops.extra.normalization_extra import group_norm, instance_norm, local_res
 from ..ops.normalization import normalized_shape_of
 from ..tensors.creation import ones, zeros
 from ..tensors.tensor import Tensor
+from . import functional as F
 from .batchnorm import _BatchNorm
 from .module import Module
 from .parameter import Parameter
+
+
+class LayerNorm(Module):
+    """Normalise over the last dimensions to mean 0, variance 1, then scale and shift."""
+
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None):
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps = eps
+        self.weight = self.bias = None
+        if elementwise_affine:
+            self.weight = Parameter(ones(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(zeros(self.normalized_shape, device=device, dtype=dtype))
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.weight is not None}, "
+                f"bias={self.bias is not None}")
 
 
 class GroupNorm(Module):

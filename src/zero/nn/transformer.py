@@ -27,7 +27,9 @@ from . import functional as F
 from . import init
 from .attention import MultiheadAttention
 from .container import ModuleList
-from .layers import Dropout, LayerNorm, Linear
+from .dropout import Dropout
+from .linear import Linear
+from .normalization import LayerNorm
 from .module import Module
 
 

@@ -1,4 +1,6 @@
 """Losses: cross-entropy (log-softmax + NLL fused in one op), NLL and mean squared error.
+(Cross-entropy against class probabilities -- a float target of the input's shape -- is a
+composition, ``soft_target_cross_entropy``; PyTorch's other losses are in ``extra/losses.py``.)
 
 Shapes follow PyTorch. Classes are dimension 1 of the input (dimension 0 of a
 1-D input); the target holds one class index per remaining position:
@@ -29,6 +31,7 @@ from ..errors import DTypeError, ShapeError, describe
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, flat_of, laid_out, rows_of
 from .index_checks import check_index_range
+from .softmax import log_softmax
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -62,8 +65,8 @@ class ClassLoss(Op):
             raise DTypeError(f"{op}: input must be floating point, got {describe(x)}")
         if target.dtype not in (dtypes.int64, dtypes.int32):
             raise DTypeError(f"{op}: target must hold class indices as an int64 or int32 tensor, got "
-                             f"{describe(target)} (input {describe(x)}); class-probability targets are "
-                             "not supported, convert indices with .long()")
+                             f"{describe(target)} (input {describe(x)}); class-probability targets "
+                             "(cross_entropy) are a float tensor of the input's shape; convert indices with .long()")
         if x.ndim == 0:
             raise ShapeError(f"{op}: input must have a class dimension, got {describe(x)}")
         expected = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
@@ -199,14 +202,58 @@ class NLLLoss(ClassLoss):
         return self.restore(grad_rows), None, None, None, None
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
+                  ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
+    """Class indices as the target (the fused op), or class probabilities: a float target
+    of the input's shape (a composition, ``soft_target_cross_entropy``)."""
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
+    if isinstance(target, Tensor) and target.dtype.is_floating_point and isinstance(input, Tensor) \
+            and target.shape == input.shape:
+        check_reduction("cross_entropy", reduction)
+        if not 0.0 <= label_smoothing <= 1.0:
+            raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
+        return soft_target_cross_entropy(input, target, weight, reduction, label_smoothing)
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 
 
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
+             ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    if size_average is not None or reduce is not None:
+        reduction = legacy_reduction(size_average, reduce)
     return NLLLoss.apply(input, target, weight, ignore_index, reduction)
+
+
+def legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:
+    """The reduction that PyTorch's deprecated ``size_average`` and ``reduce`` stand for
+    (each None counts as True): mean, sum, or none when reduce is False."""
+    warnings.warn("size_average and reduce args will be deprecated, please use reduction='mean' (or 'sum', "
+                  "'none') instead.", stacklevel=3)
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    return ("mean" if size_average else "sum") if reduce else "none"
+
+
+def soft_target_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None, reduction: str,
+                              label_smoothing: float) -> Tensor:
+    """cross_entropy with class probabilities as the target (a float tensor of the input's
+    shape): -sum_c w_c y_c log_softmax(x)_c per row, y smoothed to y (1 - s) + s / C; "mean"
+    divides by the number of rows (not by the weights)."""
+    class_dim = 0 if input.ndim == 1 else 1
+    classes = input.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    log_probabilities = log_softmax(input, class_dim)
+    if weight is not None:
+        if weight.shape != (classes,):
+            raise ShapeError(f"cross_entropy: weight must hold one value per class ({classes}), got {describe(weight)}")
+        log_probabilities = log_probabilities * weight.reshape((classes,) + (1,) * (input.ndim - class_dim - 1))
+    loss = -(log_probabilities * target).sum(class_dim)
+    if reduction == "none":
+        return loss
+    total = loss.sum()
+    return total if reduction == "sum" else total / (input.numel() // classes if classes else 0)
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -33,6 +33,7 @@ from .arguments import sizes_of
 from .extra import (binary_math, closeness, linalg, norms, products, rearrange, sampling, searching, shaping,
                     sorting, statistics, unary_math)
 from .extra import scatter as scatter_ops
+from .extra import activations
 from .inplace import in_place
 from .matmul import matmul
 
@@ -397,6 +398,10 @@ class TensorMethods:
     unique = searching.unique
     bincount = searching.bincount
     histc = searching.histc
+
+    # -- PyTorch's other activations (extra/activations.py) ---------------------------------------
+    prelu = activations.prelu
+    hardshrink = activations.hardshrink
 
 
 def attach_to(tensor_class: type) -> None:

@@ -10,6 +10,7 @@ CuPy offers under the same name with the same arguments: ``add(a, b, out)`` is
 
     arithmetic    fills, the binary operations, comparisons, logic, where, clamp
     unary         the unary math functions, relu
+    activation    PyTorch's other activations (leaky_relu, elu, softplus ...), forward and backward
     reduction     sums, products, extremes, variance, logsumexp, sorts, scans, clip_grad_norm_'s passes
     indexing      advanced indexing (bounds checked), gathers and scatters, NLL, searches and counts
 
@@ -27,3 +28,4 @@ The two array libraries differ in three places, and the kernels say so where it 
   library (CuPy's reductions are not documented for ``axis=()``).
 """
 from . import arithmetic, indexing, reduction, unary
+from . import activation
