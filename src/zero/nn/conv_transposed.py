@@ -26,7 +26,7 @@ class _ConvTransposeNd(_ConvNd):
     dims = 0
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", *, device=None,
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
                  dtype=None):
         Module.__init__(self)
         name, dims = type(self).__name__, self.dims
