@@ -23,6 +23,7 @@ CUDA's own kernels, by module:
     pooling       max and average pooling, forward and backward, in Triton
     fused         linear, GELU FFN, linear + cross-entropy (cuBLAS + Triton), flash attention (Triton)
     optim         AdamW and SGD steps, gradient norms and scaling (clip_grad_norm_) in Triton
+    recurrent     RNN, LSTM and GRU cells, forward and backward (CuPy elementwise kernels)
 
 Several of CUDA's own fall back to the shared kernel for what their Triton path does not
 take (``sum`` of other layouts, ``squared_norms`` of mixed dtypes ...).
@@ -32,6 +33,7 @@ from functools import partial
 from ... import array_kernels
 from .. import runtime
 from . import conv, elementwise, fused, indexing, linalg, nn, optim, pooling, reduction
+from . import recurrent
 
 cp = runtime.cupy()
 
@@ -206,3 +208,7 @@ sgd_step = optim.sgd_step
 squared_norms = optim.squared_norms
 clip_factor = partial(array_kernels.reduction.clip_factor, cp)
 scale_in_place = optim.scale_in_place
+
+# -- recurrent layers (the time loop shared with the CPU; cuBLAS per step, the cells CuPy kernels) -----
+recurrent_forward = partial(array_kernels.recurrent.recurrent_forward, cp, recurrent, recurrent.product)
+recurrent_backward = partial(array_kernels.recurrent.recurrent_backward, cp, recurrent, recurrent.product)
