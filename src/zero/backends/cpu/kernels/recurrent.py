@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._fastmath import fast_exp, fast_tanh, like
-from ._jit import njit, prange
+from ._jit import jit, njit, prange
 
 __all__ = ["gru_cell", "gru_cell_backward", "lstm_cell", "lstm_cell_backward", "rnn_cell", "rnn_cell_backward"]
 
@@ -36,10 +36,7 @@ def rnn_cell_backward(relu: bool, dh, dh_out, h_out, d_pre) -> None:
 def lstm_cell(gx, gh, c, h_out, c_out, saved) -> None:
     """One LSTM step: gates = gx + gh (b, 4H), c_out = f c + i g, h_out = o tanh(c_out);
     saved (b, 5H) = i, f, g, o, tanh(c_out) (None: nothing kept)."""
-    if saved is None:
-        _lstm_cell(gx, gh, c, h_out, c_out, np.empty((0, 0), gx.dtype), False)
-    else:
-        _lstm_cell(gx, gh, c, h_out, c_out, saved, True)
+    _lstm_cell(gx, gh, c, h_out, c_out, np.empty((gx.shape[0], 5 * c.shape[1]), gx.dtype) if saved is None else saved)
 
 
 def lstm_cell_backward(dh, dh_out, dc, c, saved, d_gates) -> None:
@@ -52,10 +49,7 @@ def lstm_cell_backward(dh, dh_out, dc, c, saved, d_gates) -> None:
 def gru_cell(gx, gh, b_hh, h, h_out, saved) -> None:
     """One GRU step: gx = x W_ihᵀ + b_ih, gh = h W_hhᵀ (b_hh added here: the reset gate
     multiplies W_hn h + b_hn); saved (b, 4H) = r, z, n, W_hn h + b_hn (None: nothing kept)."""
-    if saved is None:
-        _gru_cell(gx, gh, b_hh, h, h_out, np.empty((0, 0), gx.dtype), False)
-    else:
-        _gru_cell(gx, gh, b_hh, h, h_out, saved, True)
+    _gru_cell(gx, gh, b_hh, h, h_out, np.empty((gx.shape[0], 4 * h.shape[1]), gx.dtype) if saved is None else saved)
 
 
 def gru_cell_backward(dh, dh_out, h, saved, d_gates_x, d_gates_h, dh_direct) -> None:
@@ -64,22 +58,98 @@ def gru_cell_backward(dh, dh_out, h, saved, d_gates_x, d_gates_h, dh_direct) -> 
     _gru_cell_backward(dh, dh_out, h, saved, d_gates_x, d_gates_h, dh_direct)
 
 
-@njit
+@jit(inline="always")
 def _sigmoid(v):
     one = like(v, 1.0)
     return np.divide(one, one + fast_exp(-v))
 
 
+# The forward cells run, row by row, a few one-loop helpers over contiguous 1-D pieces of the
+# gate arrays: a loop that reads several gates and writes several outputs at offsets LLVM
+# cannot tell apart is not vectorised (measured: the LSTM step at hidden 200, batch 20 took
+# ~300 µs as one loop, ~25 µs as these), and each helper, compiled on its own, is.
+
+@njit
+def _sigmoid_of_sum(a, b, out):
+    for k in prange(out.size):
+        out[k] = _sigmoid(a[k] + b[k])
+
+
+@njit
+def _sigmoid_of_sum3(a, b, c, out):
+    for k in prange(out.size):
+        out[k] = _sigmoid(a[k] + b[k] + c[k])
+
+
+@njit
+def _tanh_of_sum(a, b, out):
+    for k in prange(out.size):
+        out[k] = fast_tanh(a[k] + b[k])
+
+
+@njit
+def _relu_of_sum(a, b, out):
+    for k in prange(out.size):
+        v = a[k] + b[k]
+        out[k] = max(v, like(v, 0.0))
+
+
+@njit
+def _tanh_of_fma(a, b, c, out):
+    for k in prange(out.size):
+        out[k] = fast_tanh(a[k] + b[k] * c[k])
+
+
+@njit
+def _sum(a, b, out):
+    for k in prange(out.size):
+        out[k] = a[k] + b[k]
+
+
+@njit
+def _tanh(x, out):
+    for k in prange(out.size):
+        out[k] = fast_tanh(x[k])
+
+
+@njit
+def _product(a, b, out):
+    for k in prange(out.size):
+        out[k] = a[k] * b[k]
+
+
+@njit
+def _two_products(a, b, c, d, out):
+    for k in prange(out.size):
+        out[k] = a[k] * b[k] + c[k] * d[k]
+
+
+@njit
+def _between(new, weight, old, out):
+    for k in prange(out.size):
+        out[k] = new[k] + weight[k] * (old[k] - new[k])
+
+
 @njit
 def _rnn_cell(relu, gx, gh, h_out):
+    for r in range(h_out.shape[0]):
+        if relu:
+            _relu_of_sum(gx[r], gh[r], h_out[r])
+        else:
+            _tanh_of_sum(gx[r], gh[r], h_out[r])
+
+
+@njit
+def _lstm_cell(gx, gh, c, h_out, c_out, saved):
     rows, hidden = h_out.shape
     for r in range(rows):
-        for j in prange(hidden):
-            v = gx[r, j] + gh[r, j]
-            if relu:
-                h_out[r, j] = v if v > like(v, 0.0) else like(v, 0.0)
-            else:
-                h_out[r, j] = fast_tanh(v)
+        a, b, s = gx[r], gh[r], saved[r]
+        _sigmoid_of_sum(a[:2 * hidden], b[:2 * hidden], s[:2 * hidden])              # i, f
+        _tanh_of_sum(a[2 * hidden:3 * hidden], b[2 * hidden:3 * hidden], s[2 * hidden:3 * hidden])   # g
+        _sigmoid_of_sum(a[3 * hidden:], b[3 * hidden:], s[3 * hidden:4 * hidden])    # o
+        _two_products(s[hidden:2 * hidden], c[r], s[:hidden], s[2 * hidden:3 * hidden], c_out[r])   # f c + i g
+        _tanh(c_out[r], s[4 * hidden:])
+        _product(s[3 * hidden:4 * hidden], s[4 * hidden:], h_out[r])
 
 
 @njit
@@ -93,27 +163,6 @@ def _rnn_cell_backward(relu, dh, dh_out, h_out, d_pre):
                 d_pre[r, j] = grad_h if y > like(y, 0.0) else like(y, 0.0)
             else:
                 d_pre[r, j] = grad_h * (like(y, 1.0) - y * y)
-
-
-@njit
-def _lstm_cell(gx, gh, c, h_out, c_out, saved, keep):
-    rows, hidden = h_out.shape
-    for r in range(rows):
-        for j in prange(hidden):
-            i = _sigmoid(gx[r, j] + gh[r, j])
-            f = _sigmoid(gx[r, hidden + j] + gh[r, hidden + j])
-            g = fast_tanh(gx[r, 2 * hidden + j] + gh[r, 2 * hidden + j])
-            o = _sigmoid(gx[r, 3 * hidden + j] + gh[r, 3 * hidden + j])
-            cell = f * c[r, j] + i * g
-            tc = fast_tanh(cell)
-            c_out[r, j] = cell
-            h_out[r, j] = o * tc
-            if keep:
-                saved[r, j] = i
-                saved[r, hidden + j] = f
-                saved[r, 2 * hidden + j] = g
-                saved[r, 3 * hidden + j] = o
-                saved[r, 4 * hidden + j] = tc
 
 
 @njit
@@ -137,22 +186,14 @@ def _lstm_cell_backward(dh, dh_out, dc, c, saved, d_gates):
 
 
 @njit
-def _gru_cell(gx, gh, b_hh, h, h_out, saved, keep):
+def _gru_cell(gx, gh, b_hh, h, h_out, saved):
     rows, hidden = h_out.shape
     for r in range(rows):
-        for j in prange(hidden):
-            hr = gh[r, j] + b_hh[j]
-            hz = gh[r, hidden + j] + b_hh[hidden + j]
-            hn = gh[r, 2 * hidden + j] + b_hh[2 * hidden + j]
-            reset = _sigmoid(gx[r, j] + hr)
-            update = _sigmoid(gx[r, hidden + j] + hz)
-            new = fast_tanh(gx[r, 2 * hidden + j] + reset * hn)
-            h_out[r, j] = new + update * (h[r, j] - new)
-            if keep:
-                saved[r, j] = reset
-                saved[r, hidden + j] = update
-                saved[r, 2 * hidden + j] = new
-                saved[r, 3 * hidden + j] = hn
+        a, b, s = gx[r], gh[r], saved[r]
+        _sigmoid_of_sum3(a[:2 * hidden], b[:2 * hidden], b_hh[:2 * hidden], s[:2 * hidden])    # r, z
+        _sum(b[2 * hidden:], b_hh[2 * hidden:], s[3 * hidden:])                              # W_hn h + b_hn
+        _tanh_of_fma(a[2 * hidden:], s[:hidden], s[3 * hidden:], s[2 * hidden:3 * hidden])   # n
+        _between(s[2 * hidden:3 * hidden], s[hidden:2 * hidden], h[r], h_out[r])             # n + z (h - n)
 
 
 @njit
