@@ -166,23 +166,59 @@ def _rnn_cell_backward(relu, dh, dh_out, h_out, d_pre):
 
 
 @njit
+def _grad_of_cell(dc, grad_h, o, tc):
+    for k in prange(dc.size):
+        one = like(tc[k], 1.0)
+        dc[k] = dc[k] + grad_h[k] * o[k] * (one - tc[k] * tc[k])
+
+
+@njit
+def _grad_through_sigmoid(a, b, s, out):
+    """out = a b σ'(x), with s = σ(x)."""
+    for k in prange(out.size):
+        out[k] = a[k] * b[k] * s[k] * (like(s[k], 1.0) - s[k])
+
+
+@njit
+def _grad_through_tanh(a, b, t, out):
+    """out = a b tanh'(x), with t = tanh(x)."""
+    for k in prange(out.size):
+        out[k] = a[k] * b[k] * (like(t[k], 1.0) - t[k] * t[k])
+
+
+@njit
+def _grad_of_update(grad_h, h, new, z, out):
+    for k in prange(out.size):
+        out[k] = grad_h[k] * (h[k] - new[k]) * z[k] * (like(z[k], 1.0) - z[k])
+
+
+@njit
+def _grad_of_new(grad_h, z, new, out):
+    for k in prange(out.size):
+        one = like(z[k], 1.0)
+        out[k] = grad_h[k] * (one - z[k]) * (one - new[k] * new[k])
+
+
+@njit
+def _copy(x, out):
+    for k in prange(out.size):
+        out[k] = x[k]
+
+
+@njit
 def _lstm_cell_backward(dh, dh_out, dc, c, saved, d_gates):
     rows, hidden = dc.shape
+    grad_h = np.empty(hidden, dc.dtype)
     for r in range(rows):
-        for j in prange(hidden):
-            one = like(dh[r, j], 1.0)
-            i = saved[r, j]
-            f = saved[r, hidden + j]
-            g = saved[r, 2 * hidden + j]
-            o = saved[r, 3 * hidden + j]
-            tc = saved[r, 4 * hidden + j]
-            grad_h = dh[r, j] + dh_out[r, j]
-            grad_c = dc[r, j] + grad_h * o * (one - tc * tc)
-            d_gates[r, j] = grad_c * g * i * (one - i)
-            d_gates[r, hidden + j] = grad_c * c[r, j] * f * (one - f)
-            d_gates[r, 2 * hidden + j] = grad_c * i * (one - g * g)
-            d_gates[r, 3 * hidden + j] = grad_h * tc * o * (one - o)
-            dc[r, j] = grad_c * f
+        s, d = saved[r], d_gates[r]
+        i, f, g, o, tc = s[:hidden], s[hidden:2 * hidden], s[2 * hidden:3 * hidden], s[3 * hidden:4 * hidden], s[4 * hidden:]
+        _sum(dh[r], dh_out[r], grad_h)
+        _grad_of_cell(dc[r], grad_h, o, tc)                                  # dc += dh o tanh'(c)
+        _grad_through_sigmoid(dc[r], g, i, d[:hidden])                       # di
+        _grad_through_sigmoid(dc[r], c[r], f, d[hidden:2 * hidden])          # df
+        _grad_through_tanh(dc[r], i, g, d[2 * hidden:3 * hidden])            # dg
+        _grad_through_sigmoid(grad_h, tc, o, d[3 * hidden:])                 # do
+        _product(dc[r], f, dc[r])                                            # the previous cell's
 
 
 @njit
@@ -199,21 +235,14 @@ def _gru_cell(gx, gh, b_hh, h, h_out, saved):
 @njit
 def _gru_cell_backward(dh, dh_out, h, saved, d_gates_x, d_gates_h, dh_direct):
     rows, hidden = h.shape
+    grad_h = np.empty(hidden, h.dtype)
     for r in range(rows):
-        for j in prange(hidden):
-            one = like(h[r, j], 1.0)
-            reset = saved[r, j]
-            update = saved[r, hidden + j]
-            new = saved[r, 2 * hidden + j]
-            hn = saved[r, 3 * hidden + j]
-            grad_h = dh[r, j] + dh_out[r, j]
-            d_new = grad_h * (one - update) * (one - new * new)
-            d_update = grad_h * (h[r, j] - new) * update * (one - update)
-            d_reset = d_new * hn * reset * (one - reset)
-            d_gates_x[r, j] = d_reset
-            d_gates_x[r, hidden + j] = d_update
-            d_gates_x[r, 2 * hidden + j] = d_new
-            d_gates_h[r, j] = d_reset
-            d_gates_h[r, hidden + j] = d_update
-            d_gates_h[r, 2 * hidden + j] = d_new * reset
-            dh_direct[r, j] = grad_h * update
+        s, dx, dhh = saved[r], d_gates_x[r], d_gates_h[r]
+        reset, update, new, hn = s[:hidden], s[hidden:2 * hidden], s[2 * hidden:3 * hidden], s[3 * hidden:]
+        _sum(dh[r], dh_out[r], grad_h)
+        _grad_of_new(grad_h, update, new, dx[2 * hidden:])                    # d of n's pre-activation
+        _grad_of_update(grad_h, h[r], new, update, dx[hidden:2 * hidden])     # dz
+        _grad_through_sigmoid(dx[2 * hidden:], hn, reset, dx[:hidden])        # dr
+        _copy(dx[:2 * hidden], dhh[:2 * hidden])
+        _product(dx[2 * hidden:], reset, dhh[2 * hidden:])                    # the hidden side's n: times r
+        _product(grad_h, update, dh_direct[r])
