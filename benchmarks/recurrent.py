@@ -55,7 +55,7 @@ def worker(framework: str, repeats: int, dtype: str, threads: int) -> None:
         out, _ = module(x)
         grad = lib.tensor(rng.standard_normal(tuple(out.shape)).astype(dtype))
 
-        def step():
+        def step(module=module, x=x, grad=grad):
             output, state = module(x)
             h_n = state[0] if isinstance(state, tuple) else state
             ((output * grad).sum() + h_n.sum()).backward()

@@ -13,7 +13,7 @@ from zero.ops.extra.recurrent import recurrence
 
 torch = pytest.importorskip("torch")
 
-L, N, I, H = 5, 3, 4, 6
+L, N, I, H = 5, 3, 4, 6  # noqa: E741
 LAYERS = {"RNN_TANH": ("RNN", {}), "RNN_RELU": ("RNN", {"nonlinearity": "relu"}), "LSTM": ("LSTM", {}),
           "GRU": ("GRU", {})}
 
@@ -230,7 +230,7 @@ def test_errors_as_pytorch():
     def message(fn):
         try:
             fn()
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return type(error), str(error)
         return None
 

@@ -40,10 +40,10 @@ class RNNBase(Module):
                  device: Any = None, dtype: Any = None) -> None:
         super().__init__()
         if (not isinstance(dropout, numbers.Number) or isinstance(dropout, bool)
-                or not 0 <= dropout <= 1):   # type: ignore[operator]
+                or not 0 <= dropout <= 1):
             raise ValueError("dropout should be a number in range [0, 1] representing the probability of an "
                              "element being zeroed")
-        if dropout > 0 and num_layers == 1:   # type: ignore[operator]
+        if dropout > 0 and num_layers == 1:
             warnings.warn("dropout option adds dropout after all but last recurrent layer, so non-zero dropout "
                           f"expects num_layers greater than 1, but got dropout={dropout} and "
                           f"num_layers={num_layers}", UserWarning, stacklevel=2)
@@ -69,7 +69,8 @@ class RNNBase(Module):
             layer_input = input_size if layer == 0 else hidden_size * directions
             for direction in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
-                shapes = [("weight_ih", (width, layer_input)), ("weight_hh", (width, hidden_size))]
+                shapes: list[tuple[str, tuple[int, ...]]] = [("weight_ih", (width, layer_input)),
+                                                             ("weight_hh", (width, hidden_size))]
                 if bias:
                     shapes += [("bias_ih", (width,)), ("bias_hh", (width,))]
                 names = []
@@ -108,7 +109,7 @@ class RNNBase(Module):
         return text
 
     # -- forward --------------------------------------------------------------------------------
-    def forward(self, input: Any, hx: Any = None) -> Any:
+    def forward(self, input: Any, hx: Any = None) -> Any:  # noqa: A002  (PyTorch's name)
         name, lstm = type(self).__name__, self.mode == "LSTM"
         directions = 2 if self.bidirectional else 1
         packed = isinstance(input, PackedSequence)
@@ -247,11 +248,8 @@ class RNNCellBase(Module):
         width = GATES[self.mode] * hidden_size
         self.weight_ih = Parameter(empty(width, input_size, device=device, dtype=dtype))
         self.weight_hh = Parameter(empty(width, hidden_size, device=device, dtype=dtype))
-        if bias:
-            self.bias_ih = Parameter(empty(width, device=device, dtype=dtype))
-            self.bias_hh = Parameter(empty(width, device=device, dtype=dtype))
-        else:
-            self.bias_ih = self.bias_hh = None
+        self.bias_ih: Parameter | None = Parameter(empty(width, device=device, dtype=dtype)) if bias else None
+        self.bias_hh: Parameter | None = Parameter(empty(width, device=device, dtype=dtype)) if bias else None
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -268,7 +266,7 @@ class RNNCellBase(Module):
             text += f", nonlinearity={nonlinearity}"
         return text
 
-    def _step(self, input: Tensor, hx: Any) -> tuple[Tensor, Tensor | None, bool]:
+    def _step(self, input: Tensor, hx: Any) -> tuple[Tensor, Tensor | None, bool]:  # noqa: A002
         """(h', c' or None, batched) after one step from input and hx (checked as PyTorch does)."""
         name, lstm = type(self).__name__, self.mode == "LSTM"
         if input.ndim not in (1, 2):
@@ -309,7 +307,7 @@ class RNNCell(RNNCellBase):
         super().__init__(modes[nonlinearity], input_size, hidden_size, bias, device=device, dtype=dtype)
         self.nonlinearity = nonlinearity
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         return self._step(input, hx)[0]
 
 
@@ -320,7 +318,7 @@ class LSTMCell(RNNCellBase):
                  dtype: Any = None) -> None:
         super().__init__("LSTM", input_size, hidden_size, bias, device=device, dtype=dtype)
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:
+    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:  # noqa: A002
         h, c, _ = self._step(input, hx)
         assert c is not None
         return h, c
@@ -333,5 +331,5 @@ class GRUCell(RNNCellBase):
                  dtype: Any = None) -> None:
         super().__init__("GRU", input_size, hidden_size, bias, device=device, dtype=dtype)
 
-    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:
+    def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         return self._step(input, hx)[0]

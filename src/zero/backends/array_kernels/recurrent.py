@@ -2,6 +2,7 @@
 written once for NumPy and CuPy: the products through the array library, the elementwise
 part of each step through the device's ``cells`` (CPU: Numba loops; CUDA: CuPy elementwise
 kernels), large products through the device's ``product`` (the CPU splits them over its pool).
+Each device's ``recurrent_forward``/``recurrent_backward`` kernels call these two with its own.
 
 Layout (L steps, N rows, hidden size H, G gates: 1 RNN, 4 LSTM, 3 GRU):
 
@@ -42,15 +43,14 @@ def _step_slots(t: int, length: int, reverse: bool) -> tuple[int, int]:
     return (t + 1, t) if reverse else (t, t + 1)
 
 
-def recurrent_forward(xp: ModuleType, cells: Any, product: Product, mode: str, x: Array, w_ih: Array, w_hh: Array,
-                      b_ih: Array | None, b_hh: Array | None, batch_sizes: Sequence[int] | None, reverse: bool,
-                      states: Array, saved: Array | None) -> None:
+def forward_through_time(xp: ModuleType, cells: Any, product: Product, mode: str, x: Array, w_ih: Array, w_hh: Array,
+                         b_ih: Array | None, b_hh: Array | None, batch_sizes: Sequence[int] | None, reverse: bool,
+                         states: Array, saved: Array | None) -> None:
     length, rows, inputs = x.shape
-    hidden = w_hh.shape[1]
     width = w_hh.shape[0]                      # G·H
     lstm, gru = mode == "LSTM", mode == "GRU"
     hs = states[0] if lstm else states
-    cs = states[1] if lstm else None
+    cs: Any = states[1] if lstm else None      # (Any: used only when lstm)
     gx = xp.empty((length, rows, width), dtype=states.dtype)
     product(x.reshape(length * rows, inputs), w_ih.T, gx.reshape(length * rows, width))   # all steps at once
     bias = b_ih if gru or b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
@@ -80,36 +80,37 @@ def recurrent_forward(xp: ModuleType, cells: Any, product: Product, mode: str, x
                 cs[dst, b:] = cs[src, b:]
 
 
-def recurrent_backward(xp: ModuleType, cells: Any, product: Product, mode: str, grad_states: Array, x: Array,
-                       w_ih: Array, w_hh: Array, batch_sizes: Sequence[int] | None, reverse: bool, states: Array,
-                       saved: Array | None, grad_x: Array | None, grad_w_ih: Array | None, grad_w_hh: Array | None,
-                       grad_b_ih: Array | None, grad_b_hh: Array | None, grad_h: Array | None,
-                       grad_c: Array | None) -> None:
+def backward_through_time(xp: ModuleType, cells: Any, product: Product, mode: str, grad_states: Array, x: Array,
+                          w_ih: Array, w_hh: Array, batch_sizes: Sequence[int] | None, reverse: bool, states: Array,
+                          saved: Array | None, grad_x: Array | None, grad_w_ih: Array | None,
+                          grad_w_hh: Array | None, grad_b_ih: Array | None, grad_b_hh: Array | None,
+                          grad_h: Array | None, grad_c: Array | None) -> None:
     length, rows, inputs = x.shape
     hidden = w_hh.shape[1]
     width = w_hh.shape[0]
     dtype = states.dtype
     lstm, gru = mode == "LSTM", mode == "GRU"
     relu = mode == "RNN_RELU"
-    hs, cs = (states[0], states[1]) if lstm else (states, None)
-    dys, dcs = (grad_states[0], grad_states[1]) if lstm else (grad_states, None)
+    hs, cs = (states[0], states[1]) if lstm else (states, states)     # (cs used only when lstm)
+    dys, dcs = (grad_states[0], grad_states[1]) if lstm else (grad_states, grad_states)
+    saved_: Any = saved                        # (Any: None only for RNN, which reads none of these)
     packed = batch_sizes is not None
     make = xp.zeros if packed else xp.empty    # packed: the rows past their end keep zero gradients
     d_gates = make((length, rows, width), dtype=dtype)
     d_gates_h = make((length, rows, width), dtype=dtype) if gru else d_gates   # GRU: the n part differs
     dh = xp.zeros((rows, hidden), dtype=dtype)     # the state's gradient, less the output's at that slot
-    direct = xp.empty((rows, hidden), dtype=dtype) if gru else None
+    direct: Any = xp.empty((rows, hidden), dtype=dtype) if gru else None
     final = 0 if reverse else length
-    dc = xp.array(dcs[final], dtype=dtype) if lstm else None   # the cell state's whole gradient
+    dc: Any = xp.array(dcs[final], dtype=dtype) if lstm else None   # the cell state's whole gradient
     for k in range(length - 1, -1, -1):
         t = length - 1 - k if reverse else k
         src, dst = _step_slots(t, length, reverse)
         b = rows if batch_sizes is None else int(batch_sizes[t])
         dh_out = dys[dst, :b]
         if lstm:
-            cells.lstm_cell_backward(dh[:b], dh_out, dc[:b], cs[src, :b], saved[t, :b], d_gates[t, :b])
+            cells.lstm_cell_backward(dh[:b], dh_out, dc[:b], cs[src, :b], saved_[t, :b], d_gates[t, :b])
         elif gru:
-            cells.gru_cell_backward(dh[:b], dh_out, hs[src, :b], saved[t, :b], d_gates[t, :b], d_gates_h[t, :b],
+            cells.gru_cell_backward(dh[:b], dh_out, hs[src, :b], saved_[t, :b], d_gates[t, :b], d_gates_h[t, :b],
                                     direct[:b])
         else:
             cells.rnn_cell_backward(relu, dh[:b], dh_out, hs[dst, :b], d_gates[t, :b])

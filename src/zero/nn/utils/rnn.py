@@ -47,7 +47,9 @@ class PackedSequence(NamedTuple):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        move = (lambda t: None if t is None else t.to(data.device))
+        def move(t: Tensor | None) -> Tensor | None:
+            return None if t is None else t.to(data.device)
+
         return PackedSequence(data, self.batch_sizes, move(self.sorted_indices), move(self.unsorted_indices))
 
     def cpu(self) -> PackedSequence:
@@ -110,14 +112,14 @@ def _lengths_list(lengths: Any) -> list[int]:
     return [int(v) for v in lengths]
 
 
-def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
+def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,  # noqa: A002  (PyTorch's name)
                          enforce_sorted: bool = True) -> PackedSequence:
     """Pack a padded batch (L, B, *) (``batch_first``: (B, L, *)) of sequences of the given
     lengths. ``enforce_sorted``: the lengths must come decreasing (else they are sorted and
     the order kept in the result's indices)."""
     values = _lengths_list(lengths)
     if batch_first:
-        input = input.transpose(0, 1)
+        input = input.transpose(0, 1)  # noqa: A001
     length, batch = input.shape[0], input.shape[1]
     if len(values) != batch:
         raise ShapeError(f"pack_padded_sequence: got {len(values)} lengths for a batch of {batch} sequences "
@@ -132,7 +134,7 @@ def pack_padded_sequence(input: Tensor, lengths: Any, batch_first: bool = False,
     else:
         order = sorted(range(batch), key=lambda b: -values[b])
         sorted_indices = tensor(order, dtype=dtypes.int64, device=input.device)
-        input = index_select(input, 1, sorted_indices)
+        input = index_select(input, 1, sorted_indices)  # noqa: A001
     ordered = [values[b] for b in order]
     if ordered[-1] <= 0:
         raise RuntimeError("Length of all samples has to be greater than 0, but found an element in 'lengths' "

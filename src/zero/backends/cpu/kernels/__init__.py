@@ -223,5 +223,5 @@ clip_factor = partial(array_kernels.reduction.clip_factor, np)
 scale_in_place = partial(array_kernels.reduction.scale_in_place, np)
 
 # -- recurrent layers (the time loop shared with CUDA; the cells Numba loops) ------------------------
-recurrent_forward = partial(array_kernels.recurrent.recurrent_forward, np, recurrent, parallel.product)
-recurrent_backward = partial(array_kernels.recurrent.recurrent_backward, np, recurrent, parallel.product)
+recurrent_forward = recurrent.recurrent_forward
+recurrent_backward = recurrent.recurrent_backward

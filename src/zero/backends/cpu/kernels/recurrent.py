@@ -15,12 +15,19 @@ against the product's ~80).
 """
 from __future__ import annotations
 
+import sys
+from typing import Any
+
 import numpy as np
+
+from ...array_kernels import recurrent as through_time
+from .. import parallel
 
 from ._fastmath import fast_exp, fast_tanh, like
 from ._jit import jit, njit, prange
 
-__all__ = ["gru_cell", "gru_cell_backward", "lstm_cell", "lstm_cell_backward", "rnn_cell", "rnn_cell_backward"]
+__all__ = ["gru_cell", "gru_cell_backward", "lstm_cell", "lstm_cell_backward", "recurrent_backward",
+           "recurrent_forward", "rnn_cell", "rnn_cell_backward"]
 
 
 def rnn_cell(relu: bool, gx, gh, h_out) -> None:
@@ -211,7 +218,8 @@ def _lstm_cell_backward(dh, dh_out, dc, c, saved, d_gates):
     grad_h = np.empty(hidden, dc.dtype)
     for r in range(rows):
         s, d = saved[r], d_gates[r]
-        i, f, g, o, tc = s[:hidden], s[hidden:2 * hidden], s[2 * hidden:3 * hidden], s[3 * hidden:4 * hidden], s[4 * hidden:]
+        i, f, g, o = s[:hidden], s[hidden:2 * hidden], s[2 * hidden:3 * hidden], s[3 * hidden:4 * hidden]
+        tc = s[4 * hidden:]
         _sum(dh[r], dh_out[r], grad_h)
         _grad_of_cell(dc[r], grad_h, o, tc)                                  # dc += dh o tanh'(c)
         _grad_through_sigmoid(dc[r], g, i, d[:hidden])                       # di
@@ -246,3 +254,22 @@ def _gru_cell_backward(dh, dh_out, h, saved, d_gates_x, d_gates_h, dh_direct):
         _copy(dx[:2 * hidden], dhh[:2 * hidden])
         _product(dx[2 * hidden:], reset, dhh[2 * hidden:])                    # the hidden side's n: times r
         _product(grad_h, update, dh_direct[r])
+
+
+def recurrent_forward(mode: str, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, batch_sizes: Any,
+                      reverse: bool, states: Any, saved: Any) -> None:
+    """The contract's kernel: the shared time loop with these cells."""
+    through_time.forward_through_time(np, CELLS, parallel.product, mode, x, w_ih, w_hh, b_ih, b_hh, batch_sizes,
+                                      reverse, states, saved)
+
+
+def recurrent_backward(mode: str, grad_states: Any, x: Any, w_ih: Any, w_hh: Any, batch_sizes: Any, reverse: bool,
+                       states: Any, saved: Any, grad_x: Any, grad_w_ih: Any, grad_w_hh: Any, grad_b_ih: Any,
+                       grad_b_hh: Any, grad_h: Any, grad_c: Any) -> None:
+    """The contract's kernel: the shared backward through time with these cells."""
+    through_time.backward_through_time(np, CELLS, parallel.product, mode, grad_states, x, w_ih, w_hh, batch_sizes,
+                                       reverse, states, saved, grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh,
+                                       grad_h, grad_c)
+
+
+CELLS = sys.modules[__name__]   # what the shared time loop calls: this module's cells

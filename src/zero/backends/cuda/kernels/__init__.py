@@ -210,5 +210,5 @@ clip_factor = partial(array_kernels.reduction.clip_factor, cp)
 scale_in_place = optim.scale_in_place
 
 # -- recurrent layers (the time loop shared with the CPU; cuBLAS per step, the cells CuPy kernels) -----
-recurrent_forward = partial(array_kernels.recurrent.recurrent_forward, cp, recurrent, recurrent.product)
-recurrent_backward = partial(array_kernels.recurrent.recurrent_backward, cp, recurrent, recurrent.product)
+recurrent_forward = recurrent.recurrent_forward
+recurrent_backward = recurrent.recurrent_backward

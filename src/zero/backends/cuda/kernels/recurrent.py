@@ -9,14 +9,17 @@ memory. Gate order as PyTorch's: LSTM i, f, g, o; GRU r, z, n.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+from ...array_kernels import recurrent as through_time
 
 from .. import runtime
 
 cp = runtime.cupy()
 
-__all__ = ["gru_cell", "gru_cell_backward", "lstm_cell", "lstm_cell_backward", "product", "rnn_cell",
-           "rnn_cell_backward"]
+__all__ = ["gru_cell", "gru_cell_backward", "lstm_cell", "lstm_cell_backward", "product", "recurrent_backward",
+           "recurrent_forward", "rnn_cell", "rnn_cell_backward"]
 
 _ROW = "const ptrdiff_t row = i / H, col = i % H;"
 
@@ -115,3 +118,22 @@ def gru_cell(gx: Any, gh: Any, b_hh: Any, h: Any, h_out: Any, saved: Any) -> Non
 def gru_cell_backward(dh: Any, dh_out: Any, h: Any, saved: Any, d_gates_x: Any, d_gates_h: Any,
                       dh_direct: Any) -> None:
     _gru_backward(dh, dh_out, h, saved, h.shape[1], d_gates_x, d_gates_h, dh_direct)
+
+
+def recurrent_forward(mode: str, x: Any, w_ih: Any, w_hh: Any, b_ih: Any, b_hh: Any, batch_sizes: Any, reverse: bool,
+                      states: Any, saved: Any) -> None:
+    """The contract's kernel: the shared time loop with these cells."""
+    through_time.forward_through_time(cp, CELLS, product, mode, x, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse,
+                                      states, saved)
+
+
+def recurrent_backward(mode: str, grad_states: Any, x: Any, w_ih: Any, w_hh: Any, batch_sizes: Any, reverse: bool,
+                       states: Any, saved: Any, grad_x: Any, grad_w_ih: Any, grad_w_hh: Any, grad_b_ih: Any,
+                       grad_b_hh: Any, grad_h: Any, grad_c: Any) -> None:
+    """The contract's kernel: the shared backward through time with these cells."""
+    through_time.backward_through_time(cp, CELLS, product, mode, grad_states, x, w_ih, w_hh, batch_sizes, reverse,
+                                       states, saved, grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, grad_h,
+                                       grad_c)
+
+
+CELLS = sys.modules[__name__]   # what the shared time loop calls: this module's cells
