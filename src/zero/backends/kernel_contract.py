@@ -465,6 +465,18 @@ class Kernels(Protocol):
         """out = x - tanh(x)."""
     def tanhshrink_backward(self, grad: Array, x: Array, grad_in: Array) -> None:
         """grad_in = grad * d tanhshrink(x) / dx (PyTorch's side at each kink)."""
+    # -- recurrent layers: one layer in one direction through time (array_kernels/recurrent.py) ---
+    def recurrent_forward(self, mode: str, x: Array, w_ih: Array, w_hh: Array, b_ih: Array | None,
+                          b_hh: Array | None, batch_sizes: Sequence[int] | None, reverse: bool, states: Array,
+                          saved: Array | None) -> None:
+        """mode RNN_TANH|RNN_RELU|LSTM|GRU over x (L, N, I): states (L+1, N, H), LSTM (2, L+1, N, H),
+        by slot, the initial one given at slot 0 (reverse: L); saved (L, N, S·H) for backward or None."""
+    def recurrent_backward(self, mode: str, grad_states: Array, x: Array, w_ih: Array, w_hh: Array,
+                           batch_sizes: Sequence[int] | None, reverse: bool, states: Array, saved: Array | None,
+                           grad_x: Array | None, grad_w_ih: Array | None, grad_w_hh: Array | None,
+                           grad_b_ih: Array | None, grad_b_hh: Array | None, grad_h: Array | None,
+                           grad_c: Array | None) -> None:
+        """The gradients of recurrent_forward from grad_states (states' shape); C-contiguous outputs."""
 
 
 def given(*arrays: Array | None) -> Array:

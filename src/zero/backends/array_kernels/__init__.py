@@ -13,6 +13,7 @@ CuPy offers under the same name with the same arguments: ``add(a, b, out)`` is
     activation    PyTorch's other activations (leaky_relu, elu, softplus ...), forward and backward
     reduction     sums, products, extremes, variance, logsumexp, sorts, scans, clip_grad_norm_'s passes
     indexing      advanced indexing (bounds checked), gathers and scatters, NLL, searches and counts
+    recurrent     RNN, LSTM and GRU layers through time (the device's cells do each step's gates)
 
 The two array libraries differ in three places, and the kernels say so where it matters:
 
@@ -29,3 +30,4 @@ The two array libraries differ in three places, and the kernels say so where it 
 """
 from . import arithmetic, indexing, reduction, unary
 from . import activation
+from . import recurrent

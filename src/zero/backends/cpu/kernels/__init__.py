@@ -23,6 +23,7 @@ The CPU's own kernels, by module:
     pooling       max and average pooling, forward and backward (Numba loops)
     fused         linear, FFN, linear + cross-entropy, flash attention
     optim         AdamW and SGD steps (Numba loops)
+    recurrent     RNN, LSTM and GRU cells, forward and backward (Numba loops, one per time step)
 
 A new kernel: its signature in the contract, its function in ``array_kernels`` (when it is
 a NumPy call that CuPy has too) or in a module here, and one line below (and in CUDA's
@@ -35,6 +36,7 @@ import numpy as np
 from ... import array_kernels
 from .. import parallel
 from . import conv, elementwise, fused, indexing, linalg, nn, optim, pooling
+from . import recurrent
 
 # -- fills, arithmetic, comparisons, logic ----------------------------------------------------------
 fill = partial(array_kernels.arithmetic.fill, np)
@@ -249,3 +251,6 @@ softsign = partial(array_kernels.activation.softsign, np)
 softsign_backward = partial(array_kernels.activation.softsign_backward, np)
 tanhshrink = partial(array_kernels.activation.tanhshrink, np)
 tanhshrink_backward = partial(array_kernels.activation.tanhshrink_backward, np)
+# -- recurrent layers (the time loop shared with CUDA; the cells Numba loops) ------------------------
+recurrent_forward = recurrent.recurrent_forward
+recurrent_backward = recurrent.recurrent_backward

@@ -23,6 +23,7 @@ CUDA's own kernels, by module:
     pooling       max and average pooling, forward and backward, in Triton
     fused         linear, GELU FFN, linear + cross-entropy (cuBLAS + Triton), flash attention (Triton)
     optim         AdamW and SGD steps, gradient norms and scaling (clip_grad_norm_) in Triton
+    recurrent     RNN, LSTM and GRU cells, forward and backward (CuPy elementwise kernels)
 
 Several of CUDA's own fall back to the shared kernel for what their Triton path does not
 take (``sum`` of other layouts, ``squared_norms`` of mixed dtypes ...).
@@ -32,6 +33,7 @@ from functools import partial
 from ... import array_kernels
 from .. import runtime
 from . import conv, elementwise, fused, indexing, linalg, nn, optim, pooling, reduction
+from . import recurrent
 
 cp = runtime.cupy()
 
@@ -236,3 +238,6 @@ softsign = partial(array_kernels.activation.softsign, cp)
 softsign_backward = partial(array_kernels.activation.softsign_backward, cp)
 tanhshrink = partial(array_kernels.activation.tanhshrink, cp)
 tanhshrink_backward = partial(array_kernels.activation.tanhshrink_backward, cp)
+# -- recurrent layers (the time loop shared with the CPU; cuBLAS per step, the cells CuPy kernels) -----
+recurrent_forward = recurrent.recurrent_forward
+recurrent_backward = recurrent.recurrent_backward

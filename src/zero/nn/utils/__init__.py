@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import math
 
-from ..errors import AutogradError, DeviceError
-from ..grad_mode import no_grad
-from ..ops.joining import stack
-from ..dtypes import float32
-from ..tensors.creation import empty, tensor
-from ..tensors.tensor import Tensor
+from ...errors import AutogradError, DeviceError
+from ...grad_mode import no_grad
+from ...ops.joining import stack
+from ...dtypes import float32
+from ...tensors.creation import empty, tensor
+from ...tensors.tensor import Tensor
 
 
 def zero_grads(parameters, set_to_none: bool = True) -> None:
@@ -72,3 +72,6 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
 def _stack_reduce(values: list, how: str) -> Tensor:
     stacked = stack(values)
     return stacked.sum() if how == "sum" else stacked.amax()
+
+
+from . import rnn  # noqa: E402  (zero.nn.utils.rnn: packed sequences for the recurrent layers)

@@ -1,0 +1,113 @@
+"""Recurrent layers forward + backward, Zero against PyTorch (CPU): nn.LSTM and nn.GRU with 2
+layers, input and hidden 200, sequence 35, batch 20 (the PTB word-language-model shape).
+
+    python benchmarks/recurrent.py [--rounds 5] [--repeats 10] [--dtype float32]
+
+Zero and PyTorch run in separate processes, taking turns (zero, torch, zero, torch, ...),
+one process per framework per round: in one process their thread pools would fight for
+the cores (see notes/cpu-speed.md). Each process times every case ``--repeats`` times after
+a warm-up and reports its medians; the table gives, per case, the median over the rounds
+of each framework's time and the median of the per-round ratios Zero / PyTorch.
+
+A case is one call of the layer on a (35, 20, 200) input that needs no gradient (a first
+layer's, as after an embedding), then backward from a fixed gradient of the output and of
+the final states (the gradients of every weight and bias).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import turns  # the sibling module, whichever directory the script runs from
+
+CASES = [  # name, layer, (input, hidden, layers), (sequence, batch), bidirectional
+    ("LSTM 2x200 L35 N20", "LSTM", (200, 200, 2), (35, 20), False),
+    ("GRU 2x200 L35 N20", "GRU", (200, 200, 2), (35, 20), False),
+    ("LSTM 1x200 bidirectional L35 N20", "LSTM", (200, 200, 1), (35, 20), True),
+]
+
+
+def worker(framework: str, repeats: int, dtype: str, threads: int) -> None:
+    """Time every case in this process, print {case: median seconds} as JSON."""
+    import numpy as np
+
+    if framework == "torch":
+        import torch
+        torch.set_num_threads(threads)
+        lib = torch
+    else:
+        import zero
+        lib = zero
+    rng = np.random.default_rng(0)
+    medians = {}
+    for name, layer, (inputs, hidden, layers), (length, batch), bidirectional in CASES:
+        module = getattr(lib.nn, layer)(inputs, hidden, layers, bidirectional=bidirectional)
+        for p in module.parameters():   # the same weights in both processes
+            with lib.no_grad():
+                p.copy_(lib.tensor(rng.uniform(-0.07, 0.07, tuple(p.shape)).astype(dtype)))
+        module = module.to(getattr(lib, dtype))
+        x = lib.tensor(rng.standard_normal((length, batch, inputs)).astype(dtype))
+        out, _ = module(x)
+        grad = lib.tensor(rng.standard_normal(tuple(out.shape)).astype(dtype))
+
+        def step(module=module, x=x, grad=grad):
+            output, state = module(x)
+            h_n = state[0] if isinstance(state, tuple) else state
+            ((output * grad).sum() + h_n.sum()).backward()
+            for p in module.parameters():
+                p.grad = None
+
+        medians[name] = turns.median_seconds(step, warmup=2, repeats=repeats)
+    print(json.dumps(medians))
+
+
+def run_worker(framework: str, args) -> dict:
+    command = [sys.executable, __file__, "--worker", framework, "--repeats", str(args.repeats), "--dtype", args.dtype,
+               "--threads", str(args.threads)]
+    result = subprocess.run(command, capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"{framework} worker failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
+    parser.add_argument("--repeats", type=int, default=10, help="timed calls per case in each process")
+    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    parser.add_argument("--worker", choices=["zero", "torch"], help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        worker(args.worker, args.repeats, args.dtype, args.threads)
+        return
+    try:
+        import torch  # noqa: F401  (only to know whether the comparison can run)
+        frameworks = ["zero", "torch"]
+    except ImportError:
+        frameworks = ["zero"]
+    rounds: dict = {f: [] for f in frameworks}
+    for r in range(args.rounds):
+        for framework in frameworks if r % 2 == 0 else reversed(frameworks):
+            rounds[framework].append(run_worker(framework, args))
+        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
+    print(f"recurrent layers forward + backward, {args.dtype}, medians of {args.rounds} rounds x {args.repeats} "
+          "calls, separate processes taking turns")
+    print("| case | zero ms | torch ms | zero / torch |\n|---|---|---|---|")
+    for name, *_ in CASES:
+        zero_ms = statistics.median(r[name] for r in rounds["zero"]) * 1e3
+        if "torch" in rounds:
+            torch_ms = statistics.median(r[name] for r in rounds["torch"]) * 1e3
+            ratio = statistics.median(z[name] / t[name] for z, t in zip(rounds["zero"], rounds["torch"]))
+            print(f"| {name} | {zero_ms:.1f} | {torch_ms:.1f} | {ratio:.2f} |")
+        else:
+            print(f"| {name} | {zero_ms:.1f} | - | - |")
+
+
+if __name__ == "__main__":
+    main()
