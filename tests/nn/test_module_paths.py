@@ -6,6 +6,7 @@ import importlib
 
 import pytest
 
+import zero
 import zero.nn as nn
 from zero.nn.modules import PUBLIC
 
@@ -17,6 +18,13 @@ def test_the_layers_are_zero_s_own_classes():
 
     assert Sequential is nn.Sequential and Conv2d is nn.Conv2d and Module is nn.Module
     assert issubclass(Conv2d, _ConvNd)
+    from zero.nn.modules.loss import _Loss, _WeightedLoss
+
+    class Mine(_WeightedLoss):        # a loss of one's own, on PyTorch's base classes
+        def forward(self, input, target):
+            return ((input - target) ** 2 * self.weight).sum()
+
+    assert issubclass(Mine, _Loss) and Mine(zero.ones(2)).reduction == "mean"
     assert nn.modules.Linear is nn.Linear and nn.modules.linear.Linear is nn.Linear
 
 

@@ -55,8 +55,14 @@ PUBLIC = {
 # the private names programs import from these submodules (base classes to subclass,
 # argument helpers): PyTorch's submodule -> {name: Zero's "module:attribute"}
 PRIVATE: dict[str, dict[str, str]] = {
-    "conv": {"_ConvNd": "zero.nn.conv:_ConvNd"},
-    "utils": {},
+    "batchnorm": {"_BatchNorm": "zero.nn.batchnorm:_BatchNorm"},
+    "conv": {"_ConvNd": "zero.nn.conv:_ConvNd", "_ConvTransposeNd": "zero.nn.conv_transposed:_ConvTransposeNd"},
+    "instancenorm": {"_InstanceNorm": "zero.nn.normalization:_InstanceNorm"},
+    "loss": {"_Loss": "zero.nn.loss:_Loss", "_WeightedLoss": "zero.nn.loss:_WeightedLoss"},
+    "padding": {"_ConstantPadNd": "zero.nn.padding:_ConstantPadNd"},
+    "pooling": {"_MaxPoolNd": "zero.nn.pooling:_MaxPoolNd", "_MaxUnpoolNd": "zero.nn.pooling:_MaxUnpoolNd",
+                "_AdaptiveAvgPoolNd": "zero.nn.pooling:_AdaptiveAvgPoolNd",
+                "_AdaptiveMaxPoolNd": "zero.nn.pooling:_AdaptiveMaxPoolNd"},
 }
 
 
