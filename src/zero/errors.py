@@ -77,8 +77,8 @@ class FileWriteError(ZeroError, OSError, RuntimeError):
 def human_bytes(nbytes: int) -> str:
     """A byte count as people read it: '512 B', '1.5 KiB', '2.0 GiB', '1.0 TiB'."""
     size = float(nbytes)
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(size) < 1024 or unit == "TiB":
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if abs(size) < 1024 or unit == "EiB":
             return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     raise AssertionError("unreachable")

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ..backends.device import Device
-from ..errors import UsageError
+from ..errors import OutOfMemoryError, UsageError, human_bytes
 
 try:
     import fcntl
@@ -19,6 +19,14 @@ def resolve_device(name: str) -> Device:
     device = Device(name)
     device.backend  # noqa: B018  (raises a clear DeviceError when CUDA is not usable)
     return device
+
+
+def memory_detail(error: MemoryError) -> str:
+    """What a job's out-of-memory line adds from the allocator's error: ', 2.0 GiB asked for
+    while tensors held 1.5 GiB' (nothing for a MemoryError that did not come from a pool)."""
+    if not isinstance(error, OutOfMemoryError) or not error.requested:
+        return ""
+    return f", {human_bytes(error.requested)} asked for while tensors held {human_bytes(error.live)}"
 
 
 class MetricsFile:

@@ -43,7 +43,7 @@ from .arguments import (physical_memory, require_at_least, require_fits_in_memor
                         require_new_or_resumed, require_number, require_writable, settle_with_checkpoint)
 from . import parallel
 from .checkpoints import CheckpointSet
-from .common import resolve_device
+from .common import memory_detail, resolve_device
 from .console import Progress, compile_notice, duration
 from .plot import write_plot_beside
 from .run_control import Diverged
@@ -143,8 +143,9 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
     manual_seed(args.seed)
     try:
         model = MLP(hidden=args.hidden)
-    except MemoryError:
-        raise UsageError(f"out of memory building an MLP with --hidden {args.hidden}: lower it") from None
+    except MemoryError as e:
+        raise UsageError(f"out of memory building an MLP with --hidden {args.hidden}{memory_detail(e)}: "
+                         "lower it") from None
     pixels = train_set.images.numpy()
     model.set_input_statistics(float(pixels.mean()), float(pixels.std()))
     model.to(device)
@@ -210,9 +211,9 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
                 if ranks.agree_stop(run) and epoch + 1 < args.epochs:
                     return run.stop(job.step(epoch + 1, position))
             seconds = time.perf_counter() - started
-    except MemoryError:
-        raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}: "
-                         "lower them") from None
+    except MemoryError as e:
+        raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}"
+                         f"{memory_detail(e)}: lower them") from None
     if main:
         _summary(args, run, record, args.epochs - start_epoch, job.steps_run, ranks.world * job.images_run, seconds,
                  compiled)
