@@ -104,3 +104,26 @@ def test_a_full_disk_names_the_checkpoint_and_keeps_the_previous_one(tiny_mnist,
     assert err.endswith("; nothing was created at this path\n") or err.endswith("at this path is intact\n")
     assert {p.name: p.read_bytes() for p in checkpoint.parent.iterdir()} == before  # every checkpoint as it was
 
+
+
+# -- a checkpoint whose fields are of the wrong type (its checksum recomputed, as by hand) -------
+
+
+@pytest.mark.parametrize("key,value,problem", [
+    ("config", [1], "corrupt checkpoint: its 'config' is of type list, not dict"),
+    ("rng", 5, "corrupt checkpoint: its 'rng' is of type int, not dict"),
+    ("positions", 7, "corrupt checkpoint: its 'positions' is of type int, not list"),
+    ("rng", {"default": 5}, "cannot restore this checkpoint (KeyError: 'seed')"),
+    ("model", {}, "cannot restore this checkpoint (error loading state dict into MLP: missing keys: "),
+])
+def test_a_checkpoint_with_fields_of_the_wrong_type(tiny_mnist, tmp_path, capsys, key, value, problem):
+    import zero
+
+    checkpoint = tmp_path / "mlp.safetensors"
+    assert mnist("--data", tiny_mnist, "--hidden", 8, "--epochs", 1, "--save", checkpoint) == 0
+    edited = tmp_path / "edited.safetensors"
+    zero.save({**zero.load(checkpoint), key: value}, edited)
+    capsys.readouterr()
+    assert mnist("--data", tiny_mnist, "--hidden", 8, "--epochs", 2, "--resume", edited) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"zero mnist: error: --resume: {edited}: {problem}") and err.count("\n") == 1

@@ -169,7 +169,8 @@ class CachingAllocator:
             return self.raw.malloc(size)
         except (MemoryError, OverflowError):
             pass
-        returned = f", and the {human_bytes(cached)} the pool had cached went back before a second try" if cached else ""
+        returned = (f", and the {human_bytes(cached)} the pool had cached went back before a second try"
+                    if cached else "")
         raise OutOfMemoryError(
             f"{self.name} out of memory: cannot allocate {human_bytes(size)} ({size:,} bytes); tensors hold "
             f"{human_bytes(self.live_bytes)}{returned}: free some, or use smaller batches or a smaller model",

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from ..backends.device import Device
-from ..errors import OutOfMemoryError, UsageError, human_bytes
+from ..errors import DataError, OutOfMemoryError, UsageError, ZeroError, human_bytes
 
 try:
     import fcntl
@@ -27,6 +27,28 @@ def memory_detail(error: MemoryError) -> str:
     if not isinstance(error, OutOfMemoryError) or not error.requested:
         return ""
     return f", {human_bytes(error.requested)} asked for while tensors held {human_bytes(error.live)}"
+
+
+def check_checkpoint(checkpoint, path, job: str, required: dict, optional: dict | None = None) -> dict:
+    """``checkpoint`` (what ``zero.load`` gave for ``--resume path``) checked to be ``job``'s:
+    a dict holding each ``required`` field, and each field of either table that it holds of
+    the type (or tuple of types) given; else a one-line DataError naming the file and the field."""
+    if not isinstance(checkpoint, dict) or any(key not in checkpoint for key in required):
+        raise DataError(f"--resume: {path} is not a `{job}` checkpoint")
+    for key, kind in {**required, **(optional or {})}.items():
+        value = checkpoint.get(key)
+        if key in checkpoint and not isinstance(value, kind):
+            names = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
+            raise DataError(f"--resume: {path}: corrupt checkpoint: its {key!r} is of type {type(value).__name__}, "
+                            f"not {names}")
+    return checkpoint
+
+
+def restore_error(path, error: Exception) -> DataError:
+    """The one-line error for a checkpoint whose fields have the right types but cannot be
+    restored (a random-number state without its seed, an optimizer state of another shape)."""
+    detail = str(error) if isinstance(error, ZeroError) else f"{type(error).__name__}: {error}"
+    return DataError(f"--resume: {path}: cannot restore this checkpoint ({detail})")
 
 
 class MetricsFile:
