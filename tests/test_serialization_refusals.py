@@ -101,8 +101,8 @@ def test_a_deeply_nested_structure_is_refused(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("structure,problem", [
-    ({"__tuple__": 5}, "a __tuple__ holds a int, not a list of its items"),
-    ({"__tuple__": {"a": 1}}, "a __tuple__ holds a dict"),
+    ({"__tuple__": 5}, "a __tuple__ holds a value of type int, not a list of its items"),
+    ({"__tuple__": {"a": 1}}, "a __tuple__ holds a value of type dict"),
     ({"__dict__": 5}, "a __dict__ entry is not a [key, value] pair"),
     ({"__dict__": [[[1], 2]]}, "a __dict__ entry is not a [key, value] pair"),
     ({"__dict__": [[1, 2, 3]]}, "a __dict__ entry is not a [key, value] pair"),

@@ -286,8 +286,10 @@ MAX_DEPTH = 64
 def _parse_json(path: str, text, what: str):
     """``text`` parsed as JSON, refused in one line naming the file when it is not a string,
     not JSON, or nested deeper than MAX_DEPTH."""
+    if text is None:
+        raise DataError(f"{path}: corrupt header: {what} is missing")
     if not isinstance(text, str):
-        raise DataError(f"{path}: corrupt header: {what} is a {type(text).__name__}, not a JSON string")
+        raise DataError(f"{path}: corrupt header: {what} is of type {type(text).__name__}, not a JSON string")
     if _nesting_depth(text) > MAX_DEPTH:
         raise DataError(f"{path}: corrupt header: {what} nests deeper than {MAX_DEPTH} levels")
     try:
@@ -348,8 +350,8 @@ class _Decoder:
         if "__tuple__" in node:
             items = node["__tuple__"]
             if not isinstance(items, list):
-                raise DataError(f"{self.path}: corrupt structure: a __tuple__ holds a {type(items).__name__}, "
-                                "not a list of its items")
+                raise DataError(f"{self.path}: corrupt structure: a __tuple__ holds a value of type "
+                                f"{type(items).__name__}, not a list of its items")
             return tuple(self.decode(v) for v in items)
         if "__dict__" in node:
             pairs = node["__dict__"]

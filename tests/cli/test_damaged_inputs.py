@@ -127,3 +127,32 @@ def test_a_checkpoint_with_fields_of_the_wrong_type(tiny_mnist, tmp_path, capsys
     assert mnist("--data", tiny_mnist, "--hidden", 8, "--epochs", 2, "--resume", edited) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"zero mnist: error: --resume: {edited}: {problem}") and err.count("\n") == 1
+
+
+def test_a_full_disk_while_writing_metrics_keeps_the_records_before(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    from zero.cli.common import MetricsFile
+    from zero.errors import FileWriteError
+
+    path = tmp_path / "metrics.jsonl"
+    metrics = MetricsFile(str(path))
+    metrics.write({"step": 1})
+    real_write, calls = os.write, []
+
+    def fills_up(fd, data):  # half the line fits, then the disk is full
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(fd, bytes(data[:len(data) // 2]))
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "write", fills_up)
+    with pytest.raises(FileWriteError) as e:
+        metrics.write({"step": 2, "train_loss": 1.5})
+    monkeypatch.undo()
+    assert str(e.value) == f"{path}: a record not written (No space left on device); the records before it are kept"
+    assert e.value.errno == errno.ENOSPC and path.read_text() == '{"step": 1}\n'  # the torn half line cut off
+    metrics.write({"step": 2})
+    metrics.close()
+    assert path.read_text() == '{"step": 1}\n{"step": 2}\n'

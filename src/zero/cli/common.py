@@ -2,12 +2,13 @@
 are in ``arguments``; what a job prints while it runs, in ``console``.)"""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
 
 from ..backends.device import Device
-from ..errors import DataError, OutOfMemoryError, UsageError, ZeroError, human_bytes
+from ..errors import DataError, FileWriteError, OutOfMemoryError, UsageError, ZeroError, human_bytes
 
 try:
     import fcntl
@@ -63,6 +64,7 @@ class MetricsFile:
 
     def __init__(self, path: str | None, key: str = "step", keep_until: int | None = None):
         self.file = None
+        self.path = path
         if not path:
             return
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -78,10 +80,23 @@ class MetricsFile:
         self.file.truncate(0 if keep_until is None else _records_end(self.file, key, keep_until))
 
     def write(self, record: dict) -> None:
-        if self.file is not None:
-            self.file.write((json.dumps(record) + "\n").encode("utf-8"))
-            self.file.flush()
-            os.fsync(self.file.fileno())
+        """Append ``record``; on a full disk, cut the torn line off and say what was kept."""
+        if self.file is None:
+            return
+        fd = self.file.fileno()  # written unbuffered (appending): nothing left in a buffer to fail again at close
+        end = os.fstat(fd).st_size
+        try:
+            data = memoryview((json.dumps(record) + "\n").encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, end)
+            failure = FileWriteError(e.errno, e.strerror, self.path)
+            failure.message = (f"{self.path}: a record not written ({e.strerror or e}); the records before it "
+                               "are kept")
+            raise failure from None
 
     def close(self) -> None:
         if self.file is not None:
