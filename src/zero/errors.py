@@ -51,6 +51,39 @@ class UsageError(ZeroError, ValueError):
     """A command-line argument the job cannot use (out of range, or at odds with another)."""
 
 
+class OutOfMemoryError(ZeroError, MemoryError, RuntimeError):
+    """Memory a device could not give even after its pool returned every cached block.
+    A MemoryError (what Python code catches) and a RuntimeError (what PyTorch raises, as
+    ``torch.OutOfMemoryError``). ``requested``, ``live`` and ``cached`` are byte counts:
+    the size asked for, what tensors held, and what the pool had cached (and returned)."""
+
+    def __init__(self, message: str, requested: int = 0, live: int = 0, cached: int = 0):
+        super().__init__(message)
+        self.requested, self.live, self.cached = requested, live, cached
+
+
+class FileWriteError(ZeroError, OSError, RuntimeError):
+    """A file that could not be written: a full disk, a missing directory, a permission
+    refused. An OSError keeping the system's ``errno`` (and a RuntimeError, what
+    ``torch.save`` raises); ``filename`` is the path the caller gave, never a temporary,
+    and the message says what was kept at that path."""
+
+    message = ""
+
+    def __str__(self) -> str:
+        return self.message or OSError.__str__(self)
+
+
+def human_bytes(nbytes: int) -> str:
+    """A byte count as people read it: '512 B', '1.5 KiB', '2.0 GiB', '1.0 TiB'."""
+    size = float(nbytes)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if abs(size) < 1024 or unit == "EiB":
+            return f"{int(size)} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    raise AssertionError("unreachable")
+
+
 def describe(x) -> str:
     """How every message shows an operand: 'float32[2, 3] on cpu' for a tensor, the type's
     name ('list', 'NoneType') for anything else."""

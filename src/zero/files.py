@@ -13,12 +13,20 @@ process is writing right now, and leaves the latter alone.
 
 ``atomic_copy(source, target)`` copies a file the same way: the old target or the
 whole copy, never a part.
+
+A write that fails (a full disk, a file-size limit, a missing directory, a permission
+refused) raises ``zero.errors.FileWriteError``: an OSError with the system's errno whose
+message is one line naming the path the caller gave (never the temporary) and saying
+what was kept there -- the previous file, intact, or nothing at all.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
+
+from .errors import FileWriteError, human_bytes
 
 try:
     import fcntl
@@ -31,18 +39,54 @@ _CHUNK_BYTES = 1 << 20  # os.write at most this much at a time
 class _AtomicFile:
     """What ``atomic_write`` yields: ``write(bytes)`` into the temporary file."""
 
-    def __init__(self, fd: int, temporary: str):
+    def __init__(self, fd: int, temporary: str, path: str = "", existed: bool = False):
         self.fd = fd
         self.temporary = temporary
+        self.path = path  # the name the caller gave: what errors name
+        self.existed = existed  # whether a previous file sits at ``path`` (kept if this write fails)
         self.bytes_written = 0
 
     def write(self, data) -> int:
         view = memoryview(data).cast("B")
         while view:
-            written = os.write(self.fd, view[:_CHUNK_BYTES])
+            try:
+                written = os.write(self.fd, view[:_CHUNK_BYTES])
+            except OSError as e:
+                raise self.failed(e) from None
             view = view[written:]
             self.bytes_written += written
         return len(data)
+
+    def failed(self, error: OSError) -> FileWriteError:
+        """The error to raise for ``error`` met while writing this file."""
+        done = f", after {human_bytes(self.bytes_written)}" if self.bytes_written else ""
+        return not_written(self.path, error, self.existed, f"{_reason(error)}{done}")
+
+
+def _reason(error: OSError) -> str:
+    return error.strerror or str(error) or type(error).__name__
+
+
+def not_written(path: str, error: OSError, existed: bool, reason: str | None = None) -> FileWriteError:
+    """The one-line error for a write of ``path`` that failed with ``error``: the path, the
+    problem, and what was kept there."""
+    kept = ("the previous file at this path is intact" if existed
+            else "nothing was created at this path")
+    failure = FileWriteError(error.errno, error.strerror, path)
+    failure.message = f"{path}: not written ({reason or _reason(error)}); {kept}"
+    return failure
+
+
+def _cannot_create(path: str, error: OSError, existed: bool) -> FileWriteError:
+    """The error for a temporary that could not be made beside ``path``: about its directory."""
+    directory = os.path.dirname(path) or "."
+    if error.errno == errno.ENOENT:
+        reason = f"no directory {directory}"
+    elif error.errno == errno.ENOTDIR:
+        reason = f"{directory} is not a directory"
+    else:
+        reason = f"cannot create a file in {directory}: {_reason(error)}"
+    return not_written(path, error, existed, reason)
 
 
 def _new_file_mode(path: str) -> int:
@@ -124,17 +168,28 @@ def atomic_write(path):
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
+    existed = os.path.lexists(path)
     remove_orphaned_temporaries(path)
-    fd, temporary = tempfile.mkstemp(prefix=_temporary_prefix(path), suffix=".tmp", dir=directory)
     try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)  # ours alone: tells a clean-up this temporary is alive
-        os.fchmod(fd, _new_file_mode(path))
-        yield _AtomicFile(fd, temporary)
-        os.fsync(fd)
-        os.close(fd)
-        fd = -1
-        os.replace(temporary, path)
+        fd, temporary = tempfile.mkstemp(prefix=_temporary_prefix(path), suffix=".tmp", dir=directory)
+    except OSError as e:
+        raise _cannot_create(path, e, existed) from None
+    file = _AtomicFile(fd, temporary, path, existed)
+    try:
+        try:
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX)  # ours alone: tells a clean-up this temporary is alive
+            os.fchmod(fd, _new_file_mode(path))
+        except OSError as e:
+            raise file.failed(e) from None
+        yield file
+        try:
+            os.fsync(fd)  # a full disk may show only here (delayed allocation, NFS)
+            closing, fd = fd, -1
+            os.close(closing)
+            os.replace(temporary, path)
+        except OSError as e:
+            raise file.failed(e) from None
     except BaseException:
         if fd >= 0:
             os.close(fd)

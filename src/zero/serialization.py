@@ -62,6 +62,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import struct
 import warnings
 import zlib
@@ -170,8 +171,11 @@ def save(obj, f) -> None:
     encoder = _Encoder()
     structure = encoder.encode(obj, [], "obj")
     arrays = encoder.arrays
+    structure_text = json.dumps(structure, separators=(",", ":"))
+    if _nesting_depth(structure_text) > MAX_DEPTH:  # load would refuse it
+        raise ValueError(f"save: obj nests containers deeper than the {MAX_DEPTH} levels a checkpoint may hold")
     metadata = {"format": "zero", "zero.checkpoint": FORMAT_VERSION,
-                "zero.structure": json.dumps(structure, separators=(",", ":")),
+                "zero.structure": structure_text,
                 "zero.crc32": json.dumps({key: zlib.crc32(_raw_bytes(a)) for key, a in arrays.items()},
                                          separators=(",", ":")),
                 _CHECKSUM_KEY: _CHECKSUM_PLACEHOLDER}
@@ -228,25 +232,35 @@ def _with_checksum(header: bytes, old: str, new: str) -> bytes | None:
 # -- load -------------------------------------------------------------------------------------
 
 
-def _read_header(path: str, data: bytes) -> dict:
-    """The safetensors JSON header, after checking that the file is whole."""
-    if len(data) < 8:
-        raise DataError(f"{path}: not a checkpoint: the file has {len(data)} bytes, fewer than the "
+def _check_header_length(path: str, prefix: bytes, file_size: int) -> int:
+    """The header length the first 8 bytes give, checked against the file's size before
+    anything else is read (so a large file that is not a checkpoint is refused at once)."""
+    if file_size < 8:
+        raise DataError(f"{path}: not a checkpoint: the file has {file_size} bytes, fewer than the "
                         "8-byte header length a safetensors file starts with")
-    (length,) = struct.unpack("<Q", data[:8])
+    (length,) = struct.unpack("<Q", prefix[:8])
     if length > _MAX_HEADER_BYTES or length < 2:
         raise DataError(f"{path}: not a safetensors checkpoint: its first 8 bytes give a header of "
                         f"{length} bytes, which no safetensors file has")
-    if 8 + length > len(data):
+    if 8 + length > file_size:
         raise DataError(f"{path}: truncated: the header needs {length} bytes after the first 8, "
-                        f"but the file has only {len(data) - 8}")
+                        f"but the file has only {file_size - 8}")
+    return length
+
+
+def _read_header(path: str, data: bytes, file_size: int) -> dict:
+    """The safetensors JSON header, after checking that the file is whole: ``data`` holds at
+    least the first 8 bytes and the header, ``file_size`` is the whole file's length."""
+    length = _check_header_length(path, data, file_size)
     try:
-        header = json.loads(data[8:8 + length].decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as e:
-        raise DataError(f"{path}: not a safetensors checkpoint: the header is not valid JSON ({e})") from None
+        text = bytes(data[8:8 + length]).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not a safetensors checkpoint: the header is not UTF-8 ({e.reason} at "
+                        f"byte {8 + e.start})") from None
+    header = _parse_json(path, text, "the header")
     if not isinstance(header, dict):
         raise DataError(f"{path}: not a safetensors checkpoint: the header is not a JSON object")
-    available = len(data) - 8 - length
+    available = file_size - 8 - length
     needed = 0
     for name, info in header.items():
         if name == "__metadata__":
@@ -254,7 +268,7 @@ def _read_header(path: str, data: bytes) -> dict:
         try:
             _begin, end = info["data_offsets"]
             needed = max(needed, int(end))
-        except (TypeError, KeyError, ValueError):
+        except (TypeError, KeyError, ValueError, OverflowError):
             raise DataError(f"{path}: corrupt header: tensor {name!r} has no valid data_offsets") from None
     if needed > available:
         raise DataError(f"{path}: truncated: the tensors need {needed} bytes of data, the file has "
@@ -262,6 +276,44 @@ def _read_header(path: str, data: bytes) -> dict:
     if needed < available:
         raise DataError(f"{path}: corrupt: {available - needed} bytes after the last tensor's data")
     return header
+
+
+MAX_DEPTH = 64
+"""How deeply a checkpoint's JSON may nest: a state dict needs about 6 levels; deeper is damage
+(or a file made to exhaust the parser's stack)."""
+
+
+def _parse_json(path: str, text, what: str):
+    """``text`` parsed as JSON, refused in one line naming the file when it is not a string,
+    not JSON, or nested deeper than MAX_DEPTH."""
+    if text is None:
+        raise DataError(f"{path}: corrupt header: {what} is missing")
+    if not isinstance(text, str):
+        raise DataError(f"{path}: corrupt header: {what} is of type {type(text).__name__}, not a JSON string")
+    if _nesting_depth(text) > MAX_DEPTH:
+        raise DataError(f"{path}: corrupt header: {what} nests deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError) as e:
+        raise DataError(f"{path}: corrupt header: {what} is not valid JSON ({e})") from None
+
+
+def _nesting_depth(text: str) -> int:
+    """How deeply the JSON ``text`` nests arrays and objects, brackets inside strings not
+    counted (one pass over the text, no recursion, so any depth is measured safely)."""
+    depth = deepest = 0
+    if "[" not in text and "{" not in text:
+        return 0
+    for token in _JSON_BRACKETS.findall(text):  # strings come out whole, so their brackets are skipped
+        if token == "[" or token == "{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif token == "]" or token == "}":
+            depth -= 1
+    return deepest
+
+
+_JSON_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 
 
 class _Decoder:
@@ -296,14 +348,23 @@ class _Decoder:
         if "__ndarray__" in node:
             return self.array(node["__ndarray__"])
         if "__tuple__" in node:
-            return tuple(self.decode(v) for v in node["__tuple__"])
+            items = node["__tuple__"]
+            if not isinstance(items, list):
+                raise DataError(f"{self.path}: corrupt structure: a __tuple__ holds a value of type "
+                                f"{type(items).__name__}, not a list of its items")
+            return tuple(self.decode(v) for v in items)
         if "__dict__" in node:
-            try:
-                return {k: self.decode(v) for k, v in node["__dict__"]}
-            except (TypeError, ValueError):
+            pairs = node["__dict__"]
+            if not isinstance(pairs, list) or not all(_is_key_value_pair(pair) for pair in pairs):
                 raise DataError(f"{self.path}: corrupt structure: a __dict__ entry is not a [key, value] "
-                                "pair") from None
+                                "pair with a str, int, float, bool or null key")
+            return {k: self.decode(v) for k, v in pairs}
         return {k: self.decode(v) for k, v in node.items()}
+
+
+def _is_key_value_pair(pair) -> bool:
+    return (isinstance(pair, list) and len(pair) == 2
+            and (pair[0] is None or isinstance(pair[0], (str, int, float))))
 
 
 def load(f, map_location=None, weights_only=None, mmap=None):
@@ -325,7 +386,7 @@ def load(f, map_location=None, weights_only=None, mmap=None):
     """
     path, data = _read_source(f)
     device, remap = _placement(map_location)
-    header = _read_header(path, data)
+    header = _read_header(path, data, len(data))
     metadata = header.get("__metadata__") or {}
     if not isinstance(metadata, dict):
         raise DataError(f"{path}: corrupt header: __metadata__ is not a JSON object")
@@ -340,11 +401,8 @@ def load(f, map_location=None, weights_only=None, mmap=None):
     decoder = _Decoder(path, arrays, device, remap)
     if not _is_zero_checkpoint(metadata):  # someone else's safetensors file: a flat dict of tensors
         return {key: decoder.tensor(key) for key in header if key != "__metadata__"}
-    try:
-        structure = json.loads(metadata["zero.structure"])
-        checksums = json.loads(metadata.get("zero.crc32", "{}"))
-    except (TypeError, ValueError) as e:
-        raise DataError(f"{path}: corrupt checkpoint structure (not valid JSON: {e})") from None
+    structure = _parse_json(path, metadata.get("zero.structure"), "the checkpoint's structure (zero.structure)")
+    checksums = _parse_json(path, metadata.get("zero.crc32", "{}"), "the tensors' checksums (zero.crc32)")
     _check_crc(path, arrays, checksums)
     return decoder.decode(structure)
 
@@ -361,6 +419,14 @@ def _read_source(f) -> tuple[str, bytes]:
     path = os.fspath(f)
     try:
         with open(path, "rb") as file:
+            # The first 8 bytes and the header say how long the file must be: check them
+            # before reading the rest, so that a large file that is no checkpoint is refused
+            # at once instead of read whole (and blamed on memory).
+            size = os.fstat(file.fileno()).st_size
+            prefix = file.read(8)
+            length = _check_header_length(path, prefix, size)
+            _read_header(path, prefix + file.read(length), size)
+            file.seek(0)
             return path, file.read()
     except FileNotFoundError:
         raise FileNotFoundError(errno.ENOENT, "checkpoint not found", path) from None

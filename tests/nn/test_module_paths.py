@@ -21,7 +21,7 @@ def test_the_layers_are_zero_s_own_classes():
     from zero.nn.modules.loss import _Loss, _WeightedLoss
 
     class Mine(_WeightedLoss):        # a loss of one's own, on PyTorch's base classes
-        def forward(self, input, target):
+        def forward(self, input, target):  # noqa: A002
             return ((input - target) ** 2 * self.weight).sum()
 
     assert issubclass(Mine, _Loss) and Mine(zero.ones(2)).reduction == "mean"

@@ -20,16 +20,28 @@ in ``zero.backends.cpu`` and ``zero.backends.cuda``) and releases a block when t
 lease and every array built on it are gone. So a block in the free pool is never
 read by anyone, and ``live_bytes`` counts exactly the memory some array can still
 reach; the policy here needs no way to ask whether a block is still in use.
+
+Running out. A raw source says it has no memory by raising ``MemoryError``. The pool may
+be holding free blocks of other sizes that are all that stands in the way (a 1.6 GB
+block cached, a 2 GB one asked for), and tensors that only a reference cycle still holds
+free their blocks only when Python's garbage collector runs: so the allocator collects,
+returns every cached block to the raw source, and tries once more. Only then does it
+report, with ``zero.errors.OutOfMemoryError`` (a MemoryError): the size asked for, what
+tensors hold, and what the pool had cached.
 """
 from __future__ import annotations
 
 import bisect
+import gc
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..errors import OutOfMemoryError, human_bytes
+
 
 class RawMemory(Protocol):
-    """Where the pool's blocks come from and go back to (``cudaMalloc``/``cudaFree``, NumPy buffers)."""
+    """Where the pool's blocks come from and go back to (``cudaMalloc``/``cudaFree``, NumPy buffers).
+    ``malloc`` raises MemoryError when there is no memory to give."""
 
     def malloc(self, nbytes: int) -> Any: ...
 
@@ -46,13 +58,15 @@ class Block:
 
 class CachingAllocator:
     def __init__(self, raw: RawMemory, granularity: int, max_oversize_ratio: float, max_oversize_bytes: int,
-                 max_cached_bytes: int):
+                 max_cached_bytes: int, name: str = "memory"):
         """``granularity``: every request is rounded up to a multiple of it.
         A free block of size s serves a request of n bytes only if
         ``s <= max(n * max_oversize_ratio, n + max_oversize_bytes)``; a ratio of 1 and
         0 bytes gives the exact-size buckets of the book's CUDA allocator.
-        ``max_cached_bytes`` caps how much released memory the pool keeps."""
+        ``max_cached_bytes`` caps how much released memory the pool keeps. ``name`` says
+        whose memory it is in errors ("CPU", "CUDA")."""
         self.raw = raw
+        self.name = name
         self.granularity = granularity
         self.max_oversize_ratio = max_oversize_ratio
         self.max_oversize_bytes = max_oversize_bytes
@@ -78,7 +92,7 @@ class CachingAllocator:
             found = self._take_best_fit(size)
             if found is None:
                 self.misses += 1
-                found = Block(self.raw.malloc(size), size)
+                found = Block(self._malloc(size), size)
                 self.reserved_bytes += size
             else:
                 self.hits += 1
@@ -142,6 +156,26 @@ class CachingAllocator:
         self.peak_bytes = self.live_bytes
 
     # -- internals ------------------------------------------------------------------------------
+    def _malloc(self, size: int) -> Any:
+        """A new block from the raw source; when it has no memory, collect garbage, return the
+        cached blocks and try once more before reporting (module docstring)."""
+        try:
+            return self.raw.malloc(size)
+        except (MemoryError, OverflowError):
+            pass
+        gc.collect()  # tensors only a reference cycle held give their blocks back to the pool ...
+        cached = self.empty_cache()  # ... and the pool gives every cached block back
+        try:
+            return self.raw.malloc(size)
+        except (MemoryError, OverflowError):
+            pass
+        returned = (f", and the {human_bytes(cached)} the pool had cached went back before a second try"
+                    if cached else "")
+        raise OutOfMemoryError(
+            f"{self.name} out of memory: cannot allocate {human_bytes(size)} ({size:,} bytes); tensors hold "
+            f"{human_bytes(self.live_bytes)}{returned}: free some, or use smaller batches or a smaller model",
+            requested=size, live=self.live_bytes, cached=cached) from None
+
     def _take_best_fit(self, size: int) -> Block | None:
         """The smallest free block larger than ``size`` that is not too large, if any (the
         buckets between may be empty: a bucket stays, for the next release of its size)."""

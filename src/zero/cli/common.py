@@ -2,12 +2,13 @@
 are in ``arguments``; what a job prints while it runs, in ``console``.)"""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
 
 from ..backends.device import Device
-from ..errors import UsageError
+from ..errors import DataError, FileWriteError, OutOfMemoryError, UsageError, ZeroError, human_bytes
 
 try:
     import fcntl
@@ -19,6 +20,36 @@ def resolve_device(name: str) -> Device:
     device = Device(name)
     device.backend  # noqa: B018  (raises a clear DeviceError when CUDA is not usable)
     return device
+
+
+def memory_detail(error: MemoryError) -> str:
+    """What a job's out-of-memory line adds from the allocator's error: ', 2.0 GiB asked for
+    while tensors held 1.5 GiB' (nothing for a MemoryError that did not come from a pool)."""
+    if not isinstance(error, OutOfMemoryError) or not error.requested:
+        return ""
+    return f", {human_bytes(error.requested)} asked for while tensors held {human_bytes(error.live)}"
+
+
+def check_checkpoint(checkpoint, path, job: str, required: dict, optional: dict | None = None) -> dict:
+    """``checkpoint`` (what ``zero.load`` gave for ``--resume path``) checked to be ``job``'s:
+    a dict holding each ``required`` field, and each field of either table that it holds of
+    the type (or tuple of types) given; else a one-line DataError naming the file and the field."""
+    if not isinstance(checkpoint, dict) or any(key not in checkpoint for key in required):
+        raise DataError(f"--resume: {path} is not a `{job}` checkpoint")
+    for key, kind in {**required, **(optional or {})}.items():
+        value = checkpoint.get(key)
+        if key in checkpoint and not isinstance(value, kind):
+            names = " or ".join(t.__name__ for t in (kind if isinstance(kind, tuple) else (kind,)))
+            raise DataError(f"--resume: {path}: corrupt checkpoint: its {key!r} is of type {type(value).__name__}, "
+                            f"not {names}")
+    return checkpoint
+
+
+def restore_error(path, error: Exception) -> DataError:
+    """The one-line error for a checkpoint whose fields have the right types but cannot be
+    restored (a random-number state without its seed, an optimizer state of another shape)."""
+    detail = str(error) if isinstance(error, ZeroError) else f"{type(error).__name__}: {error}"
+    return DataError(f"--resume: {path}: cannot restore this checkpoint ({detail})")
 
 
 class MetricsFile:
@@ -33,6 +64,7 @@ class MetricsFile:
 
     def __init__(self, path: str | None, key: str = "step", keep_until: int | None = None):
         self.file = None
+        self.path = path
         if not path:
             return
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -48,10 +80,23 @@ class MetricsFile:
         self.file.truncate(0 if keep_until is None else _records_end(self.file, key, keep_until))
 
     def write(self, record: dict) -> None:
-        if self.file is not None:
-            self.file.write((json.dumps(record) + "\n").encode("utf-8"))
-            self.file.flush()
-            os.fsync(self.file.fileno())
+        """Append ``record``; on a full disk, cut the torn line off and say what was kept."""
+        if self.file is None:
+            return
+        fd = self.file.fileno()  # written unbuffered (appending): nothing left in a buffer to fail again at close
+        end = os.fstat(fd).st_size
+        try:
+            data = memoryview((json.dumps(record) + "\n").encode("utf-8"))
+            while data:
+                data = data[os.write(fd, data):]
+            os.fsync(fd)
+        except OSError as e:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, end)
+            failure = FileWriteError(e.errno, e.strerror, self.path)
+            failure.message = (f"{self.path}: a record not written ({e.strerror or e}); the records before it "
+                               "are kept")
+            raise failure from None
 
     def close(self) -> None:
         if self.file is not None:

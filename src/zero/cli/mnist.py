@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .. import nn
 from ..data import MNIST, DataLoader, RandomSampler, default_cache_dir, download_mnist, find_mnist
-from ..errors import DataError, UsageError
+from ..errors import DataError, UsageError, ZeroError
 from ..grad_mode import no_grad
 from ..models import MLP
 from ..nn import functional as F
@@ -43,7 +43,7 @@ from .arguments import (physical_memory, require_at_least, require_fits_in_memor
                         require_new_or_resumed, require_number, require_writable, settle_with_checkpoint)
 from . import parallel
 from .checkpoints import CheckpointSet
-from .common import resolve_device
+from .common import check_checkpoint, memory_detail, resolve_device, restore_error
 from .console import Progress, compile_notice, duration
 from .plot import write_plot_beside
 from .run_control import Diverged
@@ -143,8 +143,9 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
     manual_seed(args.seed)
     try:
         model = MLP(hidden=args.hidden)
-    except MemoryError:
-        raise UsageError(f"out of memory building an MLP with --hidden {args.hidden}: lower it") from None
+    except MemoryError as e:
+        raise UsageError(f"out of memory building an MLP with --hidden {args.hidden}{memory_detail(e)}: "
+                         "lower it") from None
     pixels = train_set.images.numpy()
     model.set_input_statistics(float(pixels.mean()), float(pixels.std()))
     model.to(device)
@@ -210,9 +211,9 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
                 if ranks.agree_stop(run) and epoch + 1 < args.epochs:
                     return run.stop(job.step(epoch + 1, position))
             seconds = time.perf_counter() - started
-    except MemoryError:
-        raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}: "
-                         "lower them") from None
+    except MemoryError as e:
+        raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}"
+                         f"{memory_detail(e)}: lower them") from None
     if main:
         _summary(args, run, record, args.epochs - start_epoch, job.steps_run, ranks.world * job.images_run, seconds,
                  compiled)
@@ -370,9 +371,9 @@ def _config(args) -> dict:
 def _read_checkpoint(args) -> dict:
     """The --resume checkpoint; the options not given take its settings."""
     path = args.resume
-    checkpoint = load(path)
-    if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in ("model", "optimizer", "epoch", "rng")):
-        raise DataError(f"--resume: {path} is not a `zero mnist` checkpoint")
+    checkpoint = check_checkpoint(load(path), path, "zero mnist",
+                                  {"model": dict, "optimizer": dict, "epoch": int, "rng": dict},
+                                  {"config": dict, "position": dict, "positions": list, "run": dict})
     epoch = checkpoint["epoch"]
     if not isinstance(epoch, int) or epoch < 0:
         raise DataError(f"--resume: {path}: bad epoch number {epoch!r}")
@@ -386,10 +387,13 @@ def _read_checkpoint(args) -> dict:
 
 
 def _restore(checkpoint: dict, path: str, model, optimizer, rank: int) -> tuple[int, EpochPosition]:
-    model.load_state_dict(checkpoint["model"])
-    optimizer.load_state_dict(checkpoint["optimizer"])
-    set_rng_state(checkpoint["rng"])  # (the same on every rank: it draws the epochs' shuffles)
-    positions = checkpoint.get("positions") or [checkpoint.get("position") or {}]  # each rank's (check_arguments:
-    saved = positions[rank] if rank < len(positions) else {}                     # inside an epoch, as many)
-    position = EpochPosition(**saved) if saved.get("batch") else EpochPosition()
+    try:
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        set_rng_state(checkpoint["rng"])  # (the same on every rank: it draws the epochs' shuffles)
+        positions = checkpoint.get("positions") or [checkpoint.get("position") or {}]  # each rank's (check_arguments:
+        saved = positions[rank] if rank < len(positions) else {}                     # inside an epoch, as many)
+        position = EpochPosition(**saved) if saved.get("batch") else EpochPosition()
+    except (ZeroError, TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
+        raise restore_error(path, e) from None
     return int(checkpoint["epoch"]), position

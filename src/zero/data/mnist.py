@@ -61,6 +61,9 @@ class MNIST(TensorDataset):
         images = read_idx(paths[0])
         labels = read_idx(paths[1])
         _check(paths[0], images, paths[1], labels)
+        if len(images) == 0:  # nothing to learn from, or an accuracy of 0 out of 0
+            raise DataError(f"{paths[0]}: holds 0 images (shape [0, 28, 28]); the MNIST "
+                            f"{'training' if train else 'test'} set needs at least one")
 
         # [N, 28, 28] uint8 -> [N, 784] float32 in [0, 1]
         pixels = images.reshape(len(images), IMAGE_SIZE * IMAGE_SIZE).astype(np.float32)

@@ -35,11 +35,17 @@ VOCAB_FILE, TRAIN_FILE, VAL_FILE, META_FILE = "vocab.txt", "train.bin", "val.bin
 class CharTokenizer:
     """Characters <-> ids over a fixed vocabulary."""
 
-    def __init__(self, chars):
+    def __init__(self, chars, source: str = "the vocabulary"):
+        """``source`` names where ``chars`` came from in errors (a file, a checkpoint)."""
         self.chars = list(chars)
-        if len(set(self.chars)) != len(self.chars):
-            raise DataError("a vocabulary lists a character twice")
-        self.index = {c: i for i, c in enumerate(self.chars)}
+        self.index: dict[str, int] = {}
+        for i, char in enumerate(self.chars):
+            if not isinstance(char, str) or len(char) != 1:
+                raise DataError(f"{source}: entry {i} is {char!r}, not one character")
+            if char in self.index:
+                raise DataError(f"{source}: the character {_show(char)} is listed twice, as ids "
+                                f"{self.index[char]} and {i}")
+            self.index[char] = i
 
     @classmethod
     def from_text(cls, text: str) -> CharTokenizer:
@@ -67,23 +73,51 @@ class CharTokenizer:
 
     @classmethod
     def load(cls, path) -> CharTokenizer:
+        """The vocabulary in ``path`` (as ``save`` writes it); a DataError naming the file and
+        the line for anything else: bad UTF-8 (a file cut inside a character), a line that
+        is not one character, a character listed twice."""
         path = Path(path)
         try:
-            lines = path.read_text(encoding="utf-8").splitlines()
+            raw = path.read_bytes()
         except FileNotFoundError:
             raise DataError(f"{path}: no vocabulary file (run `zero gpt prepare TEXT --out DIR` first)") from None
-        chars = []
+        except IsADirectoryError:
+            raise DataError(f"{path}: is a directory, not a vocabulary file") from None
+        except OSError as e:
+            raise DataError(f"{path}: cannot be read ({e.strerror or e})") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            cut = " (the file ends inside a character: truncated?)" if e.end == len(raw) else ""
+            raise DataError(f"{path}, line {line}: not valid UTF-8 at byte offset {e.start}{cut}") from None
+        # Lines end at "\n" alone: the JSON strings may hold U+2028, U+0085 ... unescaped,
+        # which str.splitlines would also split at.
+        lines = text.split("\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        chars: list[str] = []
+        first_line: dict[str, int] = {}
         for number, line in enumerate(lines, start=1):
             try:
                 char = json.loads(line)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 char = None
             if not isinstance(char, str) or len(char) != 1:
                 raise DataError(f"{path}, line {number}: expected one character as a JSON string, got {line!r}")
+            if char in first_line:
+                raise DataError(f"{path}, line {number}: the character {_show(char)} is listed again (first on "
+                                f"line {first_line[char]}); a vocabulary lists each character once")
+            first_line[char] = number
             chars.append(char)
         if not chars:
             raise DataError(f"{path}: the vocabulary is empty")
-        return cls(chars)
+        return cls(chars, source=str(path))
+
+
+def _show(char: str) -> str:
+    """A character as errors show it: its repr and its code point ('\\n' (U+000A))."""
+    return f"{char!r} (U+{ord(char):04X})"
 
 
 def read_text(path) -> str:

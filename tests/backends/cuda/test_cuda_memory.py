@@ -145,15 +145,22 @@ def test_trim_frees_only_cached_blocks(monkeypatch):
 
 
 def test_out_of_memory_trims_the_pool_and_retries(monkeypatch):
-    runtime = fake_runtime(monkeypatch.setattr, fail_first=1)
-    raw = memory.DeviceMemory()
-    trims = []
-    raw.on_out_of_memory = lambda: trims.append(1)
-    address = raw.malloc(4096)
-    assert trims == [1] and address in runtime.allocated
+    runtime = fake_runtime(monkeypatch.setattr)
+    pool = memory.make_allocator(memory.DeviceMemory())
+    cached = memory.lease_from(pool, 8192)
+    cached_address = memory.address_of(cached)
+    del cached
+    gc.collect()
+    runtime.fail_first = 1                           # cudaMalloc fails once: the pool gives its block back ...
+    kept = memory.lease_from(pool, 4096)             # ... and the second try succeeds
+    assert runtime.freed == [cached_address] and memory.address_of(kept) in runtime.allocated
+    assert pool.memory_stats()["cached_bytes"] == 0
     runtime.fail_first = 2
-    with pytest.raises(zero.errors.DeviceError, match="CUDA out of memory: could not allocate 0.0 MiB"):
-        raw.malloc(4096)
+    with pytest.raises(zero.errors.OutOfMemoryError,
+                       match=r"CUDA out of memory: cannot allocate 4.0 KiB \(4,096 bytes\).*tensors hold 4.0 KiB") as e:
+        memory.lease_from(pool, 4096)
+    assert isinstance(e.value, MemoryError) and isinstance(e.value, RuntimeError)
+    assert e.value.requested == 4096 and e.value.live == 4096
 
 
 def test_cupy_temporaries_are_lent_from_the_pool(monkeypatch):

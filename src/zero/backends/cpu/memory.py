@@ -61,10 +61,14 @@ class HostMemory:
     or, from LARGE_BLOCK bytes, a page-aligned ``PoolBuffer`` over a mapping of its own."""
 
     def malloc(self, nbytes: int) -> PoolBuffer:
+        """Raises MemoryError when the system has no memory to give (the allocator retries)."""
         if nbytes >= LARGE_BLOCK and hasattr(mmap, "MAP_ANONYMOUS"):
             # Built on the mapping itself, so that no plain array sits below the anchor for
             # NumPy to collapse views onto; unmapped when the last array over it is gone.
-            mapping = mmap.mmap(-1, nbytes, flags=_PRIVATE_MAPPING)
+            try:
+                mapping = mmap.mmap(-1, nbytes, flags=_PRIVATE_MAPPING)
+            except OSError as e:  # ENOMEM: the allocator's signal to empty its pool and retry
+                raise MemoryError(f"mmap of {nbytes} bytes: {e.strerror}") from None
             return PoolBuffer((nbytes,), np.uint8, mapping)
         raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8).view(PoolBuffer)
         start = (-raw.ctypes.data) % ALIGNMENT
@@ -135,6 +139,7 @@ allocator = CachingAllocator(
     max_oversize_ratio=1.25,  # a free block may be at most 25% larger than the request ...
     max_oversize_bytes=4096,  # ... or 4 KiB larger, whichever allows more
     max_cached_bytes=_env_bytes("ZERO_CPU_CACHE_BYTES", 4 << 30),
+    name="CPU",
 )
 leases = HostLeases(allocator)
 lease = leases.lease

@@ -43,36 +43,21 @@ CUDA_ERROR_MEMORY_ALLOCATION = 2  # cudaErrorMemoryAllocation
 class DeviceMemory:
     """The raw source: ``malloc`` gives a device address from ``cudaMalloc``, ``free`` calls ``cudaFree``.
 
-    ``on_out_of_memory`` (set to the pool's trim) is called once when ``cudaMalloc``
-    fails, before a second try: cached blocks of other sizes may be all that is in the way.
+    When ``cudaMalloc`` finds no memory, ``malloc`` raises MemoryError: the pool then returns
+    its cached blocks and tries once more before it reports (``CachingAllocator``).
     """
-
-    def __init__(self) -> None:
-        self.on_out_of_memory: Callable[[], object] | None = None
 
     def malloc(self, nbytes: int) -> int:
         runtime = cupy().cuda.runtime
         try:
             return runtime.malloc(nbytes)
         except runtime.CUDARuntimeError as e:
-            if getattr(e, "status", None) != CUDA_ERROR_MEMORY_ALLOCATION or self.on_out_of_memory is None:
-                raise DeviceError(f"cudaMalloc of {nbytes} bytes failed: {e}") from None
-        self.on_out_of_memory()
-        try:
-            return runtime.malloc(nbytes)
-        except runtime.CUDARuntimeError:
-            stats = allocator.memory_stats()
-            raise DeviceError(
-                f"CUDA out of memory: could not allocate {_mib(nbytes)} even after returning the "
-                f"free pool to the device; tensors hold {_mib(stats['live_bytes'])} "
-                f"(peak {_mib(stats['peak_bytes'])}). Use a smaller batch or model.") from None
+            if getattr(e, "status", None) == CUDA_ERROR_MEMORY_ALLOCATION:
+                raise MemoryError(f"cudaMalloc of {nbytes} bytes: {e}") from None
+            raise DeviceError(f"cudaMalloc of {nbytes} bytes failed: {e}") from None
 
     def free(self, address: int) -> None:
         cupy().cuda.runtime.free(address)
-
-
-def _mib(nbytes: int) -> str:
-    return f"{nbytes / (1 << 20):.1f} MiB"
 
 
 def _env_bytes(name: str, default: int) -> int:
@@ -89,12 +74,12 @@ def make_allocator(raw) -> CachingAllocator:
         max_oversize_bytes=0,
         # Kept until trim_free_pool(), as in the book; ZERO_CUDA_CACHE_BYTES caps it.
         max_cached_bytes=_env_bytes("ZERO_CUDA_CACHE_BYTES", 1 << 62),
+        name="CUDA",
     )
 
 
 raw_memory = DeviceMemory()
 allocator = make_allocator(raw_memory)
-raw_memory.on_out_of_memory = allocator.empty_cache
 
 
 # -- leases -------------------------------------------------------------------------------------

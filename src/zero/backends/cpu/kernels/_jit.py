@@ -38,6 +38,13 @@ dispatcher (which compiles, or loads from the cache, per argument types at its o
 call) and puts the dispatchers in place of the ``LazyJit`` objects in the globals of
 Zero's modules, so a Numba loop calling another sees a dispatcher, and later calls pay
 nothing extra. (A ``LazyJit`` held elsewhere keeps working: it forwards the call.)
+
+A damaged cache heals itself. Numba writes a cache file under a temporary name and renames
+it, without fsync: after a power cut the file may be empty or cut short, and Numba's
+loader then raises (``EOFError``, an unpickling error) at every later run. Each cached
+dispatcher here uses ``recovering_cache_class()``'s cache instead of Numba's own: when a
+function's index or data file cannot be read, it removes that function's cache files and
+reports a miss, so the loop compiles again and a sound entry replaces the damaged one.
 """
 from __future__ import annotations
 
@@ -106,7 +113,7 @@ def compile_all() -> None:
         # Inlining _fastmath's precision switch (an isinstance branch Numba resolves) trips a
         # "pedantic internal check" of Numba's SSA pass; the code it makes is right (tested).
         warnings.filterwarnings("ignore", category=numba.core.errors.NumbaIRAssumptionWarning)
-        by_id = {id(lazy): numba.njit(**lazy.options)(lazy.py_func) for lazy in fresh}
+        by_id = {id(lazy): _dispatcher(numba, lazy) for lazy in fresh}
         for name, module in list(sys.modules.items()):
             if not name.startswith(_PACKAGE) or module is None:
                 continue
@@ -116,6 +123,67 @@ def compile_all() -> None:
                     namespace[key] = by_id[id(value)]
         for lazy in fresh:
             lazy.dispatcher = by_id[id(lazy)]
+
+
+def _dispatcher(numba, lazy: LazyJit) -> Any:
+    """Numba's dispatcher for ``lazy``, its disk cache (if asked for) one that recovers from
+    damaged files (module docstring)."""
+    options = dict(lazy.options)
+    cache = options.pop("cache", False)
+    dispatcher = numba.njit(**options)(lazy.py_func)
+    if cache and hasattr(dispatcher, "enable_caching"):  # (not with NUMBA_DISABLE_JIT: a plain function)
+        dispatcher._cache = recovering_cache_class()(dispatcher.py_func)
+    return dispatcher
+
+
+@functools.cache
+def recovering_cache_class() -> type:
+    """Numba's per-function cache (``FunctionCache``), made to discard a damaged entry: a
+    load that fails for any reason removes the function's index and data files and reports
+    a miss, so the function compiles again and its fresh entry is saved in their place."""
+    import pickle
+
+    from numba.core.caching import FunctionCache
+
+    damaged_index = (EOFError, ValueError, TypeError, AttributeError, ImportError, IndexError, pickle.UnpicklingError)
+
+    class RecoveringFunctionCache(FunctionCache):
+        def load_overload(self, sig, target_context):
+            try:
+                return super().load_overload(sig, target_context)
+            except Exception:  # EOFError, UnpicklingError, a rebuild that fails: a cache is only a shortcut
+                self.discard()
+                return None
+
+        def save_overload(self, sig, data):
+            try:
+                super().save_overload(sig, data)
+            except damaged_index:  # saving reads the index first, which may be the damaged file
+                self.discard()
+                super().save_overload(sig, data)
+
+        def discard(self) -> None:
+            """Remove this function's index and data files (every signature's: the index that
+            names them may be the damaged file)."""
+            index = getattr(self._cache_file, "_index_path", None)
+            if index is None:
+                return
+            directory, index_name = os.path.split(index)
+            base = index_name[:-len(".nbi")]  # data files: BASE.<number>.nbc
+            try:
+                names = os.listdir(directory)
+            except OSError:
+                return
+            for name in names:
+                number = name[len(base) + 1:-len(".nbc")] if name.startswith(base + ".") else ""
+                if name == index_name or (name.endswith(".nbc") and number.isdigit()):
+                    path = os.path.join(directory, name)
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
+
+    return RecoveringFunctionCache
 
 
 def jit(**options) -> Any:
