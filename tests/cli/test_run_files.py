@@ -158,3 +158,28 @@ def test_resume_from_another_directory_reads_the_same_data_and_metrics(prepared,
     assert steps == [1, 2, 3, 4, 5, 6] and list(elsewhere.iterdir()) == []
 
 
+
+
+# -- item 12: a full disk mid-run says what the run still has -----------------------------------
+
+
+def test_a_checkpoint_the_disk_refuses_names_the_last_good_one(prepared, tmp_path, capsys, monkeypatch):
+    import zero.cli.checkpoints as checkpoints
+    from zero.files import not_written
+
+    saves, real_save = [], checkpoints.save
+
+    def full_disk_after_one(state, path):
+        saves.append(path)
+        if len(saves) > 1:
+            raise not_written(str(path), OSError(28, "No space left on device"), False)
+        return real_save(state, path)
+
+    monkeypatch.setattr(checkpoints, "save", full_disk_after_one)
+    run = tmp_path / "run"
+    capsys.readouterr()
+    assert _train(prepared, run, "--steps", 4, "--eval-interval", 2) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "checkpoint-000004.safetensors: not written (No space left" in err
+    assert f"the last good checkpoint is {run / CKPT} (step 2)" in err
+    assert zero.load(run / CKPT)["step"] == 2

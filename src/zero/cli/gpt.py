@@ -176,7 +176,7 @@ def run_sample(args) -> int:
     checkpoint = load(path)
     if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in ("vocab", "config", "model")):
         raise DataError(f"{path} is not a `zero gpt train` checkpoint")
-    tokenizer = CharTokenizer(checkpoint["vocab"])
+    tokenizer = CharTokenizer(checkpoint["vocab"], source=str(path))
     model = GPT(GPTConfig(**checkpoint["config"]["model"]))
     model.load_state_dict(checkpoint["model"])
     model.to(device)

@@ -46,7 +46,7 @@ from pathlib import Path
 
 from .. import nn
 from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared
-from ..errors import DataError, UsageError
+from ..errors import DataError, UsageError, ZeroError
 from ..grad_mode import no_grad
 from ..models.gpt import GPT, GPTConfig
 from ..nn.utils import clip_grad_norm_
@@ -61,7 +61,7 @@ from .arguments import (physical_memory, require_at_least, require_fits_in_memor
 from . import parallel
 from .checkpoints import CheckpointSet
 from . import presets
-from .common import peak_memory, resolve_device, trim_device_pool
+from .common import check_checkpoint, memory_detail, peak_memory, resolve_device, restore_error, trim_device_pool
 from .console import Progress, compile_notice, duration
 from .plot import write_plot_beside
 from .run_control import Diverged
@@ -191,10 +191,10 @@ def train(args, saved: dict | None) -> int:
             status = _loop(args, run, progress, model, optimizer, schedule, batches, train_data, val_data, tokenizer,
                            config, device, first)
             seconds = time.perf_counter() - started
-    except MemoryError:
+    except MemoryError as e:
         raise UsageError(f"out of memory in step {run.step + 1} (--batch-size {args.batch_size} x --block-size "
-                         f"{args.block_size}, about {_training_bytes(args) / 2**30:,.1f} GiB estimated): lower "
-                         "--batch-size (or --block-size)") from None
+                         f"{args.block_size}, about {_training_bytes(args) / 2**30:,.1f} GiB estimated"
+                         f"{memory_detail(e)}): lower --batch-size (or --block-size)") from None
     if status == 0:
         _summary(args, run, first, seconds, compiled)
     return status
@@ -343,9 +343,8 @@ def _read_checkpoint(path: Path, args) -> dict:
         if not others:
             raise
         raise DataError(f"{e}; this run's other checkpoints: {', '.join(others)} (--resume WHICH)") from None
-    fields = ("model", "optimizer", "step", "rng", "config", "vocab")
-    if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in fields):
-        raise DataError(f"--resume: {path} is not a `zero gpt train` checkpoint")
+    check_checkpoint(checkpoint, path, "zero gpt train", {"model": dict, "optimizer": dict, "step": int, "rng": dict,
+                                                         "config": dict, "vocab": list}, {"run": dict})
     config = checkpoint["config"]
     saved = {**config.get("train", {}), **config.get("model", {})}
     for key in PATH_KEYS:  # a path given here is compared, and recorded, as the absolute path it names
@@ -359,21 +358,24 @@ def _read_checkpoint(path: Path, args) -> dict:
 def _restore(checkpoint: dict, path: Path, model, optimizer, batches, tokenizer, args) -> int:
     if list(checkpoint["vocab"]) != tokenizer.chars:
         raise DataError(f"--resume: {path} was trained on data with another vocabulary")
-    model.load_state_dict(checkpoint["model"])
-    optimizer.load_state_dict(checkpoint["optimizer"])
-    step = int(checkpoint["step"])
-    ranks = parallel.current()
-    streams = checkpoint["rng"].get("ranks") or [checkpoint["rng"]]  # one per rank that wrote it
-    if ranks.rank < len(streams):  # the stream this rank had: exactly where it stopped
-        set_rng_state(streams[ranks.rank]["default"])
-        batches.set_state(streams[ranks.rank]["batches"])
-    else:  # a rank the checkpoint's run did not have: streams of its own, started anew at this step
-        manual_seed(parallel.stream_seed(args.seed + step, ranks.rank))
-        batches.manual_seed(parallel.stream_seed(args.seed + 1 + step, ranks.rank))
-    if len(streams) != ranks.world:
-        print(f"resume: {path} was written by {len(streams)} rank(s) and this run has {ranks.world}: a step now "
-              f"trains on {ranks.world * args.batch_size} sequences; the ranks beyond the checkpoint's draw new "
-              "batches (the rest continue their own)")
+    try:
+        model.load_state_dict(checkpoint["model"])
+        optimizer.load_state_dict(checkpoint["optimizer"])
+        step = int(checkpoint["step"])
+        ranks = parallel.current()
+        streams = checkpoint["rng"].get("ranks") or [checkpoint["rng"]]  # one per rank that wrote it
+        if ranks.rank < len(streams):  # the stream this rank had: exactly where it stopped
+            set_rng_state(streams[ranks.rank]["default"])
+            batches.set_state(streams[ranks.rank]["batches"])
+        else:  # a rank the checkpoint's run did not have: streams of its own, started anew at this step
+            manual_seed(parallel.stream_seed(args.seed + step, ranks.rank))
+            batches.manual_seed(parallel.stream_seed(args.seed + 1 + step, ranks.rank))
+        if len(streams) != ranks.world:
+            print(f"resume: {path} was written by {len(streams)} rank(s) and this run has {ranks.world}: a step now "
+                  f"trains on {ranks.world * args.batch_size} sequences; the ranks beyond the checkpoint's draw new "
+                  "batches (the rest continue their own)")
+    except (ZeroError, TypeError, KeyError, ValueError, AttributeError, IndexError) as e:
+        raise restore_error(path, e) from None
     return step
 
 

@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from ..errors import FileWriteError
 from .checkpoints import CheckpointSet
 from .common import MetricsFile
 from .run_control import (Diverged, StopSignals, TrainerLock, arithmetic_failure, check_finite, nonfinite_tensors,
@@ -118,7 +119,11 @@ class TrainingRun:
         if is_best:
             self.best_val_loss = val_loss
         state["run"] = {"step": step, "val_loss": val_loss, "best_val_loss": self.best_val_loss}
-        path = self.checkpoints.save(state, step, is_best=is_best)
+        try:
+            path = self.checkpoints.save(state, step, is_best=is_best)
+        except FileWriteError as e:  # (a full disk): say what the run still has
+            e.message = f"{e}; {self.last_good}"
+            raise
         self.last_saved = step
         also = self.checkpoints.numbered(step).name + (f", {self.checkpoints.best.name}: the best so far" if is_best
                                                        else "")
