@@ -29,12 +29,24 @@ def _zero(*argv, preamble: str = "") -> tuple[int, str, str]:
 # -- vocab.txt ---------------------------------------------------------------------------------
 
 
+def _without_fingerprints(prepared) -> None:
+    """meta.json as a directory prepared before it held each file's SHA-256: with them, any
+    change to vocab.txt is "not the file meta.json describes"; without, the reader's own
+    checks speak."""
+    meta = json.loads((prepared / "meta.json").read_text())
+    del meta["files"]
+    (prepared / "meta.json").write_text(json.dumps(meta))
+
+
 def test_a_vocabulary_cut_inside_a_character(prepared, tmp_path):
     vocab = prepared / "vocab.txt"
     raw = vocab.read_bytes()
     assert raw.endswith("🌙\"\n".encode())  # the last character takes 4 bytes: cut after 2 of them
     vocab.write_bytes(raw[:-4])
     lines = raw.count(b"\n")
+    code, out, err = _zero("gpt", "train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 2)
+    assert code == 2 and out == "" and f"{vocab}: not the file meta.json describes" in err
+    _without_fingerprints(prepared)
     code, out, err = _zero("gpt", "train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 2)
     assert code == 2 and out == ""
     assert err == (f"zero gpt train: error: {vocab}, line {lines}: not valid UTF-8 at byte offset {len(raw) - 6} "
@@ -46,6 +58,7 @@ def test_a_vocabulary_listing_a_character_twice(prepared, tmp_path):
     lines = vocab.read_text(encoding="utf-8").split("\n")[:-1]
     where = lines.index(json.dumps("q"))
     vocab.write_text("\n".join(lines + [json.dumps("q")]) + "\n", encoding="utf-8")
+    _without_fingerprints(prepared)
     code, out, err = _zero("gpt", "train", "--data", prepared, "--out", tmp_path / "run", *TINY_GPT, "--steps", 2)
     assert code == 2 and out == ""
     assert err == (f"zero gpt train: error: {vocab}, line {len(lines) + 1}: the character 'q' (U+0071) is listed "
@@ -101,7 +114,8 @@ def test_a_full_disk_names_the_checkpoint_and_keeps_the_previous_one(tiny_mnist,
     assert code == 2, err
     assert err.count("\n") == 1 and err.startswith("zero mnist: error: ")
     assert "safetensors: not written (File too large, after " in err and ".tmp" not in err
-    assert err.endswith("; nothing was created at this path\n") or err.endswith("at this path is intact\n")
+    assert "; nothing was created at this path; " in err or "at this path is intact; " in err
+    assert err.endswith(f"the last good checkpoint is {checkpoint} (step 4)\n")
     assert {p.name: p.read_bytes() for p in checkpoint.parent.iterdir()} == before  # every checkpoint as it was
 
 

@@ -29,6 +29,7 @@ leaves the others whole (``zero gpt train --resume STEP`` or ``--resume best``).
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from pathlib import Path
@@ -148,10 +149,15 @@ class CheckpointSet:
         written = [s for s in manifest["numbered"] if s != step] + [step]
         self._write_manifest({"numbered": written, "best": manifest["best"]})   # listed before it exists
         path = self.numbered(step)
-        save(state, path)
-        atomic_copy(path, self.latest)
-        if is_best:
-            atomic_copy(path, self.best)
+        try:
+            save(state, path)
+            atomic_copy(path, self.latest)
+            if is_best:
+                atomic_copy(path, self.best)
+        except BaseException:      # (a full disk): the manifest as it was, where the disk allows
+            with contextlib.suppress(OSError):
+                self._write_manifest(manifest)
+            raise
         dropped, kept = written[:-self.keep], written[-self.keep:]
         for old in dropped:
             self.numbered(old).unlink(missing_ok=True)

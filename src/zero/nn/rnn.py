@@ -240,12 +240,15 @@ class RNNCellBase(Module):
     """One step of a recurrent layer: (N, H_in) or unbatched (H_in,) and the state(s) in,
     the next state(s) out. Runs as the layer's op over one time step."""
 
-    def __init__(self, mode: str, input_size: int, hidden_size: int, bias: bool, device: Any = None,
+    mode = "RNN_TANH"  # which cell: each subclass names its own
+
+    def __init__(self, input_size: int, hidden_size: int, bias: bool, num_chunks: int, device: Any = None,
                  dtype: Any = None) -> None:
+        """PyTorch's arguments: ``num_chunks`` gates side by side in each weight (RNN 1,
+        LSTM 4, GRU 3)."""
         super().__init__()
-        self.mode = mode
         self.input_size, self.hidden_size, self.bias = input_size, hidden_size, bias
-        width = GATES[self.mode] * hidden_size
+        width = num_chunks * hidden_size
         self.weight_ih = Parameter(empty(width, input_size, device=device, dtype=dtype))
         self.weight_hh = Parameter(empty(width, hidden_size, device=device, dtype=dtype))
         self.bias_ih: Parameter | None = Parameter(empty(width, device=device, dtype=dtype)) if bias else None
@@ -304,8 +307,8 @@ class RNNCell(RNNCellBase):
         modes = {"tanh": "RNN_TANH", "relu": "RNN_RELU"}
         if nonlinearity not in modes:
             raise ValueError(f"Unknown nonlinearity: {nonlinearity}")
-        super().__init__(modes[nonlinearity], input_size, hidden_size, bias, device=device, dtype=dtype)
-        self.nonlinearity = nonlinearity
+        super().__init__(input_size, hidden_size, bias, num_chunks=1, device=device, dtype=dtype)
+        self.mode, self.nonlinearity = modes[nonlinearity], nonlinearity
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         return self._step(input, hx)[0]
@@ -314,9 +317,11 @@ class RNNCell(RNNCellBase):
 class LSTMCell(RNNCellBase):
     """(h', c') from x and (h, c): one LSTM step."""
 
+    mode = "LSTM"
+
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        super().__init__("LSTM", input_size, hidden_size, bias, device=device, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=GATES[self.mode], device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Tensor]:  # noqa: A002
         h, c, _ = self._step(input, hx)
@@ -327,9 +332,11 @@ class LSTMCell(RNNCellBase):
 class GRUCell(RNNCellBase):
     """h' from x and h: one GRU step."""
 
+    mode = "GRU"
+
     def __init__(self, input_size: int, hidden_size: int, bias: bool = True, device: Any = None,
                  dtype: Any = None) -> None:
-        super().__init__("GRU", input_size, hidden_size, bias, device=device, dtype=dtype)
+        super().__init__(input_size, hidden_size, bias, num_chunks=GATES[self.mode], device=device, dtype=dtype)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> Tensor:  # noqa: A002
         return self._step(input, hx)[0]
