@@ -65,13 +65,14 @@ def forward_through_time(xp: ModuleType, cells: Any, product: Product, mode: str
     width = w_hh.shape[0]                      # G·H
     lstm, gru = mode == "LSTM", mode == "GRU"
     projected = w_hr is not None
-    if projected:                              # LSTM with projections: h' = (o tanh(c')) W_hrᵀ
+    cs: Any                                    # (used only when lstm)
+    if w_hr is not None:                       # LSTM with projections: h' = (o tanh(c')) W_hrᵀ
         hs, cs = projected_states(states, length, rows, *w_hr.shape)
         w_hr_t = xp.ascontiguousarray(w_hr.T)  # (H, P)
         m = xp.empty((rows, w_hr.shape[1]), dtype=states.dtype)     # o tanh(c') of a step
     else:
         hs = states[0] if lstm else states
-        cs = states[1] if lstm else None       # (used only when lstm)
+        cs = states[1] if lstm else None
     gx = xp.empty((length, rows, width), dtype=states.dtype)
     product(x.reshape(length * rows, inputs), w_ih.T, gx.reshape(length * rows, width))   # all steps at once
     bias = b_ih if gru or b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
@@ -119,7 +120,7 @@ def backward_through_time(xp: ModuleType, cells: Any, product: Product, mode: st
     projected = w_hr is not None
     packed = batch_sizes is not None
     make = xp.zeros if packed else xp.empty    # packed: the rows past their end keep zero gradients
-    if projected:                              # LSTM with projections: h' = m W_hrᵀ, m = o tanh(c')
+    if w_hr is not None:                       # LSTM with projections: h' = m W_hrᵀ, m = o tanh(c')
         hs, cs = projected_states(states, length, rows, *w_hr.shape)
         dys, dcs = projected_states(grad_states, length, rows, *w_hr.shape)
         d_hidden = make((length, rows, hidden), dtype=dtype)     # the whole gradient of each step's h'
@@ -186,11 +187,14 @@ def _projection_grad(xp: ModuleType, product: Product, d_hidden: Array, saved: A
                      batch_sizes: Sequence[int] | None, grad_w_hr: Array) -> None:
     """grad_w_hr (P, H) = d_hiddenᵀ m over all steps and rows, one product, with m = o tanh(c')
     from the saved gates (L, N, 5H); packed: m is zero where a row is past its end (what the
-    forward saved there was never written)."""
+    forward saved there was never written, so it is not read)."""
     length, rows, proj = d_hidden.shape
     hidden = grad_w_hr.shape[1]
-    m = xp.multiply(saved[:, :, 3 * hidden:4 * hidden], saved[:, :, 4 * hidden:])    # (L, N, H)
-    if batch_sizes is not None:
+    o, tanh_c = saved[:, :, 3 * hidden:4 * hidden], saved[:, :, 4 * hidden:]
+    if batch_sizes is None:
+        m = xp.multiply(o, tanh_c)                                  # (L, N, H)
+    else:
+        m = xp.zeros((length, rows, hidden), dtype=d_hidden.dtype)
         for t, b in enumerate(batch_sizes):
-            m[t, int(b):] = 0
+            xp.multiply(o[t, :b], tanh_c[t, :b], out=m[t, :b])
     product(d_hidden.reshape(length * rows, proj).T, m.reshape(length * rows, hidden), grad_w_hr)

@@ -99,18 +99,19 @@ class Recurrence(Op):
         grad_w_ih, grad_w_hh = new(need[3], w_ih), new(need[4], w_hh)
         grad_b_ih, grad_b_hh = new(need[5], None, (w_hh.shape[0],)), new(need[6], None, (w_hh.shape[0],))
         grad_states = grad if grad.is_contiguous() else grad.contiguous()
-        grads = (grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, grad_h0, grad_c0)
         if w_hr is not None:
             grad_w_hr = new(need[10], w_hr)
             device.kernels.recurrent_projected_backward(
                 grad_states._array, x._array, w_ih._array, w_hh._array, w_hr._array, batch_sizes, reverse,
-                states._array, saved._array, *(array_or_none(t) for t in grads[:3]), array_or_none(grad_w_hr),
-                *(array_or_none(t) for t in grads[3:]))
+                states._array, saved._array, array_or_none(grad_x), array_or_none(grad_w_ih), array_or_none(grad_w_hh),
+                array_or_none(grad_w_hr), array_or_none(grad_b_ih), array_or_none(grad_b_hh), array_or_none(grad_h0),
+                array_or_none(grad_c0))
         else:
             grad_w_hr = None
             device.kernels.recurrent_backward(
                 mode, grad_states._array, x._array, w_ih._array, w_hh._array, batch_sizes, reverse, states._array,
-                array_or_none(saved), *(array_or_none(t) for t in grads))
+                array_or_none(saved), *(array_or_none(t) for t in (grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh,
+                                                                   grad_h0, grad_c0)))
         return grad_x, grad_h0, grad_c0, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, None, None, None, grad_w_hr
 
 

@@ -277,8 +277,8 @@ def recurrent_backward(mode: str, grad_states: Any, x: Any, w_ih: Any, w_hh: Any
 def recurrent_projected_forward(x: Any, w_ih: Any, w_hh: Any, w_hr: Any, b_ih: Any, b_hh: Any, batch_sizes: Any,
                                 reverse: bool, states: Any, saved: Any) -> None:
     """The contract's kernel: the shared time loop of an LSTM with projections, these cells."""
-    through_time.forward_through_time(np, CELLS, parallel.product, "LSTM", x, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse,
-                                      states, saved, w_hr)
+    through_time.forward_through_time(np, CELLS, parallel.product, "LSTM", x, w_ih, w_hh, b_ih, b_hh, batch_sizes,
+                                      reverse, states, saved, w_hr)
 
 
 def recurrent_projected_backward(grad_states: Any, x: Any, w_ih: Any, w_hh: Any, w_hr: Any, batch_sizes: Any,
