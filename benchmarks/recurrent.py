@@ -1,5 +1,6 @@
 """Recurrent layers forward + backward, Zero against PyTorch (CPU): nn.LSTM and nn.GRU with 2
-layers, input and hidden 200, sequence 35, batch 20 (the PTB word-language-model shape).
+layers, input and hidden 200, sequence 35, batch 20 (the PTB word-language-model shape), and
+an LSTM with projections (proj_size 100).
 
     python benchmarks/recurrent.py [--rounds 5] [--repeats 10] [--dtype float32]
 
@@ -25,10 +26,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import turns  # the sibling module, whichever directory the script runs from
 
-CASES = [  # name, layer, (input, hidden, layers), (sequence, batch), bidirectional
-    ("LSTM 2x200 L35 N20", "LSTM", (200, 200, 2), (35, 20), False),
-    ("GRU 2x200 L35 N20", "GRU", (200, 200, 2), (35, 20), False),
-    ("LSTM 1x200 bidirectional L35 N20", "LSTM", (200, 200, 1), (35, 20), True),
+CASES = [  # name, layer, (input, hidden, layers), (sequence, batch), bidirectional, other arguments
+    ("LSTM 2x200 L35 N20", "LSTM", (200, 200, 2), (35, 20), False, {}),
+    ("GRU 2x200 L35 N20", "GRU", (200, 200, 2), (35, 20), False, {}),
+    ("LSTM 1x200 bidirectional L35 N20", "LSTM", (200, 200, 1), (35, 20), True, {}),
+    ("LSTM 2x200 proj 100 L35 N20", "LSTM", (200, 200, 2), (35, 20), False, {"proj_size": 100}),
 ]
 
 
@@ -45,8 +47,8 @@ def worker(framework: str, repeats: int, dtype: str, threads: int) -> None:
         lib = zero
     rng = np.random.default_rng(0)
     medians = {}
-    for name, layer, (inputs, hidden, layers), (length, batch), bidirectional in CASES:
-        module = getattr(lib.nn, layer)(inputs, hidden, layers, bidirectional=bidirectional)
+    for name, layer, (inputs, hidden, layers), (length, batch), bidirectional, extra in CASES:
+        module = getattr(lib.nn, layer)(inputs, hidden, layers, bidirectional=bidirectional, **extra)
         for p in module.parameters():   # the same weights in both processes
             with lib.no_grad():
                 p.copy_(lib.tensor(rng.uniform(-0.07, 0.07, tuple(p.shape)).astype(dtype)))

@@ -3,6 +3,7 @@ final states, and the gradients of the input, the initial states and every param
 from __future__ import annotations
 
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -261,8 +262,10 @@ def test_errors_as_pytorch():
         got = message(lambda: zero.nn.RNN(3, 4, **kwargs))
         want = message(lambda: torch.nn.RNN(3, 4, **kwargs))
         assert got is not None and want is not None and issubclass(got[0], want[0]) and got[1] == want[1]
-    with pytest.raises(ValueError, match="proj_size"):
-        zero.nn.LSTM(3, 4, proj_size=2)
+    for kwargs in [{"proj_size": 4}, {"proj_size": 5}, {"proj_size": -1}]:
+        got = message(lambda: zero.nn.LSTM(3, 4, **kwargs))
+        want = message(lambda: torch.nn.LSTM(3, 4, **kwargs))
+        assert got is not None and want is not None and issubclass(got[0], want[0]) and got[1] == want[1]
 
 
 @pytest.mark.parametrize("mode,reverse,packed", list(itertools.product(["RNN_TANH", "LSTM", "GRU"], [False, True],
@@ -284,3 +287,153 @@ def test_gradcheck_of_the_op(mode, reverse, packed):
         return recurrence(mode, x, h0, c0 if mode == "LSTM" else None, w_ih, w_hh, b_ih, b_hh, sizes, reverse)
 
     assert gradcheck(states, (x, h0, c0, w_ih, w_hh, b_ih, b_hh))
+
+
+# -- LSTM with projections (proj_size P > 0): h' = (o tanh(c')) W_hrᵀ, h of size P, c of size H ----------------
+# These run on ZERO_TEST_DEVICE (the played-CUDA dry run and the GPU check put modules and inputs there).
+
+DEVICE = os.environ.get("ZERO_TEST_DEVICE", "cpu")
+P = 3
+
+
+def projected_pair(**kwargs):
+    """A PyTorch LSTM with proj_size P (float64, CPU) and a Zero one on DEVICE with its weights."""
+    theirs = torch.nn.LSTM(I, H, proj_size=P, **kwargs, dtype=torch.float64)
+    ours = zero.nn.LSTM(I, H, proj_size=P, **kwargs, device=DEVICE, dtype=zero.float64)
+    ours.load_state_dict({k: zero.tensor(v.detach().numpy()) for k, v in theirs.state_dict().items()})
+    return ours, theirs
+
+
+def device_leaf(array: np.ndarray):
+    return zero.tensor(array, requires_grad=True, device=DEVICE), torch.tensor(array, requires_grad=True)
+
+
+def host_close(ours, theirs, what: str, tol: float = 1e-10) -> None:
+    assert tuple(ours.shape) == tuple(theirs.shape), what
+    np.testing.assert_allclose(ours.detach().cpu().numpy(), theirs.detach().numpy(), rtol=tol, atol=tol,
+                               err_msg=what)
+
+
+def check_projected(ours, theirs, out, state, tout, tstate, leaves) -> None:
+    """Output, h_n and c_n equal; then every gradient after a loss reading all three."""
+    host_close(out, tout, "output")
+    host_close(state[0], tstate[0], "h_n")
+    host_close(state[1], tstate[1], "c_n")
+    weights = np.linspace(-1.0, 1.0, out.shape[-1])
+    loss = (out * zero.tensor(weights, device=DEVICE)).sum() + (state[0] ** 2).sum() + 2 * (state[1] ** 2).sum()
+    tloss = (tout * torch.tensor(weights)).sum() + (tstate[0] ** 2).sum() + 2 * (tstate[1] ** 2).sum()
+    loss.backward()
+    tloss.backward()
+    names = [n for n, _ in ours.named_parameters()]
+    assert names == [n for n, _ in theirs.named_parameters()]
+    assert any(n.startswith("weight_hr") for n in names)
+    for (name, p), (_, q) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert p.grad is not None, name
+        host_close(p.grad, q.grad, f"grad of {name}")
+    for k, (a, b) in enumerate(leaves):
+        host_close(a.grad, b.grad, f"grad of input {k}")
+
+
+@pytest.mark.parametrize("num_layers,bidirectional,batch_first,with_states",
+                         [(1, False, False, False), (1, False, False, True), (1, True, True, True),
+                          (2, False, True, True), (2, True, False, False), (2, True, True, True)])
+def test_projected_lstm_matches_pytorch(num_layers, bidirectional, batch_first, with_states):
+    ours, theirs = projected_pair(num_layers=num_layers, bidirectional=bidirectional, batch_first=batch_first)
+    layers = num_layers * (2 if bidirectional else 1)
+    rng = np.random.default_rng(7)
+    x, tx = device_leaf(rng.standard_normal((N, L, I) if batch_first else (L, N, I)))
+    leaves = [(x, tx)]
+    if with_states:
+        (h, th), (c, tc) = device_leaf(rng.standard_normal((layers, N, P))), device_leaf(
+            rng.standard_normal((layers, N, H)))
+        leaves += [(h, th), (c, tc)]
+        (out, state), (tout, tstate) = ours(x, (h, c)), theirs(tx, (th, tc))
+    else:
+        (out, state), (tout, tstate) = ours(x), theirs(tx)
+    assert tuple(out.shape[-1:]) == (P * (2 if bidirectional else 1),)
+    assert tuple(state[0].shape) == (layers, N, P) and tuple(state[1].shape) == (layers, N, H)
+    check_projected(ours, theirs, out, state, tout, tstate, leaves)
+
+
+@pytest.mark.parametrize("enforce_sorted", [True, False])
+def test_projected_lstm_packed(enforce_sorted):
+    from torch.nn.utils import rnn as trnn
+
+    from zero.nn.utils import rnn as zrnn
+
+    lengths = [5, 4, 4, 2] if enforce_sorted else [2, 5, 1, 4]
+    ours, theirs = projected_pair(num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(8)
+    x, tx = device_leaf(rng.standard_normal((5, 4, I)))
+    h, th = device_leaf(rng.standard_normal((4, 4, P)))
+    c, tc = device_leaf(rng.standard_normal((4, 4, H)))
+    out, state = ours(zrnn.pack_padded_sequence(x, lengths, enforce_sorted=enforce_sorted), (h, c))
+    tout, tstate = theirs(trnn.pack_padded_sequence(tx, lengths, enforce_sorted=enforce_sorted), (th, tc))
+    assert isinstance(out, zrnn.PackedSequence)
+    host_close(out.data, tout.data, "packed output")
+    padded, out_lengths = zrnn.pad_packed_sequence(out)
+    tpadded, _ = trnn.pad_packed_sequence(tout)
+    assert out_lengths.tolist() == lengths
+    check_projected(ours, theirs, padded, state, tpadded, tstate, [(x, tx), (h, th), (c, tc)])
+
+
+def test_projected_lstm_unbatched():
+    ours, theirs = projected_pair(num_layers=2, bidirectional=True)
+    rng = np.random.default_rng(9)
+    x, tx = device_leaf(rng.standard_normal((L, I)))
+    h, th = device_leaf(rng.standard_normal((4, P)))
+    c, tc = device_leaf(rng.standard_normal((4, H)))
+    out, state = ours(x, (h, c))
+    tout, tstate = theirs(tx, (th, tc))
+    assert tuple(out.shape) == (L, 2 * P)
+    check_projected(ours, theirs, out, state, tout, tstate, [(x, tx), (h, th), (c, tc)])
+
+
+@pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN")
+def test_projected_lstm_parameters_init_repr_and_state_dict():
+    ours = zero.nn.LSTM(10, 20, proj_size=5, num_layers=2, bidirectional=True)
+    theirs = torch.nn.LSTM(10, 20, proj_size=5, num_layers=2, bidirectional=True)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    assert ours._flat_weights_names == theirs._flat_weights_names
+    assert [tuple(p.shape) for p in ours._flat_weights] == [tuple(p.shape) for p in theirs._flat_weights]
+    assert [[tuple(p.shape) for p in ws] for ws in ours.all_weights] == \
+        [[tuple(p.shape) for p in ws] for ws in theirs.all_weights]
+    assert repr(ours) == repr(theirs) == "LSTM(10, 20, proj_size=5, num_layers=2, bidirectional=True)"
+    bound = 1 / np.sqrt(20)
+    for name, p in ours.named_parameters():
+        values = p.detach().numpy()
+        assert values.min() >= -bound and values.max() <= bound and values.std() > bound / 4, name
+    theirs.load_state_dict({k: torch.tensor(v.numpy()) for k, v in ours.state_dict().items()})
+    x = np.random.default_rng(10).standard_normal((4, 2, 10)).astype(np.float32)
+    close(ours(zero.tensor(x))[0], theirs(torch.tensor(x))[0], "output after loading into PyTorch", tol=1e-5)
+
+
+def test_projected_lstm_state_size_errors_as_pytorch():
+    ours, theirs = zero.nn.LSTM(3, 4, proj_size=2), torch.nn.LSTM(3, 4, proj_size=2)
+    for h_shape, c_shape in [((1, 2, 4), (1, 2, 4)), ((1, 2, 2), (1, 2, 2)), ((1, 2, 2), (1, 3, 4))]:
+        with pytest.raises(RuntimeError) as got:
+            ours(zero.zeros(5, 2, 3), (zero.zeros(*h_shape), zero.zeros(*c_shape)))
+        with pytest.raises(RuntimeError) as want:
+            theirs(torch.zeros(5, 2, 3), (torch.zeros(*h_shape), torch.zeros(*c_shape)))
+        assert str(got.value) == str(want.value)
+
+
+@pytest.mark.parametrize("reverse,packed", list(itertools.product([False, True], [False, True])))
+def test_gradcheck_of_the_op_with_projection(reverse, packed):
+    rng = np.random.default_rng(11)
+    length, rows, inputs, hidden, proj = 3, 3, 2, 3, 2
+
+    def make(*shape):
+        return zero.tensor(rng.standard_normal(shape) * 0.7, requires_grad=True, device=DEVICE)
+
+    x, h0, c0 = make(length, rows, inputs), make(rows, proj), make(rows, hidden)
+    w_ih, w_hh, w_hr = make(4 * hidden, inputs), make(4 * hidden, proj), make(proj, hidden)
+    b_ih, b_hh = make(4 * hidden), make(4 * hidden)
+    sizes = (3, 2, 1) if packed else None
+
+    def states(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr):
+        hs, cs = recurrence("LSTM", x, h0, c0, w_ih, w_hh, b_ih, b_hh, sizes, reverse, w_hr)
+        assert tuple(hs.shape) == (length + 1, rows, proj) and tuple(cs.shape) == (length + 1, rows, hidden)
+        return hs, cs
+
+    assert gradcheck(states, (x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr))

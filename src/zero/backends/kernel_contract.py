@@ -477,6 +477,17 @@ class Kernels(Protocol):
                            grad_b_ih: Array | None, grad_b_hh: Array | None, grad_h: Array | None,
                            grad_c: Array | None) -> None:
         """The gradients of recurrent_forward from grad_states (states' shape); C-contiguous outputs."""
+    def recurrent_projected_forward(self, x: Array, w_ih: Array, w_hh: Array, w_hr: Array, b_ih: Array | None,
+                                    b_hh: Array | None, batch_sizes: Sequence[int] | None, reverse: bool,
+                                    states: Array, saved: Array | None) -> None:
+        """An LSTM with projections (w_hr (P, H), w_hh (4H, P)) over x (L, N, I): states flat, the hidden
+        (L+1, N, P) then the cell (L+1, N, H) states by slot, the initial ones given; saved (L, N, 5H) or None."""
+    def recurrent_projected_backward(self, grad_states: Array, x: Array, w_ih: Array, w_hh: Array, w_hr: Array,
+                                     batch_sizes: Sequence[int] | None, reverse: bool, states: Array,
+                                     saved: Array, grad_x: Array | None, grad_w_ih: Array | None,
+                                     grad_w_hh: Array | None, grad_w_hr: Array | None, grad_b_ih: Array | None,
+                                     grad_b_hh: Array | None, grad_h: Array | None, grad_c: Array | None) -> None:
+        """The gradients of recurrent_projected_forward from grad_states (flat, as states)."""
 
 
 def given(*arrays: Array | None) -> Array:

@@ -4,12 +4,15 @@ Parameters as PyTorch names and shapes them, per layer k and direction (``_rever
 backward one): ``weight_ih_l{k}`` (G·H, input size; layer k > 0: D·H), ``weight_hh_l{k}``
 (G·H, H), ``bias_ih_l{k}``, ``bias_hh_l{k}`` (G·H,), G gates side by side (RNN 1; LSTM 4 in
 the order i, f, g, o; GRU 3: r, z, n), all initialised uniform on ±1/√H, so state dicts move
-both ways. Each layer and direction is one op (``zero.ops.extra.recurrent``): the input
+both ways. An LSTM with ``proj_size`` P > 0 has h' = (o tanh(c')) W_hrᵀ: ``weight_hr_l{k}``
+(P, H) after the biases, ``weight_hh_l{k}`` (4H, P), the next layer's input D·P, outputs and
+h (…, P), c (…, H). Each layer and direction is one op (``zero.ops.extra.recurrent``): the input
 projections of all steps in one product, one product and one fused cell pass per step.
 
 Inputs: (L, N, H_in), (N, L, H_in) with ``batch_first``, unbatched (L, H_in), or a
 ``PackedSequence`` (then the output is one too, and each sequence stops at its own length).
-Initial states (num_layers·D, N, H) (unbatched: (num_layers·D, H)), zeros when not given.
+Initial states (num_layers·D, N, H) (unbatched: (num_layers·D, H)), zeros when not given
+(projected: h0 of size P).
 Dropout (training only) applies to the outputs of every layer but the last.
 """
 from __future__ import annotations
@@ -56,23 +59,25 @@ class RNNBase(Module):
             raise ValueError("proj_size should be a positive integer or zero to disable projections")
         if proj_size >= hidden_size:
             raise ValueError("proj_size has to be smaller than hidden_size")
-        if proj_size:
-            raise ValueError(f"{type(self).__name__}: proj_size={proj_size} (LSTM with projections) is not "
-                             "supported by Zero yet; use proj_size=0")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode, self.input_size, self.hidden_size, self.num_layers = mode, input_size, hidden_size, num_layers
         self.bias, self.batch_first, self.dropout = bias, batch_first, float(dropout)
         self.bidirectional, self.proj_size = bidirectional, proj_size
         directions = 2 if bidirectional else 1
         width = GATES[mode] * hidden_size
+        state_size = proj_size or hidden_size      # the hidden state's (and each layer's output's) size
         self._all_weights: list[list[str]] = []
         for layer in range(num_layers):
-            layer_input = input_size if layer == 0 else hidden_size * directions
+            layer_input = input_size if layer == 0 else state_size * directions
             for direction in range(directions):
                 suffix = f"_l{layer}" + ("_reverse" if direction else "")
                 shapes: list[tuple[str, tuple[int, ...]]] = [("weight_ih", (width, layer_input)),
-                                                             ("weight_hh", (width, hidden_size))]
+                                                             ("weight_hh", (width, state_size))]
                 if bias:
                     shapes += [("bias_ih", (width,)), ("bias_hh", (width,))]
+                if proj_size:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
                 names = []
                 for name, shape in shapes:
                     setattr(self, name + suffix, Parameter(empty(*shape, device=device, dtype=dtype)))
@@ -91,6 +96,15 @@ class RNNBase(Module):
     @property
     def all_weights(self) -> list[list[Parameter]]:
         return [[getattr(self, name) for name in names] for names in self._all_weights]
+
+    @property
+    def _flat_weights_names(self) -> list[str]:
+        """Every parameter's name, layer by layer and direction by direction, as PyTorch orders them."""
+        return [name for names in self._all_weights for name in names]
+
+    @property
+    def _flat_weights(self) -> list[Parameter]:
+        return [getattr(self, name) for name in self._flat_weights_names]
 
     def extra_repr(self) -> str:
         text = f"{self.input_size}, {self.hidden_size}"
@@ -142,9 +156,10 @@ class RNNBase(Module):
                 weights = self.all_weights[index]
                 w_ih, w_hh = weights[0], weights[1]
                 b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
+                w_hr = weights[-1] if self.proj_size else None
                 reverse = direction == 1
                 out = recurrence(self.mode, outputs, h0[index], None if c0 is None else c0[index], w_ih, w_hh,
-                                 b_ih, b_hh, batch_sizes, reverse)
+                                 b_ih, b_hh, batch_sizes, reverse, w_hr)
                 hs = out[0] if lstm else out
                 last = 0 if reverse else length
                 per_direction.append(hs[0:length] if reverse else hs[1:])
@@ -172,12 +187,13 @@ class RNNBase(Module):
         return (result, (h_n, c_n)) if lstm else (result, h_n)
 
     def _initial_states(self, hx: Any, batched: bool, rows: int, x: Tensor, packed: Any) -> Any:
-        """h0 (and c0) as (num_layers·D, N, H), zeros when not given, checked as PyTorch
-        checks them and put in the packed batch's sorted order."""
+        """h0 (and c0) as (num_layers·D, N, H) (projected: h0 (num_layers·D, N, P)), zeros when
+        not given, checked as PyTorch checks them and put in the packed batch's sorted order."""
         lstm = self.mode == "LSTM"
         expected = (self.num_layers * (2 if self.bidirectional else 1), rows, self.hidden_size)
+        expected_h = expected[:2] + (self.proj_size or self.hidden_size,)
         if hx is None:
-            h = zeros(*expected, dtype=x.dtype, device=x.device)
+            h = zeros(*expected_h, dtype=x.dtype, device=x.device)
             return (h, zeros(*expected, dtype=x.dtype, device=x.device)) if lstm else h
         given = list(hx) if lstm else [hx]
         if lstm and len(given) != 2:
@@ -194,9 +210,10 @@ class RNNBase(Module):
         if packed is not None and packed.sorted_indices is not None:
             given = [index_select(t, 1, packed.sorted_indices) for t in given]
         for k, t in enumerate(given):
-            if tuple(t.shape) != expected:
+            want = expected_h if k == 0 else expected
+            if tuple(t.shape) != want:
                 label = f"hidden[{k}]" if lstm else "hidden"
-                raise RuntimeError(f"Expected {label} size {expected}, got {list(t.shape)}")
+                raise RuntimeError(f"Expected {label} size {want}, got {list(t.shape)}")
         return tuple(given) if lstm else given[0]
 
 
@@ -215,8 +232,8 @@ class RNN(RNNBase):
 
 
 class LSTM(RNNBase):
-    """Long short-term memory: gates i, f, g, o; c' = f c + i g, h' = o tanh(c'). Returns
-    (output, (h_n, c_n)). ``proj_size`` > 0 is refused (not implemented)."""
+    """Long short-term memory: gates i, f, g, o; c' = f c + i g, h' = o tanh(c') (``proj_size``
+    P > 0: h' = (o tanh(c')) W_hrᵀ, of size P). Returns (output, (h_n, c_n))."""
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False, proj_size: int = 0,

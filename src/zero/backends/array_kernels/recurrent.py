@@ -19,11 +19,19 @@ Layout (L steps, N rows, hidden size H, G gates: 1 RNN, 4 LSTM, 3 GRU):
         each sequence's state after its own last step (reverse: each starts from the initial
         state at its own last step).
 
+LSTM with projections (w_hr (P, H) given; PyTorch's ``proj_size``): the hidden state has
+size P, h' = (o tanh(c')) W_hrᵀ, and w_hh is (4H, P); states is then one flat array, the
+hidden states (L + 1, N, P) followed by the cell states (L + 1, N, H) (``projected_states``).
+
 Forward: gx = x W_ihᵀ + b for all steps in one product, then per step gh = h W_hhᵀ (one
-product) and the cell. Backward, steps in the opposite order: the cell's backward gives the
+product) and the cell (projected: the cell writes m = o tanh(c') into a scratch array, and
+h' = m W_hrᵀ is one more product). Backward, steps in the opposite order: the cell's backward gives the
 pre-activation gradients d_gates[t] (kept for all steps), then dh = d_gates[t] W_hh (one
 product); afterwards grad_x = d_gates W_ih, grad_w_ih = d_gatesᵀ x, grad_w_hh = d_gatesᵀ
 h_prev (h_prev: the slots read, one contiguous range) and the bias sums, one product each.
+Projected, per step the whole gradient of h' is kept (d_hidden[t]) and dm = d_hidden[t] W_hr
+goes into the cell's backward; afterwards grad_w_hr = d_hiddenᵀ m, one product, with m = o
+tanh(c') recomputed from what the forward saved.
 """
 from __future__ import annotations
 
@@ -38,6 +46,13 @@ SAVED = {"RNN_TANH": 0, "RNN_RELU": 0, "LSTM": 5, "GRU": 4}
 Product = Callable[[Array, Array, Array], None]
 
 
+def projected_states(states: Array, length: int, rows: int, proj: int, hidden: int) -> tuple[Array, Array]:
+    """The hidden (L + 1, N, P) and cell (L + 1, N, H) states, views of the flat ``states`` of an
+    LSTM with projections (hidden first)."""
+    split = (length + 1) * rows * proj
+    return states[:split].reshape(length + 1, rows, proj), states[split:].reshape(length + 1, rows, hidden)
+
+
 def _step_slots(t: int, length: int, reverse: bool) -> tuple[int, int]:
     """(the slot step t reads, the slot it writes)."""
     return (t + 1, t) if reverse else (t, t + 1)
@@ -45,12 +60,19 @@ def _step_slots(t: int, length: int, reverse: bool) -> tuple[int, int]:
 
 def forward_through_time(xp: ModuleType, cells: Any, product: Product, mode: str, x: Array, w_ih: Array, w_hh: Array,
                          b_ih: Array | None, b_hh: Array | None, batch_sizes: Sequence[int] | None, reverse: bool,
-                         states: Array, saved: Array | None) -> None:
+                         states: Array, saved: Array | None, w_hr: Array | None = None) -> None:
     length, rows, inputs = x.shape
     width = w_hh.shape[0]                      # G·H
     lstm, gru = mode == "LSTM", mode == "GRU"
-    hs = states[0] if lstm else states
-    cs: Any = states[1] if lstm else None      # (Any: used only when lstm)
+    projected = w_hr is not None
+    cs: Any                                    # (used only when lstm)
+    if w_hr is not None:                       # LSTM with projections: h' = (o tanh(c')) W_hrᵀ
+        hs, cs = projected_states(states, length, rows, *w_hr.shape)
+        w_hr_t = xp.ascontiguousarray(w_hr.T)  # (H, P)
+        m = xp.empty((rows, w_hr.shape[1]), dtype=states.dtype)     # o tanh(c') of a step
+    else:
+        hs = states[0] if lstm else states
+        cs = states[1] if lstm else None
     gx = xp.empty((length, rows, width), dtype=states.dtype)
     product(x.reshape(length * rows, inputs), w_ih.T, gx.reshape(length * rows, width))   # all steps at once
     bias = b_ih if gru or b_hh is None else (b_hh if b_ih is None else b_ih + b_hh)
@@ -68,7 +90,10 @@ def forward_through_time(xp: ModuleType, cells: Any, product: Product, mode: str
         h = hs[src, :b]
         xp.matmul(h, w_hh_t, out=gh[:b])
         keep = None if saved is None else saved[t, :b]
-        if lstm:
+        if projected:
+            cells.lstm_cell(gx[t, :b], gh[:b], cs[src, :b], m[:b], cs[dst, :b], keep)
+            xp.matmul(m[:b], w_hr_t, out=hs[dst, :b])
+        elif lstm:
             cells.lstm_cell(gx[t, :b], gh[:b], cs[src, :b], hs[dst, :b], cs[dst, :b], keep)
         elif gru:
             cells.gru_cell(gx[t, :b], gh[:b], b_hh, h, hs[dst, :b], keep)
@@ -84,18 +109,27 @@ def backward_through_time(xp: ModuleType, cells: Any, product: Product, mode: st
                           w_ih: Array, w_hh: Array, batch_sizes: Sequence[int] | None, reverse: bool, states: Array,
                           saved: Array | None, grad_x: Array | None, grad_w_ih: Array | None,
                           grad_w_hh: Array | None, grad_b_ih: Array | None, grad_b_hh: Array | None,
-                          grad_h: Array | None, grad_c: Array | None) -> None:
+                          grad_h: Array | None, grad_c: Array | None, w_hr: Array | None = None,
+                          grad_w_hr: Array | None = None) -> None:
     length, rows, inputs = x.shape
-    hidden = w_hh.shape[1]
+    hidden = w_hh.shape[1]                     # the hidden state's size (projected: P)
     width = w_hh.shape[0]
     dtype = states.dtype
     lstm, gru = mode == "LSTM", mode == "GRU"
     relu = mode == "RNN_RELU"
-    hs, cs = (states[0], states[1]) if lstm else (states, states)     # (cs used only when lstm)
-    dys, dcs = (grad_states[0], grad_states[1]) if lstm else (grad_states, grad_states)
-    saved_: Any = saved                        # (Any: None only for RNN, which reads none of these)
+    projected = w_hr is not None
     packed = batch_sizes is not None
     make = xp.zeros if packed else xp.empty    # packed: the rows past their end keep zero gradients
+    if w_hr is not None:                       # LSTM with projections: h' = m W_hrᵀ, m = o tanh(c')
+        hs, cs = projected_states(states, length, rows, *w_hr.shape)
+        dys, dcs = projected_states(grad_states, length, rows, *w_hr.shape)
+        d_hidden = make((length, rows, hidden), dtype=dtype)     # the whole gradient of each step's h'
+        dm = xp.empty((rows, w_hr.shape[1]), dtype=dtype)
+        no_grad = xp.zeros((rows, w_hr.shape[1]), dtype=dtype)  # m's gradient comes whole in dm
+    else:
+        hs, cs = (states[0], states[1]) if lstm else (states, states)     # (cs used only when lstm)
+        dys, dcs = (grad_states[0], grad_states[1]) if lstm else (grad_states, grad_states)
+    saved_: Any = saved                        # (Any: None only for RNN, which reads none of these)
     d_gates = make((length, rows, width), dtype=dtype)
     d_gates_h = make((length, rows, width), dtype=dtype) if gru else d_gates   # GRU: the n part differs
     dh = xp.zeros((rows, hidden), dtype=dtype)     # the state's gradient, less the output's at that slot
@@ -107,7 +141,11 @@ def backward_through_time(xp: ModuleType, cells: Any, product: Product, mode: st
         src, dst = _step_slots(t, length, reverse)
         b = rows if batch_sizes is None else int(batch_sizes[t])
         dh_out = dys[dst, :b]
-        if lstm:
+        if projected:
+            xp.add(dh[:b], dh_out, out=d_hidden[t, :b])
+            xp.matmul(d_hidden[t, :b], w_hr, out=dm[:b])
+            cells.lstm_cell_backward(dm[:b], no_grad[:b], dc[:b], cs[src, :b], saved_[t, :b], d_gates[t, :b])
+        elif lstm:
             cells.lstm_cell_backward(dh[:b], dh_out, dc[:b], cs[src, :b], saved_[t, :b], d_gates[t, :b])
         elif gru:
             cells.gru_cell_backward(dh[:b], dh_out, hs[src, :b], saved_[t, :b], d_gates[t, :b], d_gates_h[t, :b],
@@ -141,3 +179,22 @@ def backward_through_time(xp: ModuleType, cells: Any, product: Product, mode: st
             product(ones, all_gates, grad_b_ih)
         if grad_b_hh is not None:
             product(ones, all_gates_h, grad_b_hh)
+    if grad_w_hr is not None:
+        _projection_grad(xp, product, d_hidden, saved_, batch_sizes, grad_w_hr)
+
+
+def _projection_grad(xp: ModuleType, product: Product, d_hidden: Array, saved: Array,
+                     batch_sizes: Sequence[int] | None, grad_w_hr: Array) -> None:
+    """grad_w_hr (P, H) = d_hiddenᵀ m over all steps and rows, one product, with m = o tanh(c')
+    from the saved gates (L, N, 5H); packed: m is zero where a row is past its end (what the
+    forward saved there was never written, so it is not read)."""
+    length, rows, proj = d_hidden.shape
+    hidden = grad_w_hr.shape[1]
+    o, tanh_c = saved[:, :, 3 * hidden:4 * hidden], saved[:, :, 4 * hidden:]
+    if batch_sizes is None:
+        m = xp.multiply(o, tanh_c)                                  # (L, N, H)
+    else:
+        m = xp.zeros((length, rows, hidden), dtype=d_hidden.dtype)
+        for t, b in enumerate(batch_sizes):
+            xp.multiply(o[t, :b], tanh_c[t, :b], out=m[t, :b])
+    product(d_hidden.reshape(length * rows, proj).T, m.reshape(length * rows, hidden), grad_w_hr)

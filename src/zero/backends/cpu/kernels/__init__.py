@@ -254,3 +254,5 @@ tanhshrink_backward = partial(array_kernels.activation.tanhshrink_backward, np)
 # -- recurrent layers (the time loop shared with CUDA; the cells Numba loops) ------------------------
 recurrent_forward = recurrent.recurrent_forward
 recurrent_backward = recurrent.recurrent_backward
+recurrent_projected_forward = recurrent.recurrent_projected_forward     # LSTM with proj_size
+recurrent_projected_backward = recurrent.recurrent_projected_backward

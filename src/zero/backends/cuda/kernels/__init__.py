@@ -241,3 +241,5 @@ tanhshrink_backward = partial(array_kernels.activation.tanhshrink_backward, cp)
 # -- recurrent layers (the time loop shared with the CPU; cuBLAS per step, the cells CuPy kernels) -----
 recurrent_forward = recurrent.recurrent_forward
 recurrent_backward = recurrent.recurrent_backward
+recurrent_projected_forward = recurrent.recurrent_projected_forward     # LSTM with proj_size
+recurrent_projected_backward = recurrent.recurrent_projected_backward

@@ -19,7 +19,8 @@ from .. import runtime
 cp = runtime.cupy()
 
 __all__ = ["gru_cell", "gru_cell_backward", "lstm_cell", "lstm_cell_backward", "product", "recurrent_backward",
-           "recurrent_forward", "rnn_cell", "rnn_cell_backward"]
+           "recurrent_forward", "recurrent_projected_backward", "recurrent_projected_forward", "rnn_cell",
+           "rnn_cell_backward"]
 
 _ROW = "const ptrdiff_t row = i / H, col = i % H;"
 
@@ -135,5 +136,21 @@ def recurrent_backward(mode: str, grad_states: Any, x: Any, w_ih: Any, w_hh: Any
                                        states, saved, grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh, grad_h,
                                        grad_c)
 
+
+
+def recurrent_projected_forward(x: Any, w_ih: Any, w_hh: Any, w_hr: Any, b_ih: Any, b_hh: Any, batch_sizes: Any,
+                                reverse: bool, states: Any, saved: Any) -> None:
+    """The contract's kernel: the shared time loop of an LSTM with projections, these cells."""
+    through_time.forward_through_time(cp, CELLS, product, "LSTM", x, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse,
+                                      states, saved, w_hr)
+
+
+def recurrent_projected_backward(grad_states: Any, x: Any, w_ih: Any, w_hh: Any, w_hr: Any, batch_sizes: Any,
+                                 reverse: bool, states: Any, saved: Any, grad_x: Any, grad_w_ih: Any, grad_w_hh: Any,
+                                 grad_w_hr: Any, grad_b_ih: Any, grad_b_hh: Any, grad_h: Any, grad_c: Any) -> None:
+    """The contract's kernel: the shared backward through time of an LSTM with projections."""
+    through_time.backward_through_time(cp, CELLS, product, "LSTM", grad_states, x, w_ih, w_hh, batch_sizes,
+                                       reverse, states, saved, grad_x, grad_w_ih, grad_w_hh, grad_b_ih, grad_b_hh,
+                                       grad_h, grad_c, w_hr, grad_w_hr)
 
 CELLS = sys.modules[__name__]   # what the shared time loop calls: this module's cells
