@@ -20,6 +20,23 @@ as PyTorch's CPU kernels compute their source places):
                     the input, Keys' cubic convolution weights with A = -0.75
     area            adaptive average pooling to the output size
 
+A dimension whose size is kept is left as it is where PyTorch's CPU kernels skip it whatever the
+scale factor: in the linear modes and 2-D nearest; 1-D and 3-D nearest, nearest-exact and bicubic
+resample it at the scale given (PyTorch's backward of 1-D / 3-D nearest then skips it, not
+matching its forward; Zero's gradient is its forward's).
+
+antialias=True (bilinear, bicubic and lanczos, 4-D input; lanczos needs it) is PyTorch's
+separable filter resampling, Pillow's. With s the scale above (align_corners changes only s) and
+k = max(s, 1), output place i is centred at m = s (i + 0.5) (in units where input place j spans
+[j, j + 1)); it reads the places j with int(m - r k + 0.5) <= j < int(m + r k + 0.5) inside the
+input, with weights filter((j + 0.5 - m) / k) divided by their sum. The filter is the triangle
+1 - |x| (radius r = 1) for bilinear, Keys' cubic with A = -0.5 (r = 2) for bicubic and
+sinc(x) sinc(x / 3) (r = 3) for lanczos: downsampling stretches it by s, so each output place
+averages the input places it covers; upsampling keeps it (bilinear with align_corners=False is
+then plain bilinear). Per dimension (the last first, as PyTorch; one whose size is kept is left
+alone) that is an (out, in) weight matrix worked out on the host in the input's precision and
+applied as one matrix product, whose gradient is the product with its transpose.
+
 pixel_shuffle / pixel_unshuffle are a reshape, a permute and a reshape. max_unpool scatters
 each value to its index in a zero plane (scatter's gradient gathers it back).
 """
@@ -37,11 +54,23 @@ from ..arguments import Sizes
 from .convolution import int_tuple
 from .pooling import adaptive_avg_pool
 
-LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3}   # the spatial dims each needs
-MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area")
+LINEAR_MODES = {"linear": 1, "bilinear": 2, "bicubic": 2, "trilinear": 3, "lanczos": 2}   # spatial dims each needs
+MODES = ("nearest", "nearest-exact", "linear", "bilinear", "bicubic", "trilinear", "area", "lanczos")
 CUBIC_A = -0.75
+ANTIALIAS_CUBIC_A = -0.5                                    # PyTorch's (Pillow's) for antialias=True
+ANTIALIAS_MODES = ("bilinear", "bicubic", "lanczos")
 
 Taps = list[tuple[np.ndarray, np.ndarray | None]]   # (index (out,), weight (out,) or None) per tap
+
+
+def _cubic_near(x: np.ndarray, a: float) -> np.ndarray:
+    """Keys' cubic convolution weight for |x| <= 1."""
+    return ((a + 2) * x - (a + 3)) * x * x + 1
+
+
+def _cubic_far(x: np.ndarray, a: float) -> np.ndarray:
+    """Keys' cubic convolution weight for 1 < |x| < 2."""
+    return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
 
 def _scale(size: int, out: int, align_corners: bool, scale: float | None, real: type) -> float:
@@ -57,8 +86,6 @@ def _taps(mode: str, size: int, out: int, align_corners: bool, scale: float | No
     """The taps of one dimension (see the module docstring)."""
     places = np.arange(out)
     if mode in ("nearest", "nearest-exact"):
-        if out == size and mode == "nearest":
-            return [(places, None)]
         s = _scale(size, out, False, scale, np.float32)
         if mode == "nearest":
             index = np.floor(places.astype(np.float32) * s)
@@ -80,16 +107,18 @@ def _taps(mode: str, size: int, out: int, align_corners: bool, scale: float | No
     floor = np.floor(source)
     t = (source - floor).astype(real)
     a = real(CUBIC_A)
-
-    def near(x: np.ndarray) -> np.ndarray:     # |x| <= 1
-        return ((a + 2) * x - (a + 3)) * x * x + 1
-
-    def far(x: np.ndarray) -> np.ndarray:      # 1 < |x| < 2
-        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
-
-    weights = (far(t + 1), near(t), near(1 - t), far(2 - t))
+    weights = (_cubic_far(t + 1, a), _cubic_near(t, a), _cubic_near(1 - t, a), _cubic_far(2 - t, a))
     start = floor.astype(np.int64) - 1
     return [(np.clip(start + k, 0, size - 1), w.astype(real)) for k, w in enumerate(weights)]
+
+
+def _keeps(mode: str, dims: int, size: int, out: int, align_corners: bool, scale: float | None) -> bool:
+    """Whether a dimension is left as it is (see the module docstring): a kept size resampled at
+    scale 1, or one PyTorch's kernel skips whatever the scale -- linear modes, 2-D nearest."""
+    if out != size:
+        return False
+    return scale is None or align_corners or mode in ("linear", "bilinear", "trilinear") or (
+        mode == "nearest" and dims == 2)
 
 
 def _resample(x: Tensor, dim: int, taps: Taps) -> Tensor:
@@ -105,12 +134,58 @@ def _resample(x: Tensor, dim: int, taps: Taps) -> Tensor:
     return out
 
 
+def _antialias_filter(mode: str, x: np.ndarray, real: type) -> np.ndarray:
+    """The filter of antialias=True at distances x (input places), in the precision ``real``."""
+    x = np.abs(x)
+    if mode == "bilinear":
+        return np.where(x < 1, real(1) - x, real(0)).astype(real)
+    if mode == "bicubic":
+        a = real(ANTIALIAS_CUBIC_A)
+        return np.where(x < 1, _cubic_near(x, a), np.where(x < 2, _cubic_far(x, a), real(0))).astype(real)
+    return np.where(x < 3, np.sinc(x) * np.sinc(x / real(3)), real(0)).astype(real)      # lanczos
+
+
+def _antialias_matrix(mode: str, size: int, out: int, align_corners: bool, scale: float | None,
+                      real: type) -> np.ndarray:
+    """The (out, size) weights of antialias=True along one dimension (see the module docstring)."""
+    s = _scale(size, out, align_corners, scale, real)
+    stretch = s if s >= 1 else real(1)
+    support = real({"bilinear": 1, "bicubic": 2, "lanczos": 3}[mode]) * stretch
+    centre = s * (np.arange(out).astype(real) + real(0.5))                      # m, (out,)
+    first = np.maximum(np.trunc(centre - support + real(0.5)).astype(np.int64), 0)
+    stop = np.minimum(np.trunc(centre + support + real(0.5)).astype(np.int64), size)
+    places = np.arange(size)
+    distance = (places.astype(real)[None, :] - centre[:, None] + real(0.5)) * (real(1) / stretch)
+    inside = (places[None, :] >= first[:, None]) & (places[None, :] < stop[:, None])
+    weights: np.ndarray = np.where(inside, _antialias_filter(mode, distance, real), real(0)).astype(real)
+    total = weights.sum(axis=1, keepdims=True, dtype=real)
+    return np.where(total != 0, weights / np.where(total != 0, total, real(1)), weights).astype(real)
+
+
+def _antialias(x: Tensor, mode: str, out_sizes: tuple[int, ...], align_corners: bool,
+               scales: tuple[float | None, ...]) -> Tensor:
+    """antialias=True on (N, C, H, W): the width's matrix, then the height's, as products."""
+    real = np.float64 if x.dtype.itemsize == 8 else np.float32
+    y = x
+    for dim in (3, 2):
+        size, out = x.shape[dim], out_sizes[dim - 2]
+        if out == size:
+            continue
+        matrix = tensor(_antialias_matrix(mode, size, out, align_corners, scales[dim - 2], real),
+                        dtype=x.dtype, device=x.device)                        # (out, in)
+        y = y @ matrix.mT if dim == 3 else matrix @ y        # (N, C, H, in) @ (in, out); (out, in) @ (N, C, in, W)
+    return x.clone() if y is x else y
+
+
 def interpolate(x: Tensor, size: int | Sizes | None = None, scale_factor: float | Sequence[float] | None = None,
                 mode: str = "nearest", align_corners: bool | None = None,
                 recompute_scale_factor: bool | None = None, antialias: bool = False) -> Tensor:
     """PyTorch's F.interpolate over the spatial dims of x (N, C, *spatial), 1 to 3 of them."""
     if not isinstance(x, Tensor):
         raise TypeError(f"interpolate: expected a tensor, got {type(x).__name__}")
+    if antialias and not (mode in ANTIALIAS_MODES and x.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a "
+                         f"4-D tensor as input, got mode {mode!r} and {describe(x)}")
     if mode not in MODES:
         raise NotImplementedError(f"interpolate: mode must be one of {MODES}, got {mode!r}")
     dims = x.ndim - 2
@@ -122,8 +197,10 @@ def interpolate(x: Tensor, size: int | Sizes | None = None, scale_factor: float 
     if mode not in LINEAR_MODES and align_corners is not None:
         raise ValueError("align_corners option can only be set with the interpolating modes: "
                          "linear | bilinear | bicubic | trilinear")
-    if antialias:
-        raise NotImplementedError("interpolate: antialias=True is not supported by Zero")
+    if mode == "lanczos" and align_corners:
+        raise ValueError("Lanczos mode does not support align_corners=True")
+    if mode == "lanczos" and not antialias:
+        raise ValueError("Lanczos mode requires antialias=True")
     if not x.dtype.is_floating_point and mode not in ("nearest", "nearest-exact"):
         raise ShapeError(f"interpolate: mode {mode!r} needs a floating-point input, got {describe(x)}")
     if (size is None) == (scale_factor is None):
@@ -153,11 +230,15 @@ def interpolate(x: Tensor, size: int | Sizes | None = None, scale_factor: float 
             scales = tuple(float(f) for f in factors)
     if mode == "area":
         return adaptive_avg_pool(f"adaptive_avg_pool{dims}d", dims, x, out_sizes)
+    if antialias:
+        return _antialias(x, mode, out_sizes, bool(align_corners), scales)
     real = np.float64 if x.dtype.itemsize == 8 else np.float32
     corners = bool(align_corners)
+    y = x
     for axis in range(dims):
-        x = _resample(x, 2 + axis, _taps(mode, in_sizes[axis], out_sizes[axis], corners, scales[axis], real))
-    return x
+        if not _keeps(mode, dims, in_sizes[axis], out_sizes[axis], corners, scales[axis]):
+            y = _resample(y, 2 + axis, _taps(mode, in_sizes[axis], out_sizes[axis], corners, scales[axis], real))
+    return x.clone() if y is x else y
 
 
 def pixel_shuffle(x: Tensor, upscale_factor: int) -> Tensor:
