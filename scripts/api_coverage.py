@@ -36,9 +36,9 @@ class Namespace:
 
 
 NAMESPACES = [
-    Namespace("nn", "torch.nn", "zero.nn", "classes", r"\bnn\.{name}\b|\b{name}\("),
+    Namespace("nn", "torch.nn", "zero.nn", "classes", r"\bnn\.{name}\b|\b{name}\(|[\"']{name}[\"']"),
     Namespace("nn.functional", "torch.nn.functional", "zero.nn.functional", "callables",
-              r"\bF\.{name}\b|functional\.{name}\b|\"{name}\""),
+              r"\bF\.{name}\b|functional\.{name}\b|[\"']{name}[\"']"),
     Namespace("nn.utils.rnn", "torch.nn.utils.rnn", "zero.nn.utils.rnn", "all"),
     Namespace("torch", "torch", "zero", "all", r"\b(zero|torch|lib)\.{name}\b|\"{name}\""),
     Namespace("Tensor", "torch.Tensor", "zero.Tensor", "attributes", r"\.{name}\b|\"{name}\""),
