@@ -42,16 +42,17 @@ def test_instance_norm_layers(layer):
     _close(mine.running_var, reference.running_var)
 
 
-@pytest.mark.parametrize("dims", [1, 2])
-def test_max_unpool(dims):
+@pytest.mark.parametrize("dims, function, layer", [(1, "max_unpool1d", "MaxUnpool1d"),
+                                                  (2, "max_unpool2d", "MaxUnpool2d")])
+def test_max_unpool(dims, function, layer):
     shape = (2, 3, 8) if dims == 1 else (2, 3, 6, 8)
     ours, theirs = _pair(shape)
     pool = getattr(torch.nn.functional, f"max_pool{dims}d")
     pooled, indices = pool(theirs, 2, return_indices=True)
     expected = getattr(torch.nn.functional, f"max_unpool{dims}d")(pooled, indices, 2)
-    got = getattr(F, f"max_unpool{dims}d")(zero.tensor(pooled.numpy()), zero.tensor(indices.numpy()), 2)
+    got = getattr(F, function)(zero.tensor(pooled.numpy()), zero.tensor(indices.numpy()), 2)
     _close(got, expected)
-    module = getattr(nn, f"MaxUnpool{dims}d")(2)
+    module = getattr(nn, layer)(2)
     _close(module(zero.tensor(pooled.numpy()), zero.tensor(indices.numpy())), expected)
 
 
