@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -85,15 +83,6 @@ def worker(framework: str, repeats: int, dtype: str, size: int, threads: int) ->
     print(json.dumps(medians))
 
 
-def run_worker(framework: str, args) -> dict:
-    command = [sys.executable, __file__, "--worker", framework, "--repeats", str(args.repeats), "--dtype", args.dtype,
-               "--size", str(args.size), "--threads", str(args.threads)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise SystemExit(f"{framework} worker failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
@@ -106,27 +95,11 @@ def main() -> None:
     if args.worker:
         worker(args.worker, args.repeats, args.dtype, args.size, args.threads)
         return
-    try:
-        import torch  # noqa: F401  (only to know whether the comparison can run)
-        frameworks = ["zero", "torch"]
-    except ImportError:
-        frameworks = ["zero"]
-    rounds: dict = {f: [] for f in frameworks}
-    for r in range(args.rounds):
-        for framework in turns.order(frameworks, r):
-            rounds[framework].append(run_worker(framework, args))
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
-    print(f"activations and losses, forward + backward on {args.size} {args.dtype} elements, medians of "
-          f"{args.rounds} rounds x {args.repeats} calls, separate processes taking turns")
-    print("| case | zero ms | torch ms | zero / torch |\n|---|---|---|---|")
-    for name in [*ACTIVATIONS, *LOSSES]:
-        zero_ms = statistics.median(r[name] for r in rounds["zero"]) * 1e3
-        if "torch" in rounds:
-            torch_ms = statistics.median(r[name] for r in rounds["torch"]) * 1e3
-            ratio = statistics.median(z[name] / t[name] for z, t in zip(rounds["zero"], rounds["torch"]))
-            print(f"| {name} | {zero_ms:.2f} | {torch_ms:.2f} | {ratio:.2f} |")
-        else:
-            print(f"| {name} | {zero_ms:.2f} | - | - |")
+    extra = ["--repeats", str(args.repeats), "--dtype", args.dtype, "--size", str(args.size), "--threads",
+             str(args.threads)]
+    title = (f"activations and losses, forward + backward on {args.size} {args.dtype} elements, medians of "
+             f"{args.rounds} rounds x {args.repeats} calls, separate processes taking turns")
+    turns.compare_fresh_processes(__file__, extra, args.rounds, [*ACTIVATIONS, *LOSSES], title, digits=2)
 
 
 if __name__ == "__main__":

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -68,15 +66,6 @@ def worker(framework: str, repeats: int, dtype: str, threads: int) -> None:
     print(json.dumps(medians))
 
 
-def run_worker(framework: str, args) -> dict:
-    command = [sys.executable, __file__, "--worker", framework, "--repeats", str(args.repeats), "--dtype", args.dtype,
-               "--threads", str(args.threads)]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise SystemExit(f"{framework} worker failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
@@ -88,27 +77,10 @@ def main() -> None:
     if args.worker:
         worker(args.worker, args.repeats, args.dtype, args.threads)
         return
-    try:
-        import torch  # noqa: F401  (only to know whether the comparison can run)
-        frameworks = ["zero", "torch"]
-    except ImportError:
-        frameworks = ["zero"]
-    rounds: dict = {f: [] for f in frameworks}
-    for r in range(args.rounds):
-        for framework in frameworks if r % 2 == 0 else reversed(frameworks):
-            rounds[framework].append(run_worker(framework, args))
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
-    print(f"recurrent layers forward + backward, {args.dtype}, medians of {args.rounds} rounds x {args.repeats} "
-          "calls, separate processes taking turns")
-    print("| case | zero ms | torch ms | zero / torch |\n|---|---|---|---|")
-    for name, *_ in CASES:
-        zero_ms = statistics.median(r[name] for r in rounds["zero"]) * 1e3
-        if "torch" in rounds:
-            torch_ms = statistics.median(r[name] for r in rounds["torch"]) * 1e3
-            ratio = statistics.median(z[name] / t[name] for z, t in zip(rounds["zero"], rounds["torch"]))
-            print(f"| {name} | {zero_ms:.1f} | {torch_ms:.1f} | {ratio:.2f} |")
-        else:
-            print(f"| {name} | {zero_ms:.1f} | - | - |")
+    extra = ["--repeats", str(args.repeats), "--dtype", args.dtype, "--threads", str(args.threads)]
+    title = (f"recurrent layers forward + backward, {args.dtype}, medians of {args.rounds} rounds x {args.repeats} "
+             "calls, separate processes taking turns")
+    turns.compare_fresh_processes(__file__, extra, args.rounds, [name for name, *_ in CASES], title)
 
 
 if __name__ == "__main__":

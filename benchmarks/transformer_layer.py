@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 
@@ -70,15 +68,6 @@ def worker(framework: str, repeats: int, threads: int, names: list[str]) -> None
     print(json.dumps(medians))
 
 
-def run_worker(framework: str, args) -> dict:
-    command = [sys.executable, __file__, "--worker", framework, "--repeats", str(args.repeats),
-               "--threads", str(args.threads), "--cases", args.cases]
-    result = subprocess.run(command, capture_output=True, text=True, check=False)
-    if result.returncode != 0:
-        raise SystemExit(f"{framework} worker failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
@@ -94,28 +83,14 @@ def main() -> None:
     if args.worker:
         worker(args.worker, args.repeats, args.threads, names)
         return
-    try:
-        import torch  # noqa: F401  (only to know whether the comparison can run)
-        frameworks = ["zero", "torch"]
-    except ImportError:
-        frameworks = ["zero"]
-    rounds: dict = {f: [] for f in frameworks}
-    for r in range(args.rounds):
-        for framework in turns.order(frameworks, r):
-            rounds[framework].append(run_worker(framework, args))
-        print(f"round {r + 1}/{args.rounds} done", file=sys.stderr, flush=True)
-    print(f"TransformerEncoderLayer({WIDTH}, {HEADS}, {HIDDEN}, batch_first, dropout 0) forward + backward on "
-          f"({BATCH}, {LENGTH}, {WIDTH}) float32, medians of {args.rounds} rounds x {args.repeats} steps, "
-          "separate processes taking turns")
-    print("| case | zero ms | torch ms | zero / torch |\n|---|---|---|---|")
-    for name in names:
-        zero_ms = statistics.median(r[name] for r in rounds["zero"]) * 1e3
-        if "torch" in rounds:
-            torch_ms = statistics.median(r[name] for r in rounds["torch"]) * 1e3
-            ratio = statistics.median(z[name] / t[name] for z, t in zip(rounds["zero"], rounds["torch"]))
-            print(f"| {name} | {zero_ms:.1f} | {torch_ms:.1f} | {ratio:.2f} |")
-        else:
-            print(f"| {name} | {zero_ms:.1f} | - | - |")
+    title = (f"TransformerEncoderLayer({WIDTH}, {HEADS}, {HIDDEN}, batch_first, dropout 0) forward + backward on "
+             f"({BATCH}, {LENGTH}, {WIDTH}) float32, medians of {args.rounds} rounds x {args.repeats} steps, "
+             "separate processes taking turns")
+    title = (f"TransformerEncoderLayer({WIDTH}, {HEADS}, {HIDDEN}, batch_first, dropout 0) forward + backward on "
+             f"({BATCH}, {LENGTH}, {WIDTH}) float32, medians of {args.rounds} rounds x {args.repeats} steps, "
+             "separate processes taking turns")
+    extra = ["--repeats", str(args.repeats), "--threads", str(args.threads), "--cases", args.cases]
+    turns.compare_fresh_processes(__file__, extra, args.rounds, names, title)
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Frameworks timed in separate processes, taking turns: the protocol shared by
-``kernels.py`` and ``train_step.py``.
+``kernels.py`` and ``train_step.py`` (long-lived workers), and the simpler one of a fresh
+worker per round (``compare_fresh_processes``) that the layer benchmarks use.
 
 Why separate processes: in one process PyTorch's OpenMP threads and OpenBLAS's threads
 spin-wait after each call and steal each other's cores, so whichever runs second is
@@ -273,3 +274,50 @@ def markdown(header: Sequence[str], rows: Sequence[Sequence[str]], align: str | 
              "|" + "|".join("---" if a == "l" else "---:" for a in align) + "|"]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+# -- one process per framework per round ------------------------------------------------------
+# (the simpler scheme of conv.py, recurrent.py, activations.py and transformer_layer.py: each
+# round starts a fresh worker per framework, which times every case and prints one JSON object
+# of {case: median seconds})
+
+
+def frameworks() -> list[str]:
+    """["zero", "torch"], or ["zero"] where PyTorch is not installed."""
+    try:
+        import torch  # noqa: F401  (only to know whether the comparison can run)
+    except ImportError:
+        return ["zero"]
+    return ["zero", "torch"]
+
+
+def run_once(script: str, framework: str, *extra: str) -> dict:
+    """Start ``script`` as a worker for ``framework``, wait for it, and return its JSON."""
+    result = subprocess.run(worker_command(script, framework, *extra), capture_output=True, text=True, check=False)
+    if result.returncode != 0:
+        raise SystemExit(f"{framework} worker failed:\n{result.stderr[-3000:]}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def compare_fresh_processes(script: str, extra: Sequence[str], rounds: int, cases: Sequence[str], title: str,
+                            digits: int = 1) -> None:
+    """``rounds`` rounds of one fresh worker per framework, in ``order``; then the table: per
+    case, the median over rounds of each framework's milliseconds and of the per-round ratio
+    Zero / PyTorch."""
+    names = frameworks()
+    results: dict[str, list[dict]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in order(names, r):
+            results[name].append(run_once(script, name, *extra))
+        print(f"round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+    print(title)
+    rows = []
+    for case in cases:
+        zero_ms = statistics.median(r[case] for r in results["zero"]) * 1e3
+        if "torch" in results:
+            torch_ms = statistics.median(r[case] for r in results["torch"]) * 1e3
+            ratio = statistics.median(z[case] / t[case] for z, t in zip(results["zero"], results["torch"]))
+            rows.append([case, f"{zero_ms:.{digits}f}", f"{torch_ms:.{digits}f}", f"{ratio:.2f}"])
+        else:
+            rows.append([case, f"{zero_ms:.{digits}f}", "-", "-"])
+    print(markdown(["case", "zero ms", "torch ms", "zero / torch"], rows))
