@@ -85,12 +85,8 @@ def worker(framework: str, repeats: int, dtype: str, size: int, threads: int) ->
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
-    parser.add_argument("--repeats", type=int, default=7, help="timed calls per case in each process")
+    turns.add_comparison_arguments(parser, repeats=7)
     parser.add_argument("--size", type=int, default=1 << 20, help="elements of the input")
-    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
-    parser.add_argument("--worker", choices=["zero", "torch"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.repeats, args.dtype, args.size, args.threads)

@@ -69,11 +69,7 @@ def time_case(functional, x, weight, bias, grad, stride: int, padding: int, repe
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
-    parser.add_argument("--repeats", type=int, default=5, help="timed calls per case in each process")
-    parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
-    parser.add_argument("--worker", choices=["zero", "torch"], help=argparse.SUPPRESS)
+    turns.add_comparison_arguments(parser, repeats=5)
     args = parser.parse_args()
     if args.worker:
         worker(args.worker, args.repeats, args.dtype, args.threads)

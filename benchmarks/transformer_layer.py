@@ -70,11 +70,8 @@ def worker(framework: str, repeats: int, threads: int, names: list[str]) -> None
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
-    parser.add_argument("--repeats", type=int, default=5, help="timed steps per case in each process")
-    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    turns.add_comparison_arguments(parser, repeats=5, dtype=False)
     parser.add_argument("--cases", default=",".join(CASES), help="comma-separated case names (default: all)")
-    parser.add_argument("--worker", choices=["zero", "torch"], help=argparse.SUPPRESS)
     args = parser.parse_args()
     names = [n for n in args.cases.split(",") if n]
     unknown = [n for n in names if n not in CASES]

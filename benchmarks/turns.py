@@ -321,3 +321,15 @@ def compare_fresh_processes(script: str, extra: Sequence[str], rounds: int, case
         else:
             rows.append([case, f"{zero_ms:.{digits}f}", "-", "-"])
     print(markdown(["case", "zero ms", "torch ms", "zero / torch"], rows))
+
+
+def add_comparison_arguments(parser, repeats: int, dtype: bool = True) -> None:
+    """The options every ``compare_fresh_processes`` script takes (``--worker``: internal)."""
+    import argparse
+
+    parser.add_argument("--rounds", type=int, default=5, help="processes per framework, taking turns")
+    parser.add_argument("--repeats", type=int, default=repeats, help="timed calls per case in each process")
+    if dtype:
+        parser.add_argument("--dtype", default="float32", choices=["float32", "float64"])
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch's intra-op threads")
+    parser.add_argument("--worker", choices=["zero", "torch"], help=argparse.SUPPRESS)
