@@ -18,7 +18,7 @@ RUN_DIR holds (see ``checkpoints`` for the rotation):
     checkpoint-best.safetensors     the lowest validation loss so far
                                     (`zero gpt sample --checkpoint best`)
     metrics.jsonl                   a JSON object per step (--metrics)
-    metrics.png                     its curves, drawn at the end (`zero plot`)
+    metrics.png                     its curves, drawn whenever the run ends (`zero plot`)
 
 On a terminal a progress bar runs under the log lines; redirected, a plain
 progress line appears at least every 10 s. Each checkpoint is announced with

@@ -18,7 +18,8 @@ that becomes inf or NaN stops the run (exit status 3); NaN weights are never
 saved. Without --save nothing is kept, and the job says so.
 
 With --metrics FILE each epoch is recorded (losses, accuracies, learning rate)
-and drawn at the end into FILE's name with .png (`zero plot FILE` redraws it).
+and drawn into FILE's name with .png whenever the run ends, Ctrl-C too (`zero plot FILE`
+redraws it).
 A progress bar runs under the log on a terminal; redirected, a plain progress
 line appears at least every 10 s; a summary closes the run.
 """
