@@ -115,7 +115,7 @@ def test_the_readme_gpt_command_runs_twice_and_its_examples_write_only_ignored_f
         sampled = zero_command(*sample, "--tokens", "20", cwd=tmp_path, env=env)
         assert sampled.returncode == 0 and len(sampled.stdout) >= 20, f"attempt {attempt}: {sampled.stderr}"
 
-    licences = next(b for b in _blocks(_section("The jobs"), "sh") if "common-licenses" in b)
+    licences = next(b for b in _blocks(_section("The jobs in detail"), "sh") if "common-licenses" in b)
     if not Path("/usr/share/common-licenses/GPL-3").is_file():
         pytest.skip("no /usr/share/common-licenses here (Debian and Ubuntu have it)")
     for line in filter(None, licences.splitlines()):

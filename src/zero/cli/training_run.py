@@ -1,6 +1,7 @@
 """What both training jobs hold for the life of a run, and the rules they share.
 
-    with TrainingRun(job, checkpoints, ...) as run:      # lock, metrics, signal handlers
+    with TrainingRun(job, checkpoints, ...) as run:      # lock, metrics, signal handlers; at the
+                                                         # run's end, however it ends, its plot
         for step ...:
             loss, norm = run.check_step(done, loss, grad_norm)  # Diverged: exit status 3
             ...
@@ -21,7 +22,6 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
 from ..errors import FileWriteError
 from .checkpoints import CheckpointSet
@@ -92,7 +92,7 @@ class TrainingRun:
             self.plot = write_plot_beside(self.metrics_path)
         except Exception as e:  # (the run's own end matters more than its picture)
             self.plot = f"none: {type(e).__name__}: {e}"
-        if not ended and Path(self.plot).suffix == ".png":
+        if not ended and not self.plot.startswith("none:"):
             self.say(f"plot: {self.plot}")
 
     def write_metrics(self, record: dict, sync: bool = True) -> None:
