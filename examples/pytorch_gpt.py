@@ -1,6 +1,6 @@
 """A character-level GPT written the way PyTorch programs are written.
 
-It runs on Zero as shipped. Its one line that names a framework is its first import,
+It runs on Zero as shipped. Its one line that names a framework is
 ``import zero as torch``: change it to ``import torch`` and it is a PyTorch program --
 ``tests/test_pytorch_programs.py`` does exactly that and checks that the losses equal
 PyTorch's, step by step.
