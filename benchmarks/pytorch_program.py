@@ -10,9 +10,8 @@ a masked softmax written out, weight tying), AdamW with two groups, a LambdaLR s
 and gradient clipping, each op a call of its own. Small models are bound by what each op
 costs before its kernel runs, large ones by the kernels.
 
-The Zero worker maps the module names ``torch``, ``torch.nn``, ``torch.nn.functional`` and
-``torch.utils.data`` to Zero's (``sys.modules``) and runs the program's own source; the
-PyTorch worker (2 threads) runs it as it is. Both build the model with the program's
+The Zero worker runs the program's own source as it is (``import zero as torch``); the
+PyTorch worker (2 threads) runs it with that line changed to ``import torch``. Both build the model with the program's
 ``build`` (the same weights, from Python's ``random``) and train on the same batches (the
 first ones of the program's own loader). Processes take turns as ``turns.py`` describes;
 each round a worker builds afresh, runs ``--warmup`` untimed steps and ``--steps`` timed
@@ -30,6 +29,7 @@ import importlib.util
 import statistics
 import sys
 import time
+import types
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -44,31 +44,19 @@ BATCHES = 16
 
 def load_program(framework: str):
     """The program as a module, its ``torch`` being PyTorch (``"torch"``) or the Zero package
-    named (``"zero"``; ``step_ab.py`` loads it on another commit's ``"zero_base"`` too)."""
+    named (``"zero"``; ``step_ab.py`` loads it on another commit's ``"zero_base"`` too): its
+    one framework line, ``import zero as torch``, names that package."""
     if framework == "torch":
         import torch
 
         torch.set_num_threads(2)
-        return _exec_program()
-    names = ("", ".nn", ".nn.functional", ".utils", ".utils.data")
-    modules = {"torch" + name: importlib.import_module(framework + name) for name in names}
-    saved = {name: sys.modules.get(name) for name in modules}
-    sys.modules.update(modules)         # while the program's import lines run
-    try:
-        return _exec_program()
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                del sys.modules[name]
-            else:
-                sys.modules[name] = module
-
-
-def _exec_program():
-    spec = importlib.util.spec_from_file_location("pytorch_gpt", PROGRAM)
-    assert spec is not None and spec.loader is not None
-    program = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(program)
+    source = PROGRAM.read_text()
+    line = "import zero as torch\n"
+    assert source.count(line) == 1, f"{PROGRAM}: no line {line!r}"
+    source = source.replace(line, "import torch\n" if framework == "torch" else f"import {framework} as torch\n")
+    program = types.ModuleType("pytorch_gpt")
+    program.__file__ = str(PROGRAM)
+    exec(compile(source, str(PROGRAM), "exec"), program.__dict__)
     return program
 
 
@@ -85,8 +73,8 @@ def worker(framework: str) -> None:
                                   steps=request["warmup"] + request["steps"])
         dataset = program.CharDataset(program.TEXT, block)
         model, optimizer, scheduler = program.build(args, dataset)
-        loader = program.DataLoader(dataset, batch_size=batch, sampler=program.ShuffledSampler(dataset, 0),
-                                    drop_last=True)
+        loader = program.torch.utils.data.DataLoader(dataset, batch_size=batch,
+                                                     sampler=program.ShuffledSampler(dataset, 0), drop_last=True)
         batches = [pair for _, pair in zip(range(BATCHES), loader)]
         times, losses = [], []
         for i in range(args.steps):

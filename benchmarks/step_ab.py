@@ -88,8 +88,8 @@ def program_step(package: str):
                               lr=3e-3, seed=1337, flash=1, steps=10_000)
     dataset = program.CharDataset(program.TEXT, block)
     model, optimizer, scheduler = program.build(args, dataset)
-    loader = program.DataLoader(dataset, batch_size=batch, sampler=program.ShuffledSampler(dataset, 0),
-                                drop_last=True)
+    loader = program.torch.utils.data.DataLoader(dataset, batch_size=batch,
+                                                 sampler=program.ShuffledSampler(dataset, 0), drop_last=True)
     batches = itertools.cycle([pair for _, pair in zip(range(16), loader)])
     return lambda: program.train_step(model, optimizer, scheduler, *next(batches)).item()
 

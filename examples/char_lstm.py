@@ -1,8 +1,8 @@
 """A character-level LSTM language model, written the way PyTorch programs are written.
 
-It runs on Zero as shipped; with ``import zero as torch`` (and the two lines below it)
-changed back to ``torch`` it is a PyTorch program, and ``tests/test_layer_programs.py``
-runs both from the same initial weights and compares the losses step by step.
+It runs on Zero as shipped; with its one framework line, ``import zero as torch``, changed
+to ``import torch`` it is a PyTorch program, and ``tests/test_layer_programs.py`` runs both
+from the same initial weights and compares the losses step by step.
 
     python examples/char_lstm.py                 # about a minute on 2 CPU cores
     python examples/char_lstm.py --steps 20 --hidden 32
@@ -20,8 +20,9 @@ import json
 import numpy as np
 
 import zero as torch
-import zero.nn as nn
-import zero.nn.functional as F
+
+nn = torch.nn
+F = torch.nn.functional
 
 TEXT = ("It is a truth universally acknowledged, that a single man in possession of a good fortune, "
         "must be in want of a wife. However little known the feelings or views of such a man may be "

@@ -1,9 +1,9 @@
 """A DCGAN-style generator and discriminator, in PyTorch's idiom, on made-up images.
 
 The "images" are 16x16 grey discs at random places (no download). It runs on Zero as
-shipped; with ``import zero as torch`` (and the line below it) changed back to
-``torch`` it is a PyTorch program, and ``tests/test_layer_programs.py`` runs both from the
-same initial weights and the same noise and compares both losses step by step.
+shipped; with its one framework line, ``import zero as torch``, changed to ``import torch``
+it is a PyTorch program, and ``tests/test_layer_programs.py`` runs both from the same
+initial weights and the same noise and compares both losses step by step.
 
     python examples/dcgan.py                  # about a minute on 2 CPU cores
 
@@ -20,7 +20,8 @@ import json
 import numpy as np
 
 import zero as torch
-import zero.nn as nn
+
+nn = torch.nn
 
 
 def make_images(count, size, seed):

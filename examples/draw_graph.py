@@ -3,7 +3,8 @@
     python examples/draw_graph.py [OUT_DIR]
 
 Writes book_example.dot and mlp_loss.dot (Graphviz DOT text), and .svg pictures of both
-where Graphviz's `dot` is installed.
+where Graphviz's `dot` is installed, into OUT_DIR (default: runs/graphs, which git
+ignores in Zero's checkout, as it does the jobs' runs/).
 """
 from __future__ import annotations
 
@@ -37,4 +38,4 @@ def main(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("graphs"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else Path("runs") / "graphs")

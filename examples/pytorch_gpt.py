@@ -1,12 +1,9 @@
-"""A character-level GPT written the way PyTorch programs are written, for PyTorch.
+"""A character-level GPT written the way PyTorch programs are written.
 
-Zero runs it with only the import lines changed (``tests/test_pytorch_programs.py``
-does exactly that and compares the losses with PyTorch's):
-
-    import torch                              ->  import zero as torch
-    import torch.nn as nn                     ->  import zero.nn as nn
-    from torch.nn import functional as F      ->  from zero.nn import functional as F
-    from torch.utils.data import ...          ->  from zero.utils.data import ...
+It runs on Zero as shipped. Its one line that names a framework is
+``import zero as torch``: change it to ``import torch`` and it is a PyTorch program --
+``tests/test_pytorch_programs.py`` does exactly that and checks that the losses equal
+PyTorch's, step by step.
 
 It uses what such scripts use: a Dataset and a custom Sampler under a DataLoader, a
 model with weight tying, a causal-mask buffer and ``self.apply(init)``, AdamW with
@@ -14,10 +11,11 @@ decay and no-decay groups, a LambdaLR warm-up + cosine schedule, gradient clippi
 ``@torch.no_grad()`` evaluation, a checkpoint saved and resumed, and sampling with
 ``topk`` + ``multinomial``.
 
-    python examples/pytorch_gpt.py --steps 40 --out /tmp/run   (with PyTorch installed)
+    python examples/pytorch_gpt.py --steps 40 --out runs/pytorch_gpt
 
-The weights are set from Python's ``random`` after the usual initialisation, so that
-two libraries start from the same numbers; the last line printed is JSON of the losses.
+(--out is created if it does not exist; a few seconds on 2 cores.) The weights are set
+from Python's ``random`` after the usual initialisation, so that two libraries start
+from the same numbers; the last line printed is JSON of the losses.
 """
 import argparse
 import json
@@ -25,17 +23,17 @@ import math
 import os
 import random
 
-import torch
-import torch.nn as nn
-from torch.nn import functional as F
-from torch.utils.data import DataLoader, Dataset, Sampler
+import zero as torch
+
+nn = torch.nn
+F = torch.nn.functional
 
 TEXT = ("First Citizen: Before we proceed any further, hear me speak. All: Speak, speak. "
         "First Citizen: You are all resolved rather to die than to famish? All: Resolved. resolved. "
         "First Citizen: First, you know Caius Marcius is chief enemy to the people. ") * 4
 
 
-class CharDataset(Dataset):
+class CharDataset(torch.utils.data.Dataset):
     def __init__(self, text, block_size):
         chars = sorted(set(text))
         self.stoi = {ch: i for i, ch in enumerate(chars)}
@@ -51,7 +49,7 @@ class CharDataset(Dataset):
         return chunk[:-1], chunk[1:]
 
 
-class ShuffledSampler(Sampler):
+class ShuffledSampler(torch.utils.data.Sampler):
     """The same order in every library: a permutation from Python's random."""
 
     def __init__(self, data_source, seed):
@@ -241,15 +239,16 @@ def main(argv=None):
     parser.add_argument("--lr", type=float, default=3e-3)
     parser.add_argument("--seed", type=int, default=1337)
     parser.add_argument("--flash", type=int, default=1, help="1: F.scaled_dot_product_attention, 0: by hand")
-    parser.add_argument("--out", default=".")
+    parser.add_argument("--out", default="runs/pytorch_gpt", help="where the checkpoint goes (created)")
     args = parser.parse_args(argv)
+    os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(args.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     assert device.type in ("cpu", "cuda")
 
     dataset = CharDataset(TEXT, args.block_size)
-    loader = DataLoader(dataset, batch_size=args.batch_size, sampler=ShuffledSampler(dataset, args.seed),
-                        drop_last=True)
+    loader = torch.utils.data.DataLoader(dataset, batch_size=args.batch_size,
+                                         sampler=ShuffledSampler(dataset, args.seed), drop_last=True)
     model, optimizer, scheduler = build(args, dataset)
     print(f"{sum(p.numel() for p in model.parameters()):,} parameters")
     losses = []

@@ -2,9 +2,9 @@
 
 The task is made up so that it needs no download and a model must look at the whole
 sequence: sequences of random tokens of random lengths (padded with 0), labelled 1 when
-token 1 occurs more often than token 2. It runs on Zero as shipped; with ``import zero as
-torch`` (and the line below it) changed back to ``torch`` it is a PyTorch program,
-and ``tests/test_layer_programs.py`` runs both from the same initial weights.
+token 1 occurs more often than token 2. It runs on Zero as shipped; with its one framework
+line, ``import zero as torch``, changed to ``import torch`` it is a PyTorch program, and
+``tests/test_layer_programs.py`` runs both from the same initial weights.
 
     python examples/transformer_classifier.py          # about a minute on 2 CPU cores
 
@@ -20,7 +20,8 @@ import json
 import numpy as np
 
 import zero as torch
-import zero.nn as nn
+
+nn = torch.nn
 
 
 def make_data(count, vocab, max_len, seed):

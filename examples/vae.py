@@ -1,8 +1,8 @@
 """A variational autoencoder, in PyTorch's idiom, on made-up 8x8 binary images.
 
 The images are bars: each row and each column of an 8x8 grid is on with probability
-1/8 (no download). It runs on Zero as shipped; with ``import zero as torch`` (and the
-two lines below it) changed back to ``torch`` it is a PyTorch program, and
+1/8 (no download). It runs on Zero as shipped; with its one framework line, ``import zero
+as torch``, changed to ``import torch`` it is a PyTorch program, and
 ``tests/test_layer_programs.py`` runs both from the same initial weights and the same
 noise and compares the losses.
 
@@ -19,9 +19,10 @@ import json
 import numpy as np
 
 import zero as torch
-import zero.nn as nn
-import zero.nn.functional as F
-from zero.utils.data import DataLoader, TensorDataset
+
+nn = torch.nn
+F = torch.nn.functional
+DataLoader, TensorDataset = torch.utils.data.DataLoader, torch.utils.data.TensorDataset
 
 
 def make_bars(count, seed):

@@ -1,5 +1,6 @@
-"""Programs in PyTorch's idiom off the GPT path run on Zero as shipped, and -- with the
-import lines changed back to ``torch`` -- give PyTorch's losses from the same weights.
+"""Programs in PyTorch's idiom off the GPT path run on Zero as shipped, and -- with their one
+framework line, ``import zero as torch``, changed to ``import torch``
+(``test_pytorch_programs.torch_version``) -- give PyTorch's losses from the same weights.
 
 Each program in ``examples/`` below writes its initial weights (``--save-init``) when run
 on Zero; the PyTorch run loads them (``--load-init``), so the comparison also checks that
@@ -9,20 +10,14 @@ run time (noise) come from NumPy, so the two runs see the same values.
 from __future__ import annotations
 
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from test_pytorch_programs import torch_version
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-TO_TORCH = [  # (Zero's import line, PyTorch's)
-    ("import zero as torch", "import torch"),
-    ("import zero.nn as nn", "import torch.nn as nn"),
-    ("import zero.nn.functional as F", "import torch.nn.functional as F"),
-    ("from zero.utils.data import DataLoader, TensorDataset", "from torch.utils.data import DataLoader, TensorDataset"),
-]
 # program: tiny settings for CI, tolerance of the loss comparison
 PROGRAMS = {
     "char_lstm.py": (["--steps", "12", "--hidden", "24", "--embed", "8", "--batch-size", "4", "--seq-len", "10"],
@@ -32,16 +27,6 @@ PROGRAMS = {
     "dcgan.py": (["--steps", "6", "--batch-size", "8", "--nz", "8", "--ngf", "8", "--ndf", "8"], 5e-4),
     "vae.py": (["--epochs", "2", "--samples", "256", "--hidden", "32"], 2e-4),
 }
-
-
-def torch_version(source: str) -> str:
-    """The program with each of Zero's import lines (whole lines) changed to PyTorch's."""
-    lines = source.splitlines(keepends=True)
-    for zero_line, torch_line in TO_TORCH:
-        lines = [torch_line + "\n" if line.rstrip("\n") == zero_line else line for line in lines]
-    source = "".join(lines)
-    assert not re.search(r"^(import|from) zero\b", source, re.MULTILINE), "an import line was missed"
-    return source
 
 
 def run(script: Path, *options: str) -> dict:

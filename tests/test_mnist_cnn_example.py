@@ -3,7 +3,10 @@ and -- where PyTorch is installed -- the very same source with PyTorch's imports
 same losses from the same weights, step for step (Adadelta and StepLR included)."""
 from __future__ import annotations
 
+import os
 import runpy
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +45,7 @@ def test_the_example_trains_on_a_tiny_data_set(tiny_digits, tmp_path, capsys):
                                 "--test-batch-size", "64", "--log-interval", "3", "--save-model", str(saved)])
     out = capsys.readouterr().out
     assert "data: mnist" in out and "Train epoch 2 [96/192]" in out and "epoch 2:" in out
+    assert "left" in next(line for line in out.splitlines() if line.startswith("epoch 1:"))  # what the rest takes
     assert accuracy > 0.9
     assert set(zero.load(saved)) == {"conv1.weight", "conv1.bias", "conv2.weight", "conv2.bias", "fc1.weight",
                                      "fc1.bias", "fc2.weight", "fc2.bias"}
@@ -78,3 +82,14 @@ def test_the_same_source_on_pytorch_gives_the_same_losses(tmp_path):
             losses[name].append(loss.item())
     np.testing.assert_allclose(losses["zero"], losses["torch"], rtol=2e-5)
     assert losses["zero"][-1] < losses["zero"][0]
+
+
+def test_its_help_and_the_readme_state_the_default_run_time():
+    """14 epochs of several minutes each: a user is told before starting one (issue 40)."""
+    result = subprocess.run([sys.executable, str(EXAMPLE), "--help"], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "PYTHONPATH": str(ROOT / "src")}, check=True)
+    epochs = " ".join(result.stdout[result.stdout.index("--epochs EPOCHS"):].split())
+    assert "default: 14" in epochs and "minutes" in epochs and "hours" in epochs
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    said = readme[readme.index("`examples/mnist_cnn.py`"):][:400]
+    assert "14 epochs" in said and "minutes an epoch" in said

@@ -97,7 +97,7 @@ class TestWithMatplotlib:
         fig = figure([("mnist", read_metrics(metrics))])
         assert [ax.get_ylabel() for ax in fig.axes] == ["loss", "accuracy", "learning rate"]
         assert list(fig.axes[1].get_lines()[1].get_ydata()) == [0.75, 0.875, 1 - 0.25 / 3]
-        assert fig.axes[-1].get_xlabel() == "step"
+        assert fig.axes[-1].get_xlabel() == "epoch"  # issue 40: MNIST is drawn against its epochs
 
     def test_a_line_being_written_is_left_out(self, tmp_path):
         from zero.cli.plot import read_metrics

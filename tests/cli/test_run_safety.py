@@ -139,7 +139,7 @@ def test_rotation_keeps_the_latest_the_newest_few_and_the_best(prepared, tmp_pat
     assert gpt("sample", "--run", run, "--checkpoint", "best", "--tokens", 5, "--prompt", "To") == 0
     assert gpt("sample", "--run", run, "--checkpoint", 8, "--tokens", 5, "--prompt", "To") == 0
     assert gpt("sample", "--run", run, "--checkpoint", 2, "--tokens", 5) == 2
-    assert "no checkpoint checkpoint-000002.safetensors" in capsys.readouterr().err
+    assert "holds no checkpoint of step 2 (a run keeps only its newest" in capsys.readouterr().err
 
 
 # -- divergence -------------------------------------------------------------------------------

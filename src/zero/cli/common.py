@@ -79,8 +79,11 @@ class MetricsFile:
         self.file.seek(0)
         self.file.truncate(0 if keep_until is None else _records_end(self.file, key, keep_until))
 
-    def write(self, record: dict) -> None:
-        """Append ``record``; on a full disk, cut the torn line off and say what was kept."""
+    def write(self, record: dict, sync: bool = True) -> None:
+        """Append ``record``; on a full disk, cut the torn line off and say what was kept.
+        Written at once (a crash of the process loses nothing); ``sync`` also waits for the
+        disk (a power cut loses nothing before it), which a job asks for at each line it
+        prints, not at every step."""
         if self.file is None:
             return
         fd = self.file.fileno()  # written unbuffered (appending): nothing left in a buffer to fail again at close
@@ -89,7 +92,8 @@ class MetricsFile:
             data = memoryview((json.dumps(record) + "\n").encode("utf-8"))
             while data:
                 data = data[os.write(fd, data):]
-            os.fsync(fd)
+            if sync:
+                os.fsync(fd)
         except OSError as e:
             with contextlib.suppress(OSError):
                 os.ftruncate(fd, end)

@@ -20,7 +20,9 @@ exit status 130 / 143.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import sys
 from pathlib import Path
 
 from ..data.text import META_FILE, CharTokenizer, prepare_file, prepare_text
@@ -84,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     existing.add_argument("--overwrite", action="store_true",
                           help="start afresh in a RUN_DIR that holds checkpoints (deletes them)")
     t.add_argument("--metrics", metavar="FILE",
-                   help="one JSON object per logged step, plotted at the end beside it as FILE.png (default: "
+                   help="one JSON object per step, plotted beside it as FILE.png when the run ends (default: "
                         "RUN_DIR/metrics.jsonl; --resume cuts it back to the checkpoint's step)")
     parallel.add_arguments(t)
     t.set_defaults(handler=run_train)
@@ -143,26 +145,63 @@ def prepare_default_corpus() -> Path:
 
 
 def run_train(args) -> int:
-    with parallel.job(args.device, args.dist_timeout) as ranks:  # several ranks under mpirun (cli/parallel.py)
-        # before the default corpus is prepared: a bad argument writes nothing
-        saved = ranks.from_main(lambda: (check_arguments(args), parallel.settled(args)))
+    # (several ranks under mpirun: cli/parallel.py; rank 0 checks, takes the run's lock and holds it)
+    with parallel.job(args.device, args.dist_timeout) as ranks, contextlib.ExitStack() as held:
+        # before the default corpus is prepared: a bad argument (a missing device, a run in use) writes nothing
+        saved = ranks.from_main(lambda: (check_arguments(args, held.enter_context), parallel.settled(args)))
         saved = parallel.adopt(args, saved)
         if args.data is None:
             args.data = str(ranks.each_machine(prepare_default_corpus))
             print(f"data: no --data given; using Python's documentation topics (pydoc_data.topics), "
                   f"prepared in {args.data}")
-        return train(args, saved)
+        return train(args, saved, locked=True)
 
 
-def _sample_checkpoint(args) -> Path:
+def _sample_checkpoint(args) -> tuple[CheckpointSet, Path]:
     checkpoints = CheckpointSet(Path(args.run) / CHECKPOINT)
     if args.checkpoint not in ("latest", "best") and not args.checkpoint.isdigit():
         raise UsageError(f"--checkpoint must be latest, best or a step number, got {args.checkpoint!r}")
+    existing = checkpoints.existing()
     try:
-        return checkpoints.choose(args.checkpoint)
+        return checkpoints, checkpoints.choose(args.checkpoint)
     except UsageError as e:
-        train = "" if checkpoints.existing() else f"; train one with `zero gpt train --out {args.run}`"
-        raise UsageError(f"--run {args.run}: {e}{train}") from None
+        if not existing:
+            raise UsageError(f"--run {args.run}: {e}; train one with `zero gpt train --out {args.run}`") from None
+        there = ", ".join(checkpoints.describe(p) for p in existing)
+        if args.checkpoint.isdigit():  # numbered ones are rotated away as a run goes on
+            raise UsageError(f"--checkpoint {args.checkpoint}: {args.run} holds no checkpoint of step "
+                             f"{int(args.checkpoint)} (a run keeps only its newest numbered checkpoints, "
+                             f"--keep-checkpoints); its checkpoints: {there} (--checkpoint WHICH)") from None
+        raise UsageError(f"--checkpoint {args.checkpoint}: {args.run} holds no {args.checkpoint} checkpoint; "
+                         f"its checkpoints: {there} (--checkpoint WHICH)") from None
+
+
+def _load_for_sampling(args, checkpoints: CheckpointSet, path: Path) -> dict:
+    """The checkpoint; a damaged one names the run's others to sample from instead."""
+    try:
+        checkpoint = load(path)
+    except DataError as e:
+        others = [checkpoints.describe(p) for p in checkpoints.existing() if p.resolve() != path.resolve()]
+        if not others:
+            raise
+        raise DataError(f"{e}; sample from another of this run's checkpoints: {', '.join(others)} "
+                        f"(`zero gpt sample --run {args.run} --checkpoint {others[0]}`)") from None
+    if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in ("vocab", "config", "model")):
+        raise DataError(f"{path} is not a `zero gpt train` checkpoint")
+    return checkpoint
+
+
+def _check_prompt(prompt: str, tokenizer: CharTokenizer) -> None:
+    """Every character of the prompt the model cannot read, named at once."""
+    unknown = [(position, char) for position, char in enumerate(prompt) if char not in tokenizer.index]
+    if not unknown:
+        return
+    shown = [f"{char!r} (U+{ord(char):04X}) at position {position}" for position, char in unknown[:10]]
+    more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+    them = "it is" if len(unknown) == 1 else "they are"
+    raise DataError(f"--prompt: {len(unknown)} character{'s' if len(unknown) > 1 else ''} not in the vocabulary of "
+                    f"{len(tokenizer)} characters this model was trained on ({them} not in its training text): "
+                    f"{', '.join(shown)}{more}")
 
 
 def run_sample(args) -> int:
@@ -171,36 +210,38 @@ def run_sample(args) -> int:
     require_number(args, "temperature")
     if args.top_k is not None:
         require_at_least(args, 1, "top_k")
-    path = _sample_checkpoint(args)
+    checkpoints, path = _sample_checkpoint(args)
     device = resolve_device(args.device)
-    checkpoint = load(path)
-    if not isinstance(checkpoint, dict) or any(k not in checkpoint for k in ("vocab", "config", "model")):
-        raise DataError(f"{path} is not a `zero gpt train` checkpoint")
+    checkpoint = _load_for_sampling(args, checkpoints, path)
     tokenizer = CharTokenizer(checkpoint["vocab"], source=str(path))
     model = GPT(GPTConfig(**checkpoint["config"]["model"]))
     model.load_state_dict(checkpoint["model"])
     model.to(device)
     prompt = args.prompt or ("\n" if "\n" in tokenizer.index else tokenizer.chars[0])
-    for position, char in enumerate(prompt):
-        if char not in tokenizer.index:
-            raise DataError(f"--prompt: the character {char!r} (U+{ord(char):04X}) at position {position} is not "
-                            f"in the vocabulary of {len(tokenizer)} characters this model was trained on")
+    _check_prompt(prompt, tokenizer)
     ids = tokenizer.encode(prompt)
     manual_seed(args.seed)
-    on_token = None
+    generated: list[int] = []   # what a Ctrl-C keeps: printed before the job ends
     if args.stream:
         print(prompt, end="", flush=True)
 
-        def on_token(new) -> None:
+    def on_token(new) -> None:
+        generated.append(int(new[0]))
+        if args.stream:
             print(tokenizer.decode(new[:1]), end="", flush=True)
             if reader_gone():          # (| head -c 20 has what it wanted: no more to generate)
                 raise ReaderGone
 
     try:
-        out = model.generate(tensor(ids[None, :].astype("int64"), device=device), args.tokens,
-                             temperature=args.temperature, top_k=args.top_k, generator=Generator(seed=args.seed),
-                             use_cache=not args.no_cache, on_token=on_token)
+        model.generate(tensor(ids[None, :].astype("int64"), device=device), args.tokens,
+                       temperature=args.temperature, top_k=args.top_k, generator=Generator(seed=args.seed),
+                       use_cache=not args.no_cache, on_token=on_token)
     except ReaderGone:
         return 0
-    print() if args.stream else print(tokenizer.decode(out[0].tolist()))
+    except KeyboardInterrupt:  # the text so far, then the usual line and status (130)
+        print() if args.stream else print(prompt + tokenizer.decode(generated), flush=True)
+        print(f"zero gpt sample: interrupted after {len(generated):,} of {args.tokens:,} characters",
+              file=sys.stderr, flush=True)
+        return 130
+    print() if args.stream else print(prompt + tokenizer.decode(generated))
     return 0

@@ -17,8 +17,8 @@ RUN_DIR holds (see ``checkpoints`` for the rotation):
     checkpoint-000500.safetensors   the newest --keep-checkpoints, named by step
     checkpoint-best.safetensors     the lowest validation loss so far
                                     (`zero gpt sample --checkpoint best`)
-    metrics.jsonl                   a JSON object per logged step (--metrics)
-    metrics.png                     its curves, drawn at the end (`zero plot`)
+    metrics.jsonl                   a JSON object per step (--metrics)
+    metrics.png                     its curves, drawn whenever the run ends (`zero plot`)
 
 On a terminal a progress bar runs under the log lines; redirected, a plain
 progress line appears at least every 10 s. Each checkpoint is announced with
@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import nn
@@ -63,8 +64,7 @@ from .checkpoints import CheckpointSet
 from . import presets
 from .common import check_checkpoint, memory_detail, peak_memory, resolve_device, restore_error, trim_device_pool
 from .console import Progress, compile_notice, duration
-from .plot import write_plot_beside
-from .run_control import Diverged
+from .run_control import Diverged, TrainerLock
 from .training_run import TrainingRun
 
 CHECKPOINT = "checkpoint.safetensors"
@@ -80,16 +80,20 @@ def checkpoint_set(args) -> CheckpointSet:
     return CheckpointSet(Path(args.out) / CHECKPOINT, args.keep_checkpoints)
 
 
-def check_arguments(args) -> dict | None:
+def check_arguments(args, hold: Callable[[TrainerLock], object] | None = None) -> dict | None:
     """Every rule on ``zero gpt train``'s arguments; runs before any data is read or prepared.
     With --resume, reads the checkpoint first: options not given take its values (the
-    ``TRAIN_KEYS`` given override them) and returns it."""
+    ``TRAIN_KEYS`` given override them) and returns it. ``hold`` (an ``ExitStack``'s
+    ``enter_context``) takes the run's lock once every rule has passed, before the job
+    prints its first line, and keeps it for the job's life."""
     require_writable("--out", args.out, directory=True)
+    resolve_device(args.device)  # a device that is not there costs no data preparation
     checkpoints = checkpoint_set(args)
     resume_from = _resume_from(checkpoints, args) if args.resume is not None else None
     if resume_from is None:
         require_new_or_resumed(checkpoints, False, args.overwrite, args.out)
-    saved = _read_checkpoint(resume_from, args) if resume_from is not None else None
+    overrides: list[str] = []
+    saved = _read_checkpoint(resume_from, args, overrides) if resume_from is not None else None
     presets.apply(args)  # after the checkpoint's settings: they come first on --resume
     if args.metrics is None:
         args.metrics = str(Path(args.out) / METRICS)
@@ -108,6 +112,10 @@ def check_arguments(args) -> dict | None:
     if saved is not None and saved["step"] >= args.steps:
         raise UsageError(f"--steps {args.steps}: {resume_from} is at step {saved['step']} already; ask "
                          "for more --steps to continue it")
+    if hold is not None:  # another trainer on this run: refused before the job says anything
+        hold(TrainerLock(checkpoints.lock, str(args.out)))
+    for line in overrides:
+        print(f"resume: {line}")
     return saved
 
 
@@ -135,8 +143,9 @@ def _training_bytes(args) -> int:
     return 4 * B * T * C * (8 * L + 12) + 16 * parameters
 
 
-def train(args, saved: dict | None) -> int:
-    """Train as ``args`` (checked by ``check_arguments``, which read ``saved``) say."""
+def train(args, saved: dict | None, locked: bool = False) -> int:
+    """Train as ``args`` (checked by ``check_arguments``, which read ``saved``) say; ``locked``:
+    the run's lock is held already (``check_arguments``' ``hold``)."""
     device = resolve_device(args.device)
     checkpoints = checkpoint_set(args)
     data_dir = Path(args.data)
@@ -184,7 +193,8 @@ def train(args, saved: dict | None) -> int:
                       checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
                       metrics_key="step", metrics_after=first if args.resume is not None else None,
                       resumed_step=first if saved is not None else None,
-                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=progress.say)
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=progress.say,
+                      locked=locked)
     try:
         with run, progress, compile_notice(progress.say) as compiled:
             started = time.perf_counter()
@@ -215,7 +225,7 @@ def _summary(args, run: TrainingRun, first: int, seconds: float, compiled) -> No
     print(f"  checkpoint  {checkpoints.latest}" + (f" (best: {checkpoints.best.name})" if checkpoints.best.is_file()
                                                    else ""))
     print(f"  metrics     {args.metrics}")
-    print(f"  plot        {write_plot_beside(args.metrics)}")
+    print(f"  plot        {run.plot}")
     print(f"  sample      zero gpt sample --run {args.out}")
 
 
@@ -224,7 +234,10 @@ def _loop(args, run: TrainingRun, progress: Progress, model, optimizer, schedule
     ranks = parallel.current()
     trained = ranks.wrap(model)  # DistributedDataParallel with several ranks; evaluation uses the model itself
     tokens_per_step = ranks.world * args.batch_size * args.block_size
-    clock, clock_step = time.perf_counter(), first
+    title = (f"zero gpt train: {Path(args.data).name}, {model.num_parameters():,} parameters "
+             f"({config.n_layer}x{config.n_head}x{config.n_embd}, block {config.block_size}), preset {args.preset}")
+    clock = log_clock = time.perf_counter()  # since the last record; since the last line printed
+    log_step = first
     run.step = first
     for step in range(first, args.steps):
         done = step + 1
@@ -251,20 +264,28 @@ def _loop(args, run: TrainingRun, progress: Progress, model, optimizer, schedule
 
         evaluate_now = done % args.eval_interval == 0 or done == args.steps
         val_loss = None
-        if ranks.is_main and (evaluate_now or done % args.log_interval == 0):
+        if ranks.is_main:  # every step is recorded (the plot's curves); every --log-interval printed
+            now = time.perf_counter()
             record = {"step": done, "train_loss": round(loss_value, 5), "lr": lr,
-                      "grad_norm": None if norm_value is None else round(norm_value, 5)}
-            seconds = (time.perf_counter() - clock) / (done - clock_step)
-            record["ms_per_step"] = round(1000 * seconds, 2)
-            record["tokens_per_s"] = round(tokens_per_step / seconds, 1)
+                      "grad_norm": None if norm_value is None else round(norm_value, 5),
+                      "ms_per_step": round(1000 * (now - clock), 2),
+                      "tokens_per_s": round(tokens_per_step / max(now - clock, 1e-9), 1)}
+            if done == first + 1:
+                record["title"] = title
+            logged = evaluate_now or done % args.log_interval == 0
             if evaluate_now:
                 val_loss = record["val_loss"] = round(estimate_loss(model, val_data, args, device), 5)
-            progress.say(_format(record, device))
-            progress.status(f"loss {loss_value:.4f}")
-            run.write_metrics(record)
+            if logged:  # the line: the pace since the last line
+                seconds = (now - log_clock) / (done - log_step)
+                progress.say(_format({**record, "ms_per_step": 1000 * seconds,
+                                      "tokens_per_s": tokens_per_step / max(seconds, 1e-9)}, device))
+                progress.status(f"loss {loss_value:.4f}")
+            run.write_metrics(record, sync=logged)
             if evaluate_now:
                 _show_sample(progress, model, tokenizer, device, args.sample_tokens, args.seed)
-            clock, clock_step = time.perf_counter(), done
+            clock = time.perf_counter()
+            if logged:
+                log_clock, log_step = clock, done
         if not ranks.distributed:  # one process: asked here, as ever (a signal during this step stops it)
             due, stop = run.checkpoint_due(), run.stop_requested
         if evaluate_now or due or stop:
@@ -333,8 +354,9 @@ def _train_settings(args) -> dict:
     return {k: os.path.abspath(v) if k in PATH_KEYS and v is not None else v for k, v in settings.items()}
 
 
-def _read_checkpoint(path: Path, args) -> dict:
-    """The checkpoint --resume continues; the options not given take its settings."""
+def _read_checkpoint(path: Path, args, overrides: list[str]) -> dict:
+    """The checkpoint --resume continues; the options not given take its settings (a line
+    for each option given that overrides the checkpoint's goes into ``overrides``)."""
     try:
         checkpoint = load(path)
     except DataError as e:  # damaged: say which others there are
@@ -350,8 +372,7 @@ def _read_checkpoint(path: Path, args) -> dict:
     for key in PATH_KEYS:  # a path given here is compared, and recorded, as the absolute path it names
         if key in getattr(args, "given", ()) and getattr(args, key) is not None:
             setattr(args, key, os.path.abspath(getattr(args, key)))
-    for line in settle_with_checkpoint(args, saved, path, fixed=FIXED_KEYS, adjustable=TRAIN_KEYS):
-        print(f"resume: {line}")
+    overrides += settle_with_checkpoint(args, saved, path, fixed=FIXED_KEYS, adjustable=TRAIN_KEYS)
     return checkpoint
 
 

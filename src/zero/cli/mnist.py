@@ -18,15 +18,18 @@ that becomes inf or NaN stops the run (exit status 3); NaN weights are never
 saved. Without --save nothing is kept, and the job says so.
 
 With --metrics FILE each epoch is recorded (losses, accuracies, learning rate)
-and drawn at the end into FILE's name with .png (`zero plot FILE` redraws it).
+and drawn into FILE's name with .png whenever the run ends, Ctrl-C too (`zero plot FILE`
+redraws it).
 A progress bar runs under the log on a terminal; redirected, a plain progress
 line appears at least every 10 s; a summary closes the run.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import nn
@@ -45,8 +48,7 @@ from . import parallel
 from .checkpoints import CheckpointSet
 from .common import check_checkpoint, memory_detail, resolve_device, restore_error
 from .console import Progress, compile_notice, duration
-from .plot import write_plot_beside
-from .run_control import Diverged
+from .run_control import Diverged, TrainerLock
 from .training_run import TrainingRun
 
 PIXELS, CLASSES = 784, 10
@@ -81,15 +83,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def check_arguments(args) -> dict | None:
+def check_arguments(args, hold: Callable[[TrainerLock], object] | None = None) -> dict | None:
     """Every rule on ``zero mnist``'s arguments, before any data is read. With --resume, reads
-    the checkpoint first: options not given take its settings; returns it."""
+    the checkpoint first: options not given take its settings; returns it. ``hold`` (an
+    ``ExitStack``'s ``enter_context``) takes --save's lock once every rule has passed, before
+    the job prints its first line, and keeps it for the job's life."""
     saved = None
+    overrides: list[str] = []
+    resolve_device(args.device)  # a device that is not there costs no download
     if args.resume:
         if not Path(args.resume).exists():  # a first save cut before naming the latest: its numbered file
             args.resume = str(CheckpointSet(args.resume).resumable() or args.resume)
         require_input_file("--resume", args.resume)
-        saved = _read_checkpoint(args)
+        saved = _read_checkpoint(args, overrides)
     require_at_least(args, 1, "epochs", "batch_size", "hidden", "keep_checkpoints")
     require_at_least(args, 0, "seed")
     require_number(args, "lr", "checkpoint_minutes")
@@ -115,6 +121,11 @@ def check_arguments(args) -> dict | None:
                          "for more --epochs to continue it")
     if args.data is not None and not args.download and not Path(args.data).is_dir():
         raise UsageError(f"--data {args.data}: not a directory")
+    checkpoints = _checkpoints(args)
+    if hold is not None and checkpoints is not None:  # another trainer on --save: refused before any line
+        hold(TrainerLock(checkpoints.lock, f"--save {args.save}"))
+    for line in overrides:
+        print(f"resume: {line}")
     return saved
 
 
@@ -123,8 +134,10 @@ def _checkpoints(args) -> CheckpointSet | None:
 
 
 def run(args) -> int:
-    with parallel.job(args.device, args.dist_timeout) as ranks:  # several ranks under mpirun (cli/parallel.py)
-        saved = parallel.adopt(args, ranks.from_main(lambda: (check_arguments(args), parallel.settled(args))))
+    # (several ranks under mpirun: cli/parallel.py; rank 0 checks, takes --save's lock and holds it)
+    with parallel.job(args.device, args.dist_timeout) as ranks, contextlib.ExitStack() as held:
+        saved = parallel.adopt(args, ranks.from_main(lambda: (check_arguments(args, held.enter_context),
+                                                              parallel.settled(args))))
         return _run(args, saved, ranks)
 
 
@@ -184,7 +197,8 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
                       checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
                       metrics_key="epoch", metrics_after=start_epoch if saved is not None else None,
                       resumed_step=start_epoch * steps_per_epoch + position.batch if continues_save else None,
-                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=_say)
+                      best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=_say,
+                      locked=True)
     job = _Job(args, run, model, optimizer, schedule, train_loader, device, ranks)
     record: dict = {}
     try:
@@ -201,7 +215,8 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
                               "train_loss": loss_sum / seen, "train_acc": correct / seen, "test_loss": test_loss,
                               "test_acc": test_acc, "lr": schedule.get_last_lr()[0],
                               "seconds": round(position.seconds, 3),
-                              "samples_per_s": round(len(train_set) / max(position.seconds, 1e-9), 1)}
+                              "samples_per_s": round(len(train_set) / max(position.seconds, 1e-9), 1),
+                              "title": f"zero mnist: {name}, MLP 784-{args.hidden}-10, {args.optimizer} lr {args.lr:g}"}
                     print(f"epoch {epoch + 1}/{args.epochs}  train loss {record['train_loss']:.4f} "
                           f"acc {record['train_acc']:.4f}  test loss {test_loss:.4f} acc {test_acc:.4f}  "
                           f"{position.seconds:.1f}s ({record['samples_per_s']:,.0f} samples/s)", flush=True)
@@ -239,7 +254,7 @@ def _summary(args, run: TrainingRun, last: dict, epochs: int, steps: int, images
         print(f"  checkpoint  {run.checkpoints.latest}{best}")
     if args.metrics:
         print(f"  metrics     {args.metrics}")
-        print(f"  plot        {write_plot_beside(args.metrics)}")
+        print(f"  plot        {run.plot}")
     else:
         print("  metrics     none (--metrics FILE records each epoch, and plots them beside it)")
 
@@ -368,8 +383,9 @@ def _config(args) -> dict:
     return {k: getattr(args, k) for k in (*MODEL_KEYS, *TRAIN_KEYS)}
 
 
-def _read_checkpoint(args) -> dict:
-    """The --resume checkpoint; the options not given take its settings."""
+def _read_checkpoint(args, overrides: list[str]) -> dict:
+    """The --resume checkpoint; the options not given take its settings (a line for each one
+    given that overrides the checkpoint's goes into ``overrides``)."""
     path = args.resume
     checkpoint = check_checkpoint(load(path), path, "zero mnist",
                                   {"model": dict, "optimizer": dict, "epoch": int, "rng": dict},
@@ -381,8 +397,7 @@ def _read_checkpoint(args) -> dict:
     inside_epoch = bool((checkpoint.get("position") or {}).get("batch"))
     fixed = MODEL_KEYS + (("batch_size",) if inside_epoch else ())  # the epoch's position counts its batches
     adjustable = tuple(k for k in TRAIN_KEYS if k not in fixed)
-    for line in settle_with_checkpoint(args, config, path, fixed=fixed, adjustable=adjustable):
-        print(f"resume: {line}")
+    overrides += settle_with_checkpoint(args, config, path, fixed=fixed, adjustable=adjustable)
     return checkpoint
 
 

@@ -39,7 +39,17 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
     Nothing is added where there is no default worth a word (None or "": the help says
     what happens then; a flag's False), nor where the help already says it ("(default",
-    as the options a ``--preset`` fills in do)."""
+    as the options a ``--preset`` fills in do).
+
+    The descriptions are the jobs' module docstrings, written for readers of the code in
+    reStructuredText's ``literal`` quotes; a terminal shows them in the `command` quotes
+    the rest of the help uses (``plain``)."""
+
+    def _format_text(self, text: str) -> str:
+        return super()._format_text(plain(text))
+
+    def _expand_help(self, action: argparse.Action) -> str:
+        return plain(super()._expand_help(action))
 
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
@@ -49,3 +59,8 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
             return text
         shown = " ".join(map(str, default)) if isinstance(default, (list, tuple)) else str(default)
         return f"{text} (default: {shown.replace('%', '%%')})".lstrip()
+
+
+def plain(text: str) -> str:
+    """Help text for a terminal: reStructuredText's double backquotes as single ones."""
+    return text.replace("``", "`")

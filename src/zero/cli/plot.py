@@ -2,15 +2,17 @@
 
 A RUN is a `zero gpt train` RUN_DIR (its metrics.jsonl) or a metrics file itself
 (`zero mnist --metrics FILE`, `zero gpt train --metrics FILE`). The picture has a
-panel per quantity the runs recorded, each against the optimizer step:
+panel per quantity the runs recorded, each against the epoch (`zero mnist`) or the
+optimizer step (`zero gpt train`), its legend beside it:
 
     loss            train (solid) and validation / test (dashed, dots)
     accuracy        train and test (`zero mnist`)
     learning rate   the schedule
 
-One RUN is drawn beside its metrics (RUN_DIR/metrics.png, FILE.png); several are
-overlaid, one colour each, into compare.png beside the first (or --out). The
-training jobs draw their own at the end. Drawing needs matplotlib, an optional
+One RUN is drawn beside its metrics (RUN_DIR/metrics.png, FILE.png), titled with
+what its job trained (data, model); several are overlaid, one colour each (the first
+widest, so curves that coincide all show), into compare.png beside the first (or
+--out). The training jobs draw their own whenever a run ends (Ctrl-C too). Drawing needs matplotlib, an optional
 extra: `pip install -e '.[plot]'` in Zero's source directory.
 """
 from __future__ import annotations
@@ -44,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", metavar="FILE.png",
                         help="where the picture goes (default: beside the metrics of one run; compare.png beside "
                              "the first of several)")
-    parser.add_argument("--title", help="a title over the picture (default: the runs' names)")
+    parser.add_argument("--title", help="a title over the picture (default: what one run's job trained; the "
+                                        "runs' names for several)")
     parser.set_defaults(handler=run)
 
 
@@ -106,7 +109,23 @@ def read_metrics(path: Path) -> list[dict]:
 
 
 def _x_key(records: list[dict]) -> str:
-    return "step" if all("step" in r for r in records) else "epoch"
+    """What a run's curves are drawn against: its epochs where it counts them (`zero mnist`),
+    else its optimizer steps."""
+    return "epoch" if all("epoch" in r for r in records) else "step"
+
+
+def run_title(records: list[dict]) -> str | None:
+    """What the job says it trained (its records' latest "title": job, data, model), if it did."""
+    titles = [r["title"] for r in records if isinstance(r.get("title"), str)]
+    return titles[-1] if titles else None
+
+
+def _line_widths(count: int) -> list[float]:
+    """One per run, widest first: runs whose curves coincide (the same schedule) still each show,
+    the later ones drawn narrower on top of the earlier."""
+    if count == 1:
+        return [1.2]
+    return [3.6 - 2.6 * index / (count - 1) for index in range(count)]
 
 
 def figure(runs: list[tuple[str, list[dict]]], title: str | None = None):
@@ -120,6 +139,7 @@ def figure(runs: list[tuple[str, list[dict]]], title: str | None = None):
     fig = Figure(figsize=(WIDTH, HEIGHT), dpi=DPI, layout="constrained")
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     x_keys = {_x_key(records) for _, records in runs}
+    widths = _line_widths(len(runs))
     for ax, (name, series) in zip(axes, panels):
         for index, (label, records) in enumerate(runs):
             colour = f"C{index % 10}"
@@ -130,15 +150,19 @@ def figure(runs: list[tuple[str, list[dict]]], title: str | None = None):
                     continue
                 xs, ys = zip(*points)
                 shown = " ".join(part for part in (label if len(runs) > 1 else "", suffix) if part) or name
-                ax.plot(xs, ys, style, color=colour, label=shown, markersize=3, linewidth=1.2)
+                ax.plot(xs, ys, style, color=colour, label=shown, markersize=3, linewidth=widths[index],
+                        alpha=0.9 if len(runs) > 1 else 1.0)
         ax.set_ylabel(name)
         ax.grid(True, alpha=0.3)
         if name == "learning rate":
             ax.ticklabel_format(axis="y", style="sci", scilimits=(-2, 3))
-        if ax.get_legend_handles_labels()[0]:
-            ax.legend(fontsize="small", loc="upper right")
+        if ax.get_legend_handles_labels()[0]:  # beside the panel, never over a curve's last points
+            ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     axes[-1].set_xlabel(" / ".join(sorted(x_keys)))
-    fig.suptitle(title if title is not None else ", ".join(label for label, _ in runs))
+    if title is None:
+        own = run_title(runs[0][1]) if len(runs) == 1 else None
+        title = own or ", ".join(label for label, _ in runs)
+    fig.suptitle(title)
     return fig
 
 

@@ -5,9 +5,10 @@ and a stop at the first non-finite number.
 checkpoints, held open for the run's life. The kernel drops it when the process
 ends, however it ends (``kill -9`` too), so a lock is never stale; a second
 trainer finds it held and refuses, naming the holder's PID (written into the
-file). The file is removed at a clean exit; a trainer that takes the lock
-checks that the file it locked is still the one at that path, so removal never
-lets two trainers in.
+file). The file is removed at a clean exit, and so are the directories made for it
+if the run wrote nothing into them (a job takes the lock before its first line, and
+may still stop at its data); a trainer that takes the lock checks that the file it
+locked is still the one at that path, so removal never lets two trainers in.
 
 ``StopSignals``: while installed, SIGINT (Ctrl-C) and SIGTERM only set a flag;
 the loop finishes the step it is in, writes a checkpoint and exits with
@@ -70,11 +71,14 @@ class TrainerLock:
     def __init__(self, path: Path, what: str):
         self.path, self.what = Path(path), what
         self.fd: int | None = None
+        self.created: list[Path] = []  # the directories it made for the lock file, innermost first
 
     def __enter__(self) -> TrainerLock:
         if fcntl is None:
             return self
+        missing = [p for p in (self.path.parent, *self.path.parent.parents) if not p.exists()]
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.created = missing
         while True:
             fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
             try:
@@ -104,6 +108,12 @@ class TrainerLock:
                 pass
             os.close(self.fd)
             self.fd = None
+        for directory in self.created:  # a job that ended before writing anything leaves nothing behind
+            try:
+                directory.rmdir()
+            except OSError:  # it holds the run's files (or someone else's): kept
+                break
+        self.created = []
 
 
 # -- stop on a signal -------------------------------------------------------------------------

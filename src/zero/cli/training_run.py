@@ -1,6 +1,7 @@
 """What both training jobs hold for the life of a run, and the rules they share.
 
-    with TrainingRun(job, checkpoints, ...) as run:      # lock, metrics, signal handlers
+    with TrainingRun(job, checkpoints, ...) as run:      # lock, metrics, signal handlers; at the
+                                                         # run's end, however it ends, its plot
         for step ...:
             loss, norm = run.check_step(done, loss, grad_norm)  # Diverged: exit status 3
             ...
@@ -25,20 +26,23 @@ from collections.abc import Callable
 from ..errors import FileWriteError
 from .checkpoints import CheckpointSet
 from .common import MetricsFile
-from .run_control import (Diverged, StopSignals, TrainerLock, arithmetic_failure, check_finite, nonfinite_tensors,
-                          read_step_values, signal_name)
+from .plot import write_plot_beside
+from .run_control import (Diverged, StopSignals, StoppedNow, TrainerLock, arithmetic_failure, check_finite,
+                          nonfinite_tensors, read_step_values, signal_name)
 
 
 class TrainingRun:
     def __init__(self, job: str, checkpoints: CheckpointSet | None, *, overwrite: bool, checkpoint_minutes: float,
                  metrics: str | None, metrics_key: str, metrics_after: int | None,
                  resumed_step: int | None = None, best_val_loss: float | None = None, report: bool = True,
-                 say: Callable[[str], None] = print):
+                 say: Callable[[str], None] = print, locked: bool = False):
         """``checkpoints`` None: the run saves nothing (``zero mnist`` without --save).
         ``metrics_after``: on --resume, the last ``metrics_key`` value (step, epoch) whose
         records the metrics file keeps; None starts it afresh. ``resumed_step``: the step of
         the checkpoint a resumed run continues, ``best_val_loss`` the best it had seen.
-        ``say`` prints a line (above the progress bar): each checkpoint is announced."""
+        ``say`` prints a line (above the progress bar): each checkpoint is announced.
+        ``locked``: the job took the run's lock itself, before its first line (the jobs'
+        ``check_arguments``), and keeps it; the run does not take it again."""
         self.job, self.checkpoints, self.overwrite, self.say = job, checkpoints, overwrite, say
         self.report = report  # False: stop() says nothing (a rank other than 0 of a data-parallel job)
         self.metrics_path, self.metrics_key, self.metrics_after = metrics, metrics_key, metrics_after
@@ -47,8 +51,10 @@ class TrainingRun:
         self.last_saved = resumed_step
         self.step = resumed_step or 0  # the last step done (the job keeps it up to date)
         self.signals = StopSignals()
-        self.lock = TrainerLock(checkpoints.lock, str(checkpoints.latest.parent)) if checkpoints else None
+        self.lock = TrainerLock(checkpoints.lock, str(checkpoints.latest.parent)) if checkpoints and not locked \
+            else None
         self.metrics: MetricsFile | None = None
+        self.plot: str | None = None  # after the run: the metrics' picture, or why there is none
         self.saved_at = time.monotonic()
 
     def __enter__(self) -> TrainingRun:
@@ -65,16 +71,33 @@ class TrainingRun:
         self.saved_at = time.monotonic()
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, exc_type=None, exc=None, traceback=None) -> None:
         self.signals.__exit__()
-        if self.metrics is not None:
-            self.metrics.close()
-        if self.lock is not None:
-            self.lock.__exit__()
+        try:
+            if self.metrics is not None:
+                self.metrics.close()
+                if exc_type is None or not issubclass(exc_type, (StoppedNow, KeyboardInterrupt)):
+                    self._draw_plot(ended=exc_type is None and self.signals.signum is None)
+        finally:
+            if self.lock is not None:
+                self.lock.__exit__()
 
-    def write_metrics(self, record: dict) -> None:
+    def _draw_plot(self, ended: bool) -> None:
+        """The metrics' picture, at every end of a run that recorded some: a normal end (the
+        summary names it: ``plot``), a stop signal, a divergence, an error (then a line says
+        where it is). Not after a second signal, which asks to stop at once."""
+        if not self.metrics_path or not self.report:
+            return
+        try:
+            self.plot = write_plot_beside(self.metrics_path)
+        except Exception as e:  # (the run's own end matters more than its picture)
+            self.plot = f"none: {type(e).__name__}: {e}"
+        if not ended and not self.plot.startswith("none:"):
+            self.say(f"plot: {self.plot}")
+
+    def write_metrics(self, record: dict, sync: bool = True) -> None:
         assert self.metrics is not None
-        self.metrics.write(record)
+        self.metrics.write(record, sync)
 
     # -- the divergence guard -----------------------------------------------------------------
     @property
