@@ -4,7 +4,7 @@ It runs on Zero as shipped; with its one framework line, ``import zero as torch`
 to ``import torch`` it is a PyTorch program, and ``tests/test_layer_programs.py`` runs both
 from the same initial weights and compares the losses step by step.
 
-    python examples/char_lstm.py                 # about a minute on 2 CPU cores
+    python examples/char_lstm.py                 # a few seconds on 2 CPU cores
     python examples/char_lstm.py --steps 20 --hidden 32
 
 What it uses: ``nn.Embedding``, a two-layer ``nn.LSTM`` (batch_first) whose state is

@@ -5,7 +5,7 @@ shipped; with its one framework line, ``import zero as torch``, changed to ``imp
 it is a PyTorch program, and ``tests/test_layer_programs.py`` runs both from the same
 initial weights and the same noise and compares both losses step by step.
 
-    python examples/dcgan.py                  # about a minute on 2 CPU cores
+    python examples/dcgan.py                  # a few seconds on 2 CPU cores
 
 What it uses: ``nn.ConvTranspose2d`` up from a noise vector, ``nn.BatchNorm2d``,
 ``nn.ReLU(True)``, ``nn.Tanh``; ``nn.Conv2d``, ``nn.LeakyReLU(0.2, inplace=True)``,

@@ -6,7 +6,7 @@ token 1 occurs more often than token 2. It runs on Zero as shipped; with its one
 line, ``import zero as torch``, changed to ``import torch`` it is a PyTorch program, and
 ``tests/test_layer_programs.py`` runs both from the same initial weights.
 
-    python examples/transformer_classifier.py          # about a minute on 2 CPU cores
+    python examples/transformer_classifier.py          # a few seconds on 2 CPU cores
 
 What it uses: ``nn.Embedding(padding_idx=0)``, a learnt positional ``nn.Parameter``,
 ``nn.TransformerEncoder`` of pre-norm ``nn.TransformerEncoderLayer`` (batch_first) with a

@@ -6,7 +6,7 @@ as torch``, changed to ``import torch`` it is a PyTorch program, and
 ``tests/test_layer_programs.py`` runs both from the same initial weights and the same
 noise and compares the losses.
 
-    python examples/vae.py                    # under a minute on 2 CPU cores
+    python examples/vae.py                    # a few seconds on 2 CPU cores
 
 What it uses: a ``TensorDataset`` under a ``DataLoader``, ``nn.Linear`` encoder and
 decoder, the reparameterisation trick, ``F.binary_cross_entropy(reduction="sum")`` plus
