@@ -70,7 +70,7 @@ def test_errors_name_the_problem():
 
 @pytest.mark.skipif(torch is None, reason="PyTorch is not installed")
 @pytest.mark.parametrize("shape, module", [((6, 3), "BatchNorm1d"), ((4, 3, 5), "BatchNorm1d"),
-                                           ((2, 3, 4, 4), "BatchNorm2d")])
+                                           ((2, 3, 4, 4), "BatchNorm2d"), ((2, 3, 2, 3, 4), "BatchNorm3d")])
 def test_matches_pytorch_in_train_and_eval(shape, module):
     rng = np.random.default_rng(2)
     ours, theirs = getattr(nn, module)(3, dtype=zero.float64), getattr(torch.nn, module)(3, dtype=torch.float64)

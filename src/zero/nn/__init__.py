@@ -12,7 +12,7 @@ from .activation import (CELU, ELU, GELU, GLU, SELU, Hardshrink, Hardsigmoid, Ha
                          LogSigmoid, LogSoftmax, Mish, PReLU, ReLU, ReLU6, RReLU, Sigmoid, SiLU, Softmax, Softmax2d,
                          Softmin, Softplus, Softshrink, Softsign, Tanh, Tanhshrink, Threshold)
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, Conv3d
 from .conv_transposed import ConvTranspose1d, ConvTranspose2d, ConvTranspose3d

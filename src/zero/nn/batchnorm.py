@@ -85,3 +85,9 @@ class BatchNorm2d(_BatchNorm):
     """Over (N, C, H, W) inputs."""
 
     expected_ndim = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Over (N, C, D, H, W) inputs."""
+
+    expected_ndim = (5,)
