@@ -102,3 +102,90 @@ def test_rnn_base_classes_built_as_pytorch_s():
     cell, reference_cell = nn.RNNCellBase(3, 4, True, num_chunks=4), torch.nn.RNNCellBase(3, 4, True, num_chunks=4)
     assert {k: v.shape for k, v in cell.state_dict().items()} == {
         k: tuple(v.shape) for k, v in reference_cell.state_dict().items()}
+
+
+# -- the smaller compositions (ops/extra/nn_compositions.py) -------------------------------------
+
+
+def _pair_grad(shape, positive=False):
+    values = rng.standard_normal(shape)
+    values = np.abs(values) + 0.1 if positive else values
+    return zero.tensor(values, requires_grad=True), torch.tensor(values, requires_grad=True)
+
+
+def _same_forward_and_backward(ours_in, theirs_in, ours_out, theirs_out, tol=1e-9):
+    _close(ours_out, theirs_out, tol)
+    upstream = rng.standard_normal(tuple(theirs_out.shape))
+    ours_out.backward(zero.tensor(upstream))
+    theirs_out.backward(torch.tensor(upstream))
+    _close(ours_in.grad, theirs_in.grad, tol)
+
+
+@pytest.mark.parametrize("groups", [1, 2, 3])
+def test_channel_shuffle(groups):
+    ours, theirs = _pair_grad((2, 6, 3, 2))
+    _same_forward_and_backward(ours, theirs, F.channel_shuffle(ours, groups),
+                               torch.nn.functional.channel_shuffle(theirs, groups))
+    layer, reference = nn.ChannelShuffle(groups), torch.nn.ChannelShuffle(groups)
+    assert repr(layer) == repr(reference)
+    _close(layer(ours), reference(theirs))
+    assert F.native_channel_shuffle(ours, groups).shape == ours.shape
+
+
+@pytest.mark.parametrize("layer, function, shape, kernel, stride", [
+    ("LPPool1d", "lp_pool1d", (2, 3, 9), 3, 2), ("LPPool2d", "lp_pool2d", (2, 3, 6, 7), (2, 3), None),
+    ("LPPool3d", "lp_pool3d", (1, 2, 4, 5, 6), 2, 2)])
+@pytest.mark.parametrize("norm_type", [1, 2, 3.5])
+def test_power_average_pooling(layer, function, shape, kernel, stride, norm_type):
+    ours, theirs = _pair_grad(shape, positive=True)
+    _same_forward_and_backward(ours, theirs, getattr(F, function)(ours, norm_type, kernel, stride),
+                               getattr(torch.nn.functional, function)(theirs, norm_type, kernel, stride))
+    mine, reference = getattr(nn, layer)(norm_type, kernel, stride), getattr(torch.nn, layer)(norm_type, kernel, stride)
+    assert repr(mine) == repr(reference)
+
+
+@pytest.mark.parametrize("p", [1.0, 2.0, 3.0])
+def test_pdist(p):
+    ours, theirs = _pair_grad((5, 4))
+    _same_forward_and_backward(ours, theirs, F.pdist(ours, p), torch.nn.functional.pdist(theirs, p))
+
+
+def test_gumbel_softmax_samples_and_its_hard_form_passes_the_soft_gradient():
+    logits = zero.tensor(rng.standard_normal((4, 6)), requires_grad=True)
+    soft = F.gumbel_softmax(logits, tau=0.5)
+    np.testing.assert_allclose(soft.sum(-1).detach().numpy(), 1.0)
+    hard = F.gumbel_softmax(logits, hard=True)
+    assert set(np.unique(hard.detach().numpy())) <= {0.0, 1.0} and (hard.sum(-1).detach().numpy() == 1).all()
+    (hard * zero.arange(6.0)).sum().backward()
+    assert logits.grad is not None and np.abs(logits.grad.numpy()).sum() > 0
+    zero.manual_seed(0)
+    counts = F.gumbel_softmax(zero.tensor([[0.0, np.log(3.0)]]).expand(4000, 2), hard=True).sum(0).numpy()
+    assert abs(counts[1] / 4000 - 0.75) < 0.03                         # P(class) = softmax(logits)
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_triplet_margin_with_distance_loss(swap, reduction):
+    tensors = [_pair_grad((6, 4)) for _ in range(3)]
+    ours = F.triplet_margin_with_distance_loss(*(a for a, _ in tensors), swap=swap, reduction=reduction, margin=0.5)
+    theirs = torch.nn.functional.triplet_margin_with_distance_loss(*(b for _, b in tensors), swap=swap,
+                                                                    reduction=reduction, margin=0.5)
+    _same_forward_and_backward(tensors[0][0], tensors[0][1], ours, theirs)
+    cosine = nn.TripletMarginWithDistanceLoss(distance_function=lambda a, b: 1 - F.cosine_similarity(a, b))
+    reference = torch.nn.TripletMarginWithDistanceLoss(
+        distance_function=lambda a, b: 1 - torch.nn.functional.cosine_similarity(a, b))
+    _close(cosine(*(a for a, _ in tensors)), reference(*(b for _, b in tensors)))
+
+
+@pytest.mark.parametrize("name, args", [("max_pool1d_with_indices", ((2, 3, 8), 2)),
+                                        ("max_pool2d_with_indices", ((2, 3, 6, 8), 2)),
+                                        ("max_pool3d_with_indices", ((1, 2, 4, 4, 4), 2)),
+                                        ("adaptive_max_pool1d_with_indices", ((2, 3, 8), 3)),
+                                        ("adaptive_max_pool2d_with_indices", ((2, 3, 6, 8), (2, 3)))])
+def test_the_pools_with_indices(name, args):
+    shape, size = args
+    ours, theirs = _pair(shape)
+    (values, indices), (expected, expected_indices) = getattr(F, name)(ours, size), \
+        getattr(torch.nn.functional, name)(theirs, size)
+    _close(values, expected)
+    assert indices.tolist() == expected_indices.tolist()

@@ -384,3 +384,38 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "normalize", "local_respo
             "bilinear", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
+
+
+# -- smaller compositions: channel shuffle, power-average pooling, pdist, Gumbel-softmax, ---------
+# a triplet loss with any distance, and the pools' *_with_indices names (ops.extra.nn_compositions)
+
+from ..ops.extra.nn_compositions import (channel_shuffle, gumbel_softmax, lp_pool1d, lp_pool2d,  # noqa: E402
+                                         lp_pool3d, pdist, triplet_margin_with_distance_loss)
+
+native_channel_shuffle = channel_shuffle
+__all__ += ["channel_shuffle", "native_channel_shuffle", "gumbel_softmax", "lp_pool1d", "lp_pool2d", "lp_pool3d",
+            "pdist", "triplet_margin_with_distance_loss", "max_pool1d_with_indices", "max_pool2d_with_indices",
+            "max_pool3d_with_indices", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices"]
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+                            ceil_mode: bool = False, return_indices: bool = True):
+    return max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool2d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+                            ceil_mode: bool = False, return_indices: bool = True):
+    return max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1,  # noqa: A002
+                            ceil_mode: bool = False, return_indices: bool = True):
+    return max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):  # noqa: A002
+    return adaptive_max_pool1d(input, output_size, return_indices)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size, return_indices: bool = True):  # noqa: A002
+    return adaptive_max_pool2d(input, output_size, return_indices)

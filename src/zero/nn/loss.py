@@ -5,6 +5,7 @@ accepts them and mapped to ``reduction`` as PyTorch maps them."""
 from __future__ import annotations
 
 from ..ops.extra import losses as L
+from ..ops.extra.nn_compositions import triplet_margin_with_distance_loss
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from .module import Module
 
@@ -160,6 +161,22 @@ class TripletMarginLoss(_Loss):
     def forward(self, anchor, positive, negative):
         return L.triplet_margin_loss(anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps,
                                      swap=self.swap, reduction=self.reduction)
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    """max(margin + d(anchor, positive) - d(anchor, negative), 0) with ``distance_function``
+    d (default: ``pairwise_distance``)."""
+
+    def __init__(self, *, distance_function=None, margin: float = 1.0, swap: bool = False, reduction: str = "mean"):
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} "
+                             "instead")
+        self.distance_function, self.margin, self.swap = distance_function, margin, swap
+
+    def forward(self, anchor, positive, negative):
+        return triplet_margin_with_distance_loss(anchor, positive, negative, distance_function=self.distance_function,
+                                                 margin=self.margin, swap=self.swap, reduction=self.reduction)
 
 
 class CosineSimilarity(Module):
