@@ -86,6 +86,7 @@ def _marks_step_called(step: Callable[..., Any]) -> Callable[..., Any]:
 
 class Optimizer:
     state_names: tuple[str, ...] = ()  # per-parameter state tensors shaped like the parameter
+    scalar_state_names: tuple[str, ...] = ()  # 0-d state kept like ``step`` (CPU, the scalar dtype)
 
     def __init__(self, params, defaults: dict):
         name = type(self).__name__
@@ -260,7 +261,7 @@ class Optimizer:
         self.param_groups = saved_groups
 
     def _restore_state_value(self, p: Tensor, index, key: str, value):
-        if key == "step":
+        if key == "step" or key in self.scalar_state_names:
             step = self.new_step()
             step.fill_(float(value))  # an int (Zero's layout before 0.1) or a 0-d tensor (PyTorch's)
             return step
