@@ -57,7 +57,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         return [self.eta_min + (base - self.eta_min) * (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
                 for base in self.base_lrs]
 
-    def step(self, epoch=None) -> None:  # type: ignore[override]
+    def step(self, epoch=None) -> None:
         if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
             warnings.warn("Detected call of `lr_scheduler.step()` before `optimizer.step()`: call them in the "
                           "opposite order, optimizer.step() first, or the first value of the learning rate "
