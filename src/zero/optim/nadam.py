@@ -37,22 +37,15 @@ class NAdam(Optimizer):
                 "exp_avg": p.new_zeros(p.shape), "exp_avg_sq": p.new_zeros(p.shape)}
 
     def _update(self, p, group) -> None:
-        decoupled = group["decoupled_weight_decay"]
-        grad = self.gradient(p, group, weight_decay=not decoupled)
-        state = self.state_for(p, group)
-        t = self.advance(state)
+        grad, state, t = self.adam_family_start(p, group)
         lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-        if decoupled and group["weight_decay"] != 0:
-            p.mul_(1 - lr * group["weight_decay"])
         decay = group["momentum_decay"]
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (t * decay))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((t + 1) * decay))
         product = state["mu_product"]
         product.mul_(mu)   # rounded to the step's dtype, as PyTorch's 0-d tensor is
         mu_product = float(product.item())
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.add_((grad - m) * (1 - beta1))
-        v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+        m, v = self.update_moments(state, grad, beta1, beta2)
         denominator = (v / (1 - beta2 ** t)).sqrt().add_(eps)
         p.add_(grad * (-lr * (1.0 - mu) / (1.0 - mu_product)) / denominator)
         p.add_(m * (-lr * mu_next / (1.0 - mu_product * mu_next)) / denominator)

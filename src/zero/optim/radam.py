@@ -33,16 +33,9 @@ class RAdam(Optimizer):
         return {"step": self.new_step(), "exp_avg": p.new_zeros(p.shape), "exp_avg_sq": p.new_zeros(p.shape)}
 
     def _update(self, p, group) -> None:
-        decoupled = group["decoupled_weight_decay"]
-        grad = self.gradient(p, group, weight_decay=not decoupled)
-        state = self.state_for(p, group)
-        t = self.advance(state)
+        grad, state, t = self.adam_family_start(p, group)
         lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-        if decoupled and group["weight_decay"] != 0:
-            p.mul_(1 - lr * group["weight_decay"])
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.add_((grad - m) * (1 - beta1))
-        v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+        m, v = self.update_moments(state, grad, beta1, beta2)
         correction1, correction2 = 1 - beta1 ** t, 1 - beta2 ** t
         corrected = m / correction1
         rho_inf = 2 / (1 - beta2) - 1
