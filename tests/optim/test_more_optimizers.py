@@ -178,3 +178,28 @@ def test_lbfgs_errors():
 
     with pytest.raises(RuntimeError, match="strong_wolfe"):
         optimizer.step(closure)
+
+
+@pytest.mark.parametrize("name,options", CASES[::2] + [("LBFGS", {"line_search_fn": "strong_wolfe"})],
+                         ids=IDS[::2] + ["LBFGS"])
+def test_runs_where_the_parameters_are(name, options, second_device):
+    """Written with tensor ops, they run on the parameters' device (here "cuda")."""
+    results = []
+    for device in ("cpu", second_device):
+        w, b, x, y = data()
+        params = [zero.nn.Parameter(zero.tensor(w, device=device)), zero.nn.Parameter(zero.tensor(b, device=device))]
+        x, y = zero.tensor(x, device=device), zero.tensor(y, device=device)
+        optimizer = getattr(optim, name)(params, **options)
+
+        def closure():
+            optimizer.zero_grad()
+            loss = ((x @ params[0].T + params[1] - y) ** 2).mean()
+            loss.backward()
+            return loss
+
+        for _ in range(3):
+            optimizer.step(closure)
+        assert params[0].device == zero.device(device) if device == "cpu" else params[0].device is device
+        results.append([p.detach().cpu().numpy() for p in params])
+    for here, there in zip(*results):
+        np.testing.assert_allclose(there, here, rtol=1e-14)
