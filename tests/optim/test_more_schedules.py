@@ -133,3 +133,45 @@ def test_state_dict_resumes():
     opt.step()
     s.step()
     assert s2.get_last_lr() == s.get_last_lr()
+
+
+class Shrink:
+    """A callable object: CyclicLR saves its __dict__."""
+
+    def __init__(self):
+        self.rate = 0.5
+
+    def __call__(self, x):
+        return self.rate ** x
+
+
+@pytest.mark.parametrize("scale_fn", [None, Shrink()], ids=["built-in", "callable-object"])
+def test_cyclic_state_dict_moves_between_the_libraries(scale_fn):
+    """PyTorch's CyclicLR state dict, loaded into Zero's, continues PyTorch's lrs (and back)."""
+    def make(lib, fn):
+        opt = build(lib)
+        return opt, lib.optim.lr_scheduler.CyclicLR(opt, 0.01, 0.1, step_size_up=3, mode="triangular2",
+                                                    scale_fn=fn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        topt, ts = make(torch, scale_fn)
+        zopt, zs = make(zero, Shrink() if scale_fn is not None else None)
+        for _ in range(4):
+            topt.step()
+            ts.step()
+        if scale_fn is not None:
+            scale_fn.rate = 0.25   # (saved with the state)
+        saved = ts.state_dict()
+        assert set(saved) == set(zs.state_dict())
+        zs.load_state_dict(saved)
+        for group, tgroup in zip(zopt.param_groups, topt.param_groups):
+            group["lr"], group["momentum"] = tgroup["lr"], tgroup["momentum"]
+        for _ in range(6):
+            topt.step()
+            ts.step()
+            zopt.step()
+            zs.step()
+            assert zs.get_last_lr() == ts.get_last_lr()
+        back = zs.state_dict()
+        ts.load_state_dict(back)
+        assert ts.last_epoch == zs.last_epoch

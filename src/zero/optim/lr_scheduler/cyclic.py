@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import math
+import types
 import warnings
 
 from .scheduler import LRScheduler, check_optimizer, current_lrs, per_group
@@ -164,11 +165,17 @@ class CyclicLR(LRScheduler):
         return lrs
 
     def state_dict(self) -> dict:
+        """PyTorch's layout: a custom ``scale_fn`` is saved as its ``__dict__`` when it is a
+        callable object, as None when it is a function (give it again to the constructor)."""
         state = super().state_dict()
-        state.pop("_scale_fn_custom", None)   # a function: not saved (give it again to the constructor)
+        custom = state.pop("_scale_fn_custom", None)
+        state["_scale_fn_custom"] = None if custom is None or isinstance(custom, types.FunctionType) \
+            else dict(custom.__dict__)
         return state
 
     def load_state_dict(self, state_dict: dict) -> None:
-        state_dict = {k: v for k, v in state_dict.items() if k not in ("_scale_fn_ref", "_scale_fn_custom")}
+        state_dict = {k: v for k, v in state_dict.items() if k != "_scale_fn_ref"}
+        saved = state_dict.pop("_scale_fn_custom", None)
         super().load_state_dict(state_dict)
-
+        if saved is not None and self._scale_fn_custom is not None:
+            self._scale_fn_custom.__dict__.update(saved)
