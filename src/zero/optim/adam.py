@@ -41,16 +41,9 @@ class Adam(Optimizer):
         return state
 
     def _update(self, p, group) -> None:
-        decoupled = group["decoupled_weight_decay"]
-        grad = self.gradient(p, group, weight_decay=not decoupled)
-        state = self.state_for(p, group)
-        t = self.advance(state)
+        grad, state, t = self.adam_family_start(p, group)
         lr, eps, (beta1, beta2) = group["lr"], group["eps"], group["betas"]
-        if decoupled and group["weight_decay"] != 0:
-            p.mul_(1 - lr * group["weight_decay"])
-        m, v = state["exp_avg"], state["exp_avg_sq"]
-        m.add_((grad - m) * (1 - beta1))  # = β1 m + (1 − β1) g, rounded as PyTorch's lerp_ rounds it
-        v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+        m, v = self.update_moments(state, grad, beta1, beta2)
         if group["amsgrad"]:
             state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(v))
             v = state["max_exp_avg_sq"]

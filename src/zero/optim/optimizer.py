@@ -86,6 +86,7 @@ def _marks_step_called(step: Callable[..., Any]) -> Callable[..., Any]:
 
 class Optimizer:
     state_names: tuple[str, ...] = ()  # per-parameter state tensors shaped like the parameter
+    scalar_state_names: tuple[str, ...] = ()  # 0-d state kept like ``step`` (CPU, the scalar dtype)
 
     def __init__(self, params, defaults: dict):
         name = type(self).__name__
@@ -185,6 +186,25 @@ class Optimizer:
             grad = add(grad, p, alpha=decay)
         return grad
 
+    def adam_family_start(self, p: Tensor, group: dict) -> tuple[Tensor, dict, float]:
+        """What Adam, NAdam and RAdam do first: the gradient (with L2 decay, or the decoupled
+        decay θ ← θ (1 − lr λ) applied under ``decoupled_weight_decay``), the state, the step count."""
+        decoupled = group.get("decoupled_weight_decay", False)
+        grad = self.gradient(p, group, weight_decay=not decoupled)
+        state = self.state_for(p, group)
+        t = self.advance(state)
+        if decoupled and group["weight_decay"] != 0:
+            p.mul_(1 - group["lr"] * group["weight_decay"])
+        return grad, state, t
+
+    @staticmethod
+    def update_moments(state: dict, grad: Tensor, beta1: float, beta2: float) -> tuple[Tensor, Tensor]:
+        """m ← β1 m + (1 − β1) g (rounded as PyTorch's lerp_), v ← β2 v + (1 − β2) g²; returns (m, v)."""
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.add_((grad - m) * (1 - beta1))
+        v.mul_(beta2).add_(grad * (1 - beta2) * grad)
+        return m, v
+
     def state_for(self, p: Tensor, group: dict) -> dict:
         """``p``'s state, made by ``_init_state`` the first time ``p`` is updated."""
         state = self.state[p]
@@ -260,7 +280,7 @@ class Optimizer:
         self.param_groups = saved_groups
 
     def _restore_state_value(self, p: Tensor, index, key: str, value):
-        if key == "step":
+        if key == "step" or key in self.scalar_state_names:
             step = self.new_step()
             step.fill_(float(value))  # an int (Zero's layout before 0.1) or a 0-d tensor (PyTorch's)
             return step

@@ -75,3 +75,4 @@ def _stack_reduce(values: list, how: str) -> Tensor:
 
 
 from . import rnn  # noqa: E402  (zero.nn.utils.rnn: packed sequences for the recurrent layers)
+from .vectors import clip_grad_value_, parameters_to_vector, vector_to_parameters  # noqa: E402

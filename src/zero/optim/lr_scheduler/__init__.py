@@ -7,9 +7,11 @@ from .scheduler import LRScheduler
 from .schedules import (ConstantLR, CosineAnnealingLR, ExponentialLR, LambdaLR, LinearLR, MultiplicativeLR,
                         MultiStepLR, StepLR, WarmupCosineLR, warmup_cosine_lr)
 from .sequential import ChainedScheduler, SequentialLR
+from .cyclic import CosineAnnealingWarmRestarts, CyclicLR, PolynomialLR
 
 _LRScheduler = LRScheduler  # PyTorch's old name
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
            "ExponentialLR", "CosineAnnealingLR", "SequentialLR", "ChainedScheduler", "OneCycleLR",
-           "ReduceLROnPlateau", "WarmupCosineLR", "warmup_cosine_lr"]
+           "ReduceLROnPlateau", "WarmupCosineLR", "warmup_cosine_lr",
+           "CosineAnnealingWarmRestarts", "CyclicLR", "PolynomialLR"]
