@@ -110,4 +110,5 @@ __getattr__, __dir__ = on_first_use(__name__, {
     "data": "data", "distributed": "distributed", "profiler": "profiler", "utils": "utils",
     "save": "serialization:save", "load": "serialization:load",
     "onnx": "onnx",
+    "serialization": "serialization",
 }, globals())

@@ -31,8 +31,12 @@ a tensor (named, by its CRC-32) or the header was damaged. (Integrity, not
 authenticity: a checksum catches accidents and naive edits, not tampering by
 someone who recomputes it.)
 
-Loading parses JSON and raw bytes only: nothing in the file is ever executed
-(no pickle). It checks that the file is whole (the header's byte ranges match
+Loading parses JSON and raw bytes only: nothing in the file is ever executed --
+except the pickle of an object JSON cannot hold (``zero.save(model)``), which is
+unpickled only under ``weights_only=False`` or, under ``weights_only=True`` (the
+default), by a restricted unpickler that admits only the globals the caller allowed
+with ``safe_globals``/``add_safe_globals`` (safe_pickle.py), and only after the
+checks below. It checks that the file is whole (the header's byte ranges match
 the file's length), then the checksum, then each tensor's CRC-32, so a
 truncated or damaged file is named, never half-loaded. Format "1" files
 (written before the whole-file checksum, their tensors covered by CRC-32s only)
@@ -47,6 +51,7 @@ The structure JSON tags what JSON cannot say itself:
     NumPy array                  {"__ndarray__": "key"}
     tuple                        {"__tuple__": [...]}
     dict with non-str keys       {"__dict__": [[key, value], ...]}  (int keys stay ints)
+    any other object             {"__pickle__": "key"}  (a whole nn.Module: see safe_pickle.py)
 
 Tensors are copied to the host to be saved (whatever their device and
 layout: views and non-contiguous tensors are fine). Two tensors that share
@@ -72,6 +77,7 @@ import numpy as np
 from .backends.device import to_device
 from .errors import DataError
 from .files import atomic_write
+from .safe_pickle import PICKLE_TAG, add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .tensors.creation import from_numpy, tensor
 from .tensors.tensor import Tensor
 
@@ -88,7 +94,8 @@ _CHECKSUM_KEY = "zero.sha256"
 _CHECKSUM_PLACEHOLDER = "0" * 64
 _SAFETENSORS_DTYPES = {"b": {1: "BOOL"}, "u": {1: "U8", 2: "U16", 4: "U32", 8: "U64"},
                        "i": {1: "I8", 2: "I16", 4: "I32", 8: "I64"}, "f": {2: "F16", 4: "F32", 8: "F64"}}
-_TAGS = ("__tensor__", "__ndarray__", "__tuple__", "__dict__")
+_TAGS = ("__tensor__", "__ndarray__", "__tuple__", "__dict__", PICKLE_TAG)
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
 _MAX_HEADER_BYTES = 100 << 20  # safetensors' own limit on the JSON header
 
 
@@ -142,10 +149,19 @@ class _Encoder:
             return {"__tuple__": items}
         if isinstance(obj, dict):
             return self._dict(obj, names, where)
-        kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
-        raise TypeError(f"save: cannot store {where} of type {kind}; "
-                        "a checkpoint holds tensors, NumPy arrays, dicts, lists, tuples, str, int, float, "
-                        "bool and None")
+        return self._pickle(obj, names, where)
+
+    def _pickle(self, obj, names: list, where: str):
+        """An object JSON cannot hold (a whole module): pickled, its tensors stored as tensors."""
+        from . import safe_pickle
+
+        prefix = names + [PICKLE_TAG]
+        try:
+            blob = safe_pickle.dumps(obj, lambda t, n: self._array(t.detach()._host_array(), prefix + [n], where))
+        except TypeError as e:
+            kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
+            raise TypeError(f"save: cannot store {where} of type {kind}: it cannot be pickled ({e})") from None
+        return {PICKLE_TAG: self._array(np.frombuffer(blob, dtype=np.uint8), prefix, where)}
 
     def _dict(self, obj: dict, names: list, where: str):
         for key in obj:
@@ -161,12 +177,13 @@ class _Encoder:
 
 def save(obj, f) -> None:
     """Write ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and JSON
-    values) as a safetensors file: to the path ``f`` atomically, or into ``f``
+    values; any other object -- a whole module -- is pickled, see safe_pickle.py) as a
+    safetensors file: to the path ``f`` atomically, or into ``f``
     when it is a binary file object (``io.BytesIO``, an open file: written from
     its current position, as PyTorch does; atomic only as the object makes it).
 
     Raises TypeError naming the place (``obj['state'][0]['buf']``) of anything
-    that cannot be stored.
+    that cannot be stored (what pickle refuses too: a lambda, an open file).
     """
     encoder = _Encoder()
     structure = encoder.encode(obj, [], "obj")
@@ -319,8 +336,9 @@ _JSON_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 class _Decoder:
     """Turns the structure JSON back into objects, taking tensors from ``arrays``."""
 
-    def __init__(self, path: str, arrays: dict, device, remap=None):
+    def __init__(self, path: str, arrays: dict, device, remap=None, weights_only: bool = True):
         self.path, self.arrays, self.device, self.remap = path, arrays, device, remap
+        self.weights_only = weights_only
 
     def array(self, key) -> np.ndarray:
         if not isinstance(key, str) or key not in self.arrays:
@@ -347,6 +365,14 @@ class _Decoder:
             return self.tensor(node["__tensor__"], bool(node.get("requires_grad")))
         if "__ndarray__" in node:
             return self.array(node["__ndarray__"])
+        if PICKLE_TAG in node:
+            from . import safe_pickle
+
+            data = self.array(node[PICKLE_TAG])
+            if data.dtype != np.uint8 or data.ndim != 1:
+                raise DataError(f"{self.path}: corrupt structure: a pickle is stored as "
+                                f"{data.dtype}{list(data.shape)}, not as 1-d uint8 bytes")
+            return safe_pickle.loads(self.path, data, self.tensor, self.weights_only)
         if "__tuple__" in node:
             items = node["__tuple__"]
             if not isinstance(items, list):
@@ -375,10 +401,14 @@ def load(f, map_location=None, weights_only=None, mmap=None):
     "cpu" applies, if any); or a function ``(tensor, "cpu") -> tensor`` called on each
     loaded tensor (``lambda storage, loc: storage`` keeps it on the CPU).
 
-    ``weights_only`` and ``mmap`` are accepted for PyTorch's sake and change nothing:
-    a Zero checkpoint is JSON and raw bytes, so loading never runs code from the file
-    (PyTorch's ``weights_only=True`` guarantee holds for every load), and the bytes are
-    read into memory.
+    ``weights_only`` (default True, as in PyTorch >= 2.6) matters only for a file that
+    holds a pickled object (``zero.save(model)``): with True it is refused with
+    ``pickle.UnpicklingError`` unless every class it names was allowed with
+    ``zero.serialization.add_safe_globals`` / ``safe_globals``; with False it is
+    unpickled (which can run code: trusted files only). Everything else in a Zero
+    checkpoint is JSON and raw bytes, so loading it never runs code from the file.
+    ``mmap`` is accepted for PyTorch's sake and changes nothing (the bytes are read
+    into memory).
 
     A plain safetensors file (no Zero metadata) loads as ``{key: tensor}``.
     Raises FileNotFoundError for a missing file and zero.errors.DataError,
@@ -398,7 +428,9 @@ def load(f, map_location=None, weights_only=None, mmap=None):
         raise DataError(f"{path}: corrupt safetensors data: {e}") from None
     del data
 
-    decoder = _Decoder(path, arrays, device, remap)
+    if weights_only is not None and not isinstance(weights_only, bool):
+        raise TypeError(f"zero.load: weights_only must be a bool or None, got {weights_only!r}")
+    decoder = _Decoder(path, arrays, device, remap, weights_only is not False)
     if not _is_zero_checkpoint(metadata):  # someone else's safetensors file: a flat dict of tensors
         return {key: decoder.tensor(key) for key in header if key != "__metadata__"}
     structure = _parse_json(path, metadata.get("zero.structure"), "the checkpoint's structure (zero.structure)")
