@@ -68,7 +68,7 @@ class DistributedSampler(Sampler[int]):
         self.seed = seed
 
     def __iter__(self) -> Iterator[int]:
-        n = len(self.dataset)  # type: ignore[arg-type]
+        n = len(self.dataset)
         if self.shuffle:
             order = np.random.Generator(np.random.PCG64(self.seed + self.epoch)).permutation(n)
         else:
