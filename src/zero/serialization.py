@@ -78,7 +78,8 @@ from typing import Any
 
 import numpy as np
 
-from .backends.device import to_device
+from .backends.device import Device, to_device
+from .dtypes import dtype_from_name
 from .errors import DataError
 from .files import atomic_write
 from .tensors.creation import from_numpy, tensor
@@ -552,7 +553,8 @@ def _check_crc(path: str, arrays: dict, checksums) -> None:
 #
 # * ``weights_only=True`` (the default) unpickles with a restricted unpickler: the pickle
 #   may name only the globals allowlisted with ``add_safe_globals`` / ``safe_globals``
-#   (and a few harmless builtins: ``OrderedDict``, ``set``, ``frozenset``, ``complex``).
+#   (and a few harmless builtins: ``OrderedDict``, ``set``, ``frozenset``, ``complex``,
+#   Zero's dtypes and devices).
 #   The allowlisted object itself is handed over -- no module is imported by name from
 #   the file -- and the first other global stops the load with ``pickle.UnpicklingError``
 #   ("Weights only load failed ... Unsupported global: GLOBAL __main__.Net ..."), before
@@ -568,6 +570,7 @@ _TENSOR_ID = "zero.tensor"
 _builtin_safe: dict[str, Any] = {
     "collections.OrderedDict": collections.OrderedDict, "builtins.set": set, "builtins.frozenset": frozenset,
     "builtins.complex": complex,
+    "zero.dtypes.dtype_from_name": dtype_from_name, "zero.backends.device.Device": Device,  # zero.float32, a device
 }
 _user_safe: dict[str, Any] = {}  # "module.qualname" -> the object (add_safe_globals)
 

@@ -74,11 +74,11 @@ def test_like_pytorch_values_and_gradients_with_several_outputs_and_kwargs():
         weight = lib.tensor(w, requires_grad=True)
         x = lib.tensor(xv, requires_grad=True)
 
-        def f(x, scale=1.0, weight=weight, lib=lib):
+        def f(x, scale=1.0, weight=None):
             h = x @ weight
             return h.tanh() * scale, h.sum(1), 3
 
-        a, b, three = lib.utils.checkpoint.checkpoint(f, x, use_reentrant=False, scale=2.0)
+        a, b, three = lib.utils.checkpoint.checkpoint(f, x, use_reentrant=False, scale=2.0, weight=weight)
         (a.sum() + (b * b).sum()).backward()
         results.append([a.detach().numpy(), b.detach().numpy(), x.grad.numpy(), weight.grad.numpy(), three])
     for ours, theirs in zip(*results):

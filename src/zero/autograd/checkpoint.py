@@ -21,7 +21,9 @@ parameters -- PyTorch's reentrant rule) and keyword arguments are refused; with
 block whose input is plain data still trains its parameters) and keyword arguments go
 to ``function``. In both, parameters receive their gradients in ``.grad``: through a
 checkpoint, ``autograd.grad(loss, params)`` does not see them (PyTorch's reentrant
-variant refuses that case; use ``loss.backward()``).
+variant refuses that case; use ``loss.backward()``). Tensors are found among the
+positional and keyword arguments, not inside lists or dicts passed as arguments (a
+tensor there gets no gradient from the checkpoint).
 """
 from __future__ import annotations
 
@@ -53,20 +55,22 @@ class _Run:
         if self.outputs is not None:
             return self.outputs
         self.inputs = []
-        args = []
-        for a in self.args:
-            if isinstance(a, Tensor):
-                leaf = a.detach().requires_grad_(a.requires_grad)
-                self.inputs.append(leaf)
-                args.append(leaf)
-            else:
-                args.append(a)
+
+        def leaf(a: Any) -> Any:
+            if not isinstance(a, Tensor):
+                return a
+            t = a.detach().requires_grad_(a.requires_grad)
+            self.inputs.append(t)
+            return t
+
+        args = [leaf(a) for a in self.args]
+        kwargs = {key: leaf(a) for key, a in self.kwargs.items()}
         outer_state = get_rng_state() if self.rng_state is not None else None
         try:
             if self.rng_state is not None:
                 set_rng_state(self.rng_state)
             with enable_grad():
-                result = self.function(*args, **self.kwargs)
+                result = self.function(*args, **kwargs)
         finally:
             if outer_state is not None:
                 set_rng_state(outer_state)
@@ -134,7 +138,7 @@ def checkpoint(function: Callable, *args: Any, use_reentrant: bool | None = None
         raise ValueError("checkpoint: context_fn (selective activation checkpointing) is not supported by Zero")
     if use_reentrant and kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    tensors = [a for a in args if isinstance(a, Tensor)]
+    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, Tensor)]  # (the recomputation's order)
     if not is_grad_enabled():
         return function(*args, **kwargs)
     inputs_need_grad = any(t.requires_grad for t in tensors)
