@@ -140,3 +140,12 @@ def test_unpicklable_objects_name_their_place_and_bad_arguments():
         zero.load(saved(zero.ones(1)), weights_only="yes")
     with pytest.raises(TypeError, match="safe globals"):
         add_safe_globals([3])
+
+
+def test_a_module_on_another_device_loads_where_asked(second_device):
+    net = Net().to(second_device)
+    loaded = zero.load(saved(net), weights_only=False)
+    assert loaded.fc.weight.device.type == "cpu"
+    np.testing.assert_array_equal(loaded.fc.weight.detach().numpy(), net.fc.weight.detach().cpu().numpy())
+    again = zero.load(saved(net), weights_only=False, map_location=second_device)
+    assert again.fc.weight.device == second_device and isinstance(again.fc.weight, nn.Parameter)

@@ -162,3 +162,19 @@ def test_checkpointing_lowers_the_peak_memory_of_a_deep_mlp():
     print(f"peak above the start: plain {plain / 2**20:.2f} MiB, checkpoint_sequential(8 segments) "
           f"{saved / 2**20:.2f} MiB")
     assert saved < 0.5 * plain, (plain, saved)
+
+
+def test_on_another_device_the_same_gradients_and_masks(second_device):
+    model = mlp(depth=3, width=8, p=0.5).to(second_device)
+    x = zero.randn(4, 8, device=second_device, requires_grad=True)
+
+    def run_on(how):
+        zero.manual_seed(3)
+        model.zero_grad()
+        x.grad = None
+        y = model(x) if how == "plain" else checkpoint(model, x, use_reentrant=False)
+        (y * y).sum().backward()
+        return [y.detach().cpu().numpy()] + [p.grad.cpu().numpy() for p in model.parameters()] + [x.grad.cpu().numpy()]
+
+    for a, b in zip(run_on("checkpoint"), run_on("plain")):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
