@@ -184,3 +184,13 @@ def test_chain_dataset_like_pytorch():
             return iter(range(self.n))
 
     assert list(ChainDataset([Stream(2), Stream(3)])) == list(tud.ChainDataset([TorchStream(2), TorchStream(3)]))
+
+
+def test_distributed_sampler_takes_the_default_process_group(monkeypatch):
+    import zero.distributed as dist
+
+    monkeypatch.setattr(dist, "is_initialized", lambda: True)
+    monkeypatch.setattr(dist, "get_world_size", lambda group=None: 3)
+    monkeypatch.setattr(dist, "get_rank", lambda group=None: 2)
+    sampler = DistributedSampler(range(8), shuffle=False)
+    assert (sampler.num_replicas, sampler.rank, list(sampler)) == (3, 2, [2, 5, 0])
