@@ -178,3 +178,23 @@ def test_on_another_device_the_same_gradients_and_masks(second_device):
 
     for a, b in zip(run_on("checkpoint"), run_on("plain")):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_nested_checkpoints_like_pytorch():
+    xv = np.random.default_rng(3).standard_normal(5)
+    results = []
+    for lib in (zero, torch):
+        cp = lib.utils.checkpoint.checkpoint
+        x = lib.tensor(xv, requires_grad=True)
+
+        def inner(t):
+            return t.sin() * t
+
+        def outer(t, cp=cp, inner=inner):
+            return cp(inner, t.exp(), use_reentrant=False).cos()
+
+        y = cp(outer, x, use_reentrant=False)
+        y.sum().backward()
+        results.append((y.detach().numpy(), x.grad.numpy()))
+    for a, b in zip(*results):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
