@@ -109,4 +109,6 @@ compat.install(sys.modules[__name__])
 __getattr__, __dir__ = on_first_use(__name__, {
     "data": "data", "distributed": "distributed", "profiler": "profiler", "utils": "utils",
     "save": "serialization:save", "load": "serialization:load",
+    "onnx": "onnx",
+    "serialization": "serialization",
 }, globals())

@@ -31,8 +31,12 @@ a tensor (named, by its CRC-32) or the header was damaged. (Integrity, not
 authenticity: a checksum catches accidents and naive edits, not tampering by
 someone who recomputes it.)
 
-Loading parses JSON and raw bytes only: nothing in the file is ever executed
-(no pickle). It checks that the file is whole (the header's byte ranges match
+Loading parses JSON and raw bytes only: nothing in the file is ever executed --
+except the pickle of an object JSON cannot hold (``zero.save(model)``), which is
+unpickled only under ``weights_only=False`` or, under ``weights_only=True`` (the
+default), by a restricted unpickler that admits only the globals the caller allowed
+with ``safe_globals``/``add_safe_globals`` (see the end of this file), and only after the
+checks below. It checks that the file is whole (the header's byte ranges match
 the file's length), then the checksum, then each tensor's CRC-32, so a
 truncated or damaged file is named, never half-loaded. Format "1" files
 (written before the whole-file checksum, their tensors covered by CRC-32s only)
@@ -47,6 +51,7 @@ The structure JSON tags what JSON cannot say itself:
     NumPy array                  {"__ndarray__": "key"}
     tuple                        {"__tuple__": [...]}
     dict with non-str keys       {"__dict__": [[key, value], ...]}  (int keys stay ints)
+    any other object             {"__pickle__": "key"}  (a whole nn.Module: see the end of this file)
 
 Tensors are copied to the host to be saved (whatever their device and
 layout: views and non-contiguous tensors are fine). Two tensors that share
@@ -57,19 +62,24 @@ either the old file or the new one, never a half-written one.
 """
 from __future__ import annotations
 
+import collections
 import errno
 import hashlib
 import io
 import json
 import os
+import pickle
 import re
 import struct
 import warnings
 import zlib
+from collections.abc import Callable, Iterable
+from typing import Any
 
 import numpy as np
 
-from .backends.device import to_device
+from .backends.device import Device, to_device
+from .dtypes import dtype_from_name
 from .errors import DataError
 from .files import atomic_write
 from .tensors.creation import from_numpy, tensor
@@ -82,13 +92,15 @@ def _safetensors():
 
     return safetensors.numpy
 
+PICKLE_TAG = "__pickle__"
 FORMAT_VERSION = "2"
 _LEGACY_VERSIONS = ("1",)  # no whole-file checksum: loaded with a warning
 _CHECKSUM_KEY = "zero.sha256"
 _CHECKSUM_PLACEHOLDER = "0" * 64
 _SAFETENSORS_DTYPES = {"b": {1: "BOOL"}, "u": {1: "U8", 2: "U16", 4: "U32", 8: "U64"},
                        "i": {1: "I8", 2: "I16", 4: "I32", 8: "I64"}, "f": {2: "F16", 4: "F32", 8: "F64"}}
-_TAGS = ("__tensor__", "__ndarray__", "__tuple__", "__dict__")
+_TAGS = ("__tensor__", "__ndarray__", "__tuple__", "__dict__", PICKLE_TAG)
+__all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load", "safe_globals", "save"]
 _MAX_HEADER_BYTES = 100 << 20  # safetensors' own limit on the JSON header
 
 
@@ -142,10 +154,17 @@ class _Encoder:
             return {"__tuple__": items}
         if isinstance(obj, dict):
             return self._dict(obj, names, where)
-        kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
-        raise TypeError(f"save: cannot store {where} of type {kind}; "
-                        "a checkpoint holds tensors, NumPy arrays, dicts, lists, tuples, str, int, float, "
-                        "bool and None")
+        return self._pickle(obj, names, where)
+
+    def _pickle(self, obj, names: list, where: str):
+        """An object JSON cannot hold (a whole module): pickled, its tensors stored as tensors."""
+        prefix = names + [PICKLE_TAG]
+        try:
+            blob = _pickle_dumps(obj, lambda t, n: self._array(t.detach()._host_array(), prefix + [n], where))
+        except TypeError as e:
+            kind = f"{type(obj).__module__}.{type(obj).__qualname__}"
+            raise TypeError(f"save: cannot store {where} of type {kind}: it cannot be pickled ({e})") from None
+        return {PICKLE_TAG: self._array(np.frombuffer(blob, dtype=np.uint8), prefix, where)}
 
     def _dict(self, obj: dict, names: list, where: str):
         for key in obj:
@@ -161,12 +180,13 @@ class _Encoder:
 
 def save(obj, f) -> None:
     """Write ``obj`` (a tensor, or nested dicts/lists/tuples of tensors and JSON
-    values) as a safetensors file: to the path ``f`` atomically, or into ``f``
+    values; any other object -- a whole module -- is pickled, see the end of this file) as a
+    safetensors file: to the path ``f`` atomically, or into ``f``
     when it is a binary file object (``io.BytesIO``, an open file: written from
     its current position, as PyTorch does; atomic only as the object makes it).
 
     Raises TypeError naming the place (``obj['state'][0]['buf']``) of anything
-    that cannot be stored.
+    that cannot be stored (what pickle refuses too: a lambda, an open file).
     """
     encoder = _Encoder()
     structure = encoder.encode(obj, [], "obj")
@@ -319,8 +339,9 @@ _JSON_BRACKETS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')
 class _Decoder:
     """Turns the structure JSON back into objects, taking tensors from ``arrays``."""
 
-    def __init__(self, path: str, arrays: dict, device, remap=None):
+    def __init__(self, path: str, arrays: dict, device, remap=None, weights_only: bool = True):
         self.path, self.arrays, self.device, self.remap = path, arrays, device, remap
+        self.weights_only = weights_only
 
     def array(self, key) -> np.ndarray:
         if not isinstance(key, str) or key not in self.arrays:
@@ -347,6 +368,12 @@ class _Decoder:
             return self.tensor(node["__tensor__"], bool(node.get("requires_grad")))
         if "__ndarray__" in node:
             return self.array(node["__ndarray__"])
+        if PICKLE_TAG in node:
+            data = self.array(node[PICKLE_TAG])
+            if data.dtype != np.uint8 or data.ndim != 1:
+                raise DataError(f"{self.path}: corrupt structure: a pickle is stored as "
+                                f"{data.dtype}{list(data.shape)}, not as 1-d uint8 bytes")
+            return _pickle_loads(self.path, data, self.tensor, self.weights_only)
         if "__tuple__" in node:
             items = node["__tuple__"]
             if not isinstance(items, list):
@@ -375,10 +402,14 @@ def load(f, map_location=None, weights_only=None, mmap=None):
     "cpu" applies, if any); or a function ``(tensor, "cpu") -> tensor`` called on each
     loaded tensor (``lambda storage, loc: storage`` keeps it on the CPU).
 
-    ``weights_only`` and ``mmap`` are accepted for PyTorch's sake and change nothing:
-    a Zero checkpoint is JSON and raw bytes, so loading never runs code from the file
-    (PyTorch's ``weights_only=True`` guarantee holds for every load), and the bytes are
-    read into memory.
+    ``weights_only`` (default True, as in PyTorch >= 2.6) matters only for a file that
+    holds a pickled object (``zero.save(model)``): with True it is refused with
+    ``pickle.UnpicklingError`` unless every class it names was allowed with
+    ``zero.serialization.add_safe_globals`` / ``safe_globals``; with False it is
+    unpickled (which can run code: trusted files only). Everything else in a Zero
+    checkpoint is JSON and raw bytes, so loading it never runs code from the file.
+    ``mmap`` is accepted for PyTorch's sake and changes nothing (the bytes are read
+    into memory).
 
     A plain safetensors file (no Zero metadata) loads as ``{key: tensor}``.
     Raises FileNotFoundError for a missing file and zero.errors.DataError,
@@ -398,7 +429,9 @@ def load(f, map_location=None, weights_only=None, mmap=None):
         raise DataError(f"{path}: corrupt safetensors data: {e}") from None
     del data
 
-    decoder = _Decoder(path, arrays, device, remap)
+    if weights_only is not None and not isinstance(weights_only, bool):
+        raise TypeError(f"zero.load: weights_only must be a bool or None, got {weights_only!r}")
+    decoder = _Decoder(path, arrays, device, remap, weights_only is not False)
     if not _is_zero_checkpoint(metadata):  # someone else's safetensors file: a flat dict of tensors
         return {key: decoder.tensor(key) for key in header if key != "__metadata__"}
     structure = _parse_json(path, metadata.get("zero.structure"), "the checkpoint's structure (zero.structure)")
@@ -503,3 +536,157 @@ def _check_crc(path: str, arrays: dict, checksums) -> None:
     problem = _crc_problem(arrays, checksums)
     if problem is not None:
         raise DataError(f"{path}: corrupt: {problem}")
+
+
+# -- whole objects: pickled (zero.save(model)), unpickled only when allowed ---------------------
+#
+# Whole objects in a checkpoint (``zero.save(model)``): pickled, as PyTorch saves them, and
+# unpickled only when the caller says so.
+#
+# ``zero.save`` stores what JSON cannot say -- a whole ``nn.Module``, any other picklable
+# object -- as a pickle, kept in the safetensors file as one ``uint8`` array under the tag
+# ``{"__pickle__": key}``. The tensors inside it are not pickled: each is stored as a
+# safetensors tensor of its own (covered by the checksums like every other) and the pickle
+# refers to it by key (pickle's ``persistent_id``), so tied weights stay tied.
+#
+# Loading follows PyTorch >= 2.6:
+#
+# * ``weights_only=True`` (the default) unpickles with a restricted unpickler: the pickle
+#   may name only the globals allowlisted with ``add_safe_globals`` / ``safe_globals``
+#   (and a few harmless builtins: ``OrderedDict``, ``set``, ``frozenset``, ``complex``,
+#   Zero's dtypes and devices).
+#   The allowlisted object itself is handed over -- no module is imported by name from
+#   the file -- and the first other global stops the load with ``pickle.UnpicklingError``
+#   ("Weights only load failed ... Unsupported global: GLOBAL __main__.Net ..."), before
+#   anything it names is called.
+# * ``weights_only=False`` unpickles freely -- which runs whatever code the file names:
+#   only for files from a trusted source.
+#
+# A checkpoint without a pickle (state dicts, optimizer states: every file Zero wrote
+# before) never reaches this code.
+
+_TENSOR_ID = "zero.tensor"
+
+_builtin_safe: dict[str, Any] = {
+    "collections.OrderedDict": collections.OrderedDict, "builtins.set": set, "builtins.frozenset": frozenset,
+    "builtins.complex": complex,
+    "zero.dtypes.dtype_from_name": dtype_from_name, "zero.backends.device.Device": Device,  # zero.float32, a device
+}
+_user_safe: dict[str, Any] = {}  # "module.qualname" -> the object (add_safe_globals)
+
+
+def _entry(item: Any) -> tuple[str, Any]:
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], str):
+        return item[1], item[0]
+    if callable(item) and hasattr(item, "__module__") and hasattr(item, "__qualname__"):
+        return f"{item.__module__}.{item.__qualname__}", item
+    raise TypeError(f"safe globals are classes or functions, or (object, 'module.name') pairs; got {item!r}")
+
+
+def add_safe_globals(safe_globals: Iterable[Any]) -> None:
+    """Allow these classes/functions in pickles loaded with ``weights_only=True`` (for good)."""
+    for item in list(safe_globals):
+        name, obj = _entry(item)
+        _user_safe[name] = obj
+
+
+def get_safe_globals() -> list[Any]:
+    """What ``add_safe_globals`` has allowed (as PyTorch's list)."""
+    return list(_user_safe.values())
+
+
+def clear_safe_globals() -> None:
+    """Forget every global ``add_safe_globals`` allowed."""
+    _user_safe.clear()
+
+
+class safe_globals:  # (PyTorch's name: a class used as a context manager)
+    """``with zero.serialization.safe_globals([Net, nn.Linear]): zero.load(path)``: allow
+    these globals under ``weights_only=True`` inside the block only."""
+
+    def __init__(self, safe_globals: list[Any]) -> None:
+        self.entries = [_entry(item) for item in safe_globals]
+        self.before: dict[str, Any] | None = None
+
+    def __enter__(self) -> safe_globals:
+        self.before = dict(_user_safe)
+        _user_safe.update(self.entries)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _user_safe.clear()
+        _user_safe.update(self.before or {})
+
+
+# -- pickling -------------------------------------------------------------------------------------
+
+
+def _pickle_dumps(obj: Any, store_tensor: Callable[[Any, int], str]) -> bytes:
+    """``obj`` pickled, its tensors replaced by keys that ``store_tensor(tensor, n)`` returns.
+    Raises TypeError when pickle cannot store it (a lambda, a local class, an open file)."""
+    from .nn.parameter import Parameter
+    from .tensors.tensor import Tensor
+
+    seen: dict[int, tuple] = {}
+    keep: list[Any] = []  # the tensors, alive until the end (their ids stay unique)
+
+    class Pickler(pickle.Pickler):
+        def persistent_id(self, value: Any) -> Any:
+            if not isinstance(value, Tensor):
+                return None
+            pid = seen.get(id(value))
+            if pid is None:
+                key = store_tensor(value, len(seen))
+                pid = (_TENSOR_ID, key, type(value) is Parameter, bool(value.requires_grad))
+                seen[id(value)] = pid
+                keep.append(value)
+            return pid
+
+    buffer = io.BytesIO()
+    try:
+        Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(obj)
+    except (pickle.PicklingError, TypeError, AttributeError) as e:
+        raise TypeError(str(e)) from None
+    return buffer.getvalue()
+
+
+# -- unpickling -------------------------------------------------------------------------------------
+
+
+def _refusal(path: str, what: str) -> pickle.UnpicklingError:
+    return pickle.UnpicklingError(
+        f"Weights only load failed: {path} holds a pickled object, and the pickle names {what}, which is not an "
+        f"allowed global. WeightsUnpickler error: Unsupported global: GLOBAL {what}. If you trust the file's "
+        f"source, load it with zero.load(..., weights_only=False) (which can run arbitrary code), or allowlist "
+        f"the classes with zero.serialization.add_safe_globals([{what}]) or the "
+        f"zero.serialization.safe_globals([{what}]) context manager")
+
+
+def _pickle_loads(path: str, data: np.ndarray, tensor: Callable[[str, bool], Any], weights_only: bool) -> Any:
+    """Unpickle ``data`` (the stored bytes); ``tensor(key, requires_grad)`` gives a stored tensor."""
+    from .nn.parameter import Parameter
+
+    loaded: dict[str, Any] = {}
+
+    class Unpickler(pickle.Unpickler):
+        def find_class(self, module: str, name: str) -> Any:
+            if not weights_only:
+                return super().find_class(module, name)
+            key = f"{module}.{name}"
+            if key in _user_safe:
+                return _user_safe[key]
+            if key in _builtin_safe:
+                return _builtin_safe[key]
+            raise _refusal(path, key)
+
+        def persistent_load(self, pid: Any) -> Any:
+            if not (isinstance(pid, tuple) and len(pid) == 4 and pid[0] == _TENSOR_ID and isinstance(pid[1], str)
+                    and isinstance(pid[2], bool) and isinstance(pid[3], bool)):
+                raise DataError(f"{path}: corrupt pickle: a persistent id {pid!r} is not one of Zero's tensors")
+            _, key, is_parameter, requires_grad = pid
+            if key not in loaded:
+                t = tensor(key, requires_grad and not is_parameter)
+                loaded[key] = Parameter(t, requires_grad) if is_parameter else t
+            return loaded[key]
+
+    return Unpickler(io.BytesIO(data.tobytes())).load()

@@ -5,7 +5,7 @@ PyTorch import them; the book's concepts do not need them.
     cuda_amp       torch.cuda.amp.GradScaler: the older name of zero.amp.GradScaler("cuda")
     cudnn          torch.backends.cudnn: the flags scripts set (Zero has no cuDNN)
     mps            torch.backends.mps: Apple's backend, which Zero does not have
-    utils          torch.utils.data (zero.data's classes), torch.utils.hooks
+    utils          torch.utils.data (zero.data's classes), torch.utils.hooks, torch.utils.checkpoint
 
 (Elsewhere, the optimizers take PyTorch's ``foreach``, ``fused`` and ``capturable`` and
 change nothing for them: ``zero.optim.optimizer.execution_options`` says so once.)
@@ -39,8 +39,9 @@ ALIASES = {
     "zero.utils": "zero.compat.utils",              # (on first use: it imports zero.data)
     "zero.utils.data": "zero.compat.utils.data",
     "zero.utils.hooks": "zero.compat.utils.hooks",
+    "zero.utils.checkpoint": "zero.compat.utils.checkpoint",
 }
-ON_FIRST_USE = {"zero.utils", "zero.utils.data", "zero.utils.hooks"}
+ON_FIRST_USE = {"zero.utils", "zero.utils.data", "zero.utils.hooks", "zero.utils.checkpoint"}
 
 
 class _AliasLoader(Loader):

@@ -7,7 +7,9 @@
 The loading machinery is also ``zero.utils.data``, under PyTorch's names (the
 same classes): ``from zero.utils.data import DataLoader, TensorDataset``.
 
-    dataset.py      Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset, ChainDataset, random_split
+    dataset.py      Dataset, IterableDataset, TensorDataset, Subset, ConcatDataset, ChainDataset, StackDataset,
+                    random_split
+    distributed_sampler.py  DistributedSampler: a rank's share of each epoch
     sampler.py      Sampler, SequentialSampler, RandomSampler, SubsetRandomSampler, WeightedRandomSampler,
                     BatchSampler
     collate.py      default_collate, default_convert
@@ -21,7 +23,9 @@ same classes): ``from zero.utils.data import DataLoader, TensorDataset``.
 from __future__ import annotations
 
 from .collate import default_collate, default_convert
-from .dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+                      random_split)
+from .distributed_sampler import DistributedSampler
 from .download import MIRRORS, MNIST_SHA256, download_mnist
 from .idx import read_idx, write_idx
 from .loader import DataLoader
@@ -31,6 +35,7 @@ from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, S
 from .worker import WorkerInfo, get_worker_info
 
 __all__ = ["MIRRORS", "MNIST", "MNIST_SHA256", "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader",
+           "DistributedSampler", "StackDataset",
            "Dataset", "IterableDataset", "RandomSampler", "Sampler", "SequentialSampler", "Subset",
            "SubsetRandomSampler", "TensorDataset", "WeightedRandomSampler", "WorkerInfo", "default_cache_dir",
            "default_collate", "default_convert", "download_mnist", "find_mnist", "get_worker_info", "random_split",

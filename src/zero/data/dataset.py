@@ -206,6 +206,43 @@ class ChainDataset(IterableDataset):
         return sum(len(d) for d in self.datasets)  # type: ignore[arg-type, misc]
 
 
+class StackDataset(Dataset):
+    """Several map-style datasets of one length side by side: a sample is the tuple (or dict) of theirs.
+
+        StackDataset(images, texts)[i] == (images[i], texts[i])
+        StackDataset(image=images, text=texts)[i] == {"image": images[i], "text": texts[i]}
+
+    Datasets are given positionally (tuple samples) or by keyword (dict samples),
+    not both; all must have the same length (``ValueError`` otherwise, as in PyTorch).
+    """
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError("StackDataset: the datasets are given either positionally (tuple samples) or by "
+                             "keyword (dict samples), not both")
+        datasets: tuple | dict = args if args else kwargs
+        members = list(datasets) if args else list(kwargs.values())
+        if not members:
+            raise ValueError("StackDataset: at least one dataset should be passed")
+        self._length = len(members[0])  # type: ignore[arg-type]
+        if any(len(d) != self._length for d in members):  # type: ignore[arg-type]
+            sizes = [len(d) for d in members]  # type: ignore[arg-type]
+            raise ValueError(f"StackDataset: size mismatch between datasets: {sizes}")
+        self.datasets = datasets
+
+    def __getitem__(self, index):
+        if isinstance(self.datasets, dict):
+            return {key: d[index] for key, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __getitems__(self, indices: list) -> list:
+        """Several samples at once (PyTorch's protocol), as a list of tuples or dicts."""
+        return [self[i] for i in indices]
+
+    def __len__(self) -> int:
+        return self._length
+
+
 def random_split(dataset: Dataset[T_co], lengths: Sequence[int | float],
                  generator: Generator | None = None) -> list[Subset[T_co]]:
     """Split ``dataset`` into non-overlapping random subsets of the given ``lengths``.

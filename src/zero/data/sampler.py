@@ -10,15 +10,28 @@
 A sampler is anything with ``__iter__`` (and, for ``len(loader)``, ``__len__``);
 a plain list of indices works too.
 
-**When randomness is drawn.** Zero's random samplers draw an epoch's whole
-order when ``iter(sampler)`` is called -- not lazily, at the first ``next()``
-as a Python generator would -- and a ``BatchSampler`` calls ``iter()`` on its
-sampler at once too. So ``iter(loader)`` fixes the epoch: the generator's state
-right after it is known, whatever the training loop draws later (the MNIST and
-GPT jobs' exact ``--resume`` rests on this). A sampler without a ``generator``
-draws from Zero's default generator directly, so ``zero.manual_seed(s)`` makes
-every epoch reproducible; PyTorch's draws a seed from it and permutes with a
-private generator: the same idea, other numbers.
+**When randomness is drawn.** Zero's random samplers take their epoch's
+randomness when ``iter(sampler)`` is called -- not lazily, at the first
+``next()`` as a Python generator would -- and a ``BatchSampler`` calls
+``iter()`` on its sampler at once too. So ``iter(loader)`` fixes the epoch: the
+generator's state right after it is known, whatever the training loop draws
+later (the MNIST and GPT jobs' exact ``--resume`` rests on this). A permutation
+of the dataset (``RandomSampler`` without replacement, ``SubsetRandomSampler``)
+is drawn whole there, as PyTorch draws it; a stream that may be longer than the
+dataset (``replacement=True``, ``num_samples`` beyond ``len(data)``, weighted
+draws with replacement) takes one seed from the generator at ``iter()`` and
+draws its indices lazily from a private generator made from it, a chunk of
+``CHUNK`` at a time -- so ``RandomSampler(data, replacement=True,
+num_samples=10**10)`` (an "infinite" loader) yields its first batch at once and
+never holds more than a chunk ahead. A sampler without a ``generator`` draws
+from Zero's default generator, so ``zero.manual_seed(s)`` makes every epoch
+reproducible; PyTorch's draws a seed from it and permutes with a private
+generator: the same idea, other numbers.
+
+    DistributedSampler(dataset, num_replicas, rank, shuffle, seed, drop_last)
+        rank ``rank``'s share of each epoch (``set_epoch(e)`` before each epoch
+        reshuffles), padded or cut to a multiple of ``num_replicas`` as PyTorch does;
+        lives in distributed_sampler.py.
 """
 from __future__ import annotations
 
@@ -31,6 +44,43 @@ import numpy as np
 from ..random import Generator, default_generator
 
 T_co = TypeVar("T_co", covariant=True)
+
+
+CHUNK = 32  # indices a lazy sampler draws at a time (PyTorch's RandomSampler draws 32 too)
+
+
+def _private_stream(generator: Generator | None) -> np.random.Generator:
+    """A NumPy generator seeded by one draw from ``generator`` (default: Zero's default
+    generator): the draw happens now, the stream's numbers whenever they are asked for."""
+    return np.random.Generator(np.random.PCG64((generator or default_generator()).next_seed()))
+
+
+def _uniform_indices(rng: np.random.Generator, n: int, k: int) -> Iterator[int]:
+    """``k`` uniform draws from ``range(n)``, ``CHUNK`` at a time."""
+    while k > 0:
+        chunk = min(k, CHUNK)
+        yield from rng.integers(0, n, size=chunk, dtype=np.int64).tolist()
+        k -= chunk
+
+
+def _permutation_rounds(rng: np.random.Generator, n: int, k: int) -> Iterator[int]:
+    """Permutations of ``range(n)`` one after another, the last cut so that ``k`` come out;
+    each permutation is drawn when the previous one is used up."""
+    while k > 0:
+        order = rng.permutation(n)[:k].tolist()
+        yield from order
+        k -= len(order)
+
+
+def _weighted_indices(rng: np.random.Generator, cumulative: np.ndarray, k: int) -> Iterator[int]:
+    """``k`` draws with replacement, index i with probability proportional to its weight
+    (``cumulative``: the running sum of the weights), ``CHUNK`` at a time."""
+    last = len(cumulative) - 1
+    while k > 0:
+        chunk = min(k, CHUNK)
+        u = rng.random(chunk) * cumulative[-1]
+        yield from np.minimum(np.searchsorted(cumulative, u, side="right"), last).tolist()
+        k -= chunk
 
 
 def _is_positive_int(value) -> bool:
@@ -71,7 +121,8 @@ class RandomSampler(Sampler[int]):
     Without replacement (the default) each epoch is a permutation; with
     ``num_samples`` larger than the dataset, whole permutations follow one
     another (and the last is cut short). With ``replacement=True`` it is
-    ``num_samples`` independent uniform draws. ``num_samples`` defaults to
+    ``num_samples`` independent uniform draws. Both streams are drawn lazily, a
+    chunk at a time, so ``num_samples`` may be huge (10**10: an "infinite" loader). ``num_samples`` defaults to
     ``len(data_source)``; ``len(sampler) == num_samples``.
     """
 
@@ -92,19 +143,15 @@ class RandomSampler(Sampler[int]):
         return len(self.data_source) if self._num_samples is None else int(self._num_samples)
 
     def __iter__(self) -> Iterator[int]:
-        # The whole epoch is drawn now, at iter() (see the module's docstring).
+        # The epoch's randomness is taken now, at iter() (see the module's docstring).
         n, k = len(self.data_source), self.num_samples
-        rng = (self.generator or default_generator()).numpy
         if n == 0:
             return iter([])
-        if self.replacement:
-            order = rng.integers(0, n, size=k, dtype=np.int64)
-        elif k == n:
-            order = rng.permutation(n)  # one draw: the same stream as Generator.permutation
-        else:
-            rounds = [rng.permutation(n) for _ in range(-(-k // n))]
-            order = np.concatenate(rounds)[:k]
-        return iter(order.tolist())
+        if not self.replacement and k <= n:
+            order = (self.generator or default_generator()).permutation(n)  # one permutation, as PyTorch
+            return iter(order[:k].tolist())
+        rng = _private_stream(self.generator)
+        return _uniform_indices(rng, n, k) if self.replacement else _permutation_rounds(rng, n, k)
 
     def __len__(self) -> int:
         return self.num_samples
@@ -128,6 +175,7 @@ class SubsetRandomSampler(Sampler[int]):
 class WeightedRandomSampler(Sampler[int]):
     """``num_samples`` indices, index i drawn with probability ``weights[i] / sum(weights)``.
 
+    With replacement the indices are drawn lazily (see the module's docstring).
     With ``replacement=False`` an index is drawn at most once (so
     ``num_samples`` may not exceed the number of positive weights). Weights
     that are negative, not finite, or all zero are refused when an epoch is
@@ -158,9 +206,11 @@ class WeightedRandomSampler(Sampler[int]):
         if not self.replacement and self.num_samples > np.count_nonzero(w):
             raise RuntimeError(f"WeightedRandomSampler: cannot draw {self.num_samples} samples without "
                                f"replacement from {np.count_nonzero(w)} positive weights")
-        rng = (self.generator or default_generator()).numpy
-        order = rng.choice(len(w), size=self.num_samples, replace=self.replacement, p=w / w.sum())
-        return iter(order.tolist())
+        if not self.replacement:  # at most len(weights) indices: drawn whole, now
+            rng = (self.generator or default_generator()).numpy
+            order = rng.choice(len(w), size=self.num_samples, replace=False, p=w / w.sum())
+            return iter(order.tolist())
+        return _weighted_indices(_private_stream(self.generator), np.cumsum(w), self.num_samples)
 
     def __len__(self) -> int:
         return self.num_samples

@@ -1,5 +1,5 @@
 """PyTorch's ``torch.utils`` namespace: ``zero.utils.data`` (datasets, samplers, DataLoader),
-``zero.utils.hooks`` (RemovableHandle)."""
+``zero.utils.hooks`` (RemovableHandle), ``zero.utils.checkpoint`` (activation checkpointing)."""
 from __future__ import annotations
 
-from . import data, hooks
+from . import checkpoint, data, hooks

@@ -9,13 +9,16 @@ gives it PyTorch's address.
 from __future__ import annotations
 
 from ...data.collate import default_collate, default_convert
-from ...data.dataset import ChainDataset, ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from ...data.dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset,
+                             TensorDataset, random_split)
+from ...data.distributed_sampler import DistributedSampler
 from ...data.loader import DataLoader
 from ...data.sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
                             WeightedRandomSampler)
 from ...data.worker import WorkerInfo, get_worker_info
 
-__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+__all__ = ["BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler",
+           "IterableDataset", "StackDataset",
            "RandomSampler", "Sampler", "SequentialSampler", "Subset", "SubsetRandomSampler", "TensorDataset",
            "WeightedRandomSampler", "WorkerInfo", "default_collate", "default_convert", "get_worker_info",
            "random_split"]
