@@ -1,0 +1,426 @@
+"""The aliasing rule: an op's result shares storage with an input exactly when PyTorch's does.
+
+Every public function of ``zero`` and ``zero.nn.functional`` and every Tensor method is run
+on small inputs by a recipe from the tables below, the same call is run in PyTorch, and for
+each tensor the result holds we ask, in both libraries, whether it shares memory with one of
+the inputs (PyTorch: the storages' addresses; Zero: the same Storage, or NumPy's overlap of
+the arrays) and whether it is the input object itself. The two must agree: a view where
+PyTorch gives a view, new memory where PyTorch gives new memory -- also in the no-op cases
+(``roll(x, 0)``, ``x.repeat(1, 1)``, ``flip(x, ())``, ``x.sum(())``).
+
+A public name with no recipe makes ``test_every_public_name_has_a_recipe`` fail ("add a
+recipe"): the next op added cannot miss the rule. Names that cannot be called by a simple
+recipe (no tensor result, files, hooks, devices) are listed in ``NOT_CALLED`` with the reason.
+"""
+from __future__ import annotations
+
+import inspect
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import zero
+import zero.nn.functional as zero_functional
+
+torch = pytest.importorskip("torch")
+
+
+class In:
+    """A marker in a recipe for one of the inputs (see ``_arrays``)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+class A:
+    """A recipe: the call's arguments, inputs marked by ``In``."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        self.args, self.kwargs = args, kwargs
+
+    def __repr__(self) -> str:
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return "(" + ", ".join(parts) + ")"
+
+
+x, y, z, v, w, s, m, b3, b4 = (In(n) for n in ("x", "y", "z", "v", "w", "s", "m", "b3", "b4"))
+img, sig, vol, x0, u8, iv, ix, lab, mask, nv, sv, ii, pos = (
+    In(n) for n in ("img", "sig", "vol", "x0", "u8", "iv", "ix", "lab", "mask", "nv", "sv", "ii", "pos"))
+wconv1, wconv2, wconv3, seq3, filt = (In(n) for n in ("wconv1", "wconv2", "wconv3", "seq3", "filt"))
+
+
+def _arrays() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    f = np.float32
+    return {
+        "x": rng.uniform(0.1, 0.9, (3, 4)).astype(f), "y": rng.uniform(0.1, 0.9, (3, 4)).astype(f),
+        "z": rng.uniform(0.1, 0.9, (3, 4)).astype(f), "v": rng.uniform(0.1, 0.9, (4,)).astype(f),
+        "w": rng.uniform(0.1, 0.9, (3,)).astype(f), "s": rng.uniform(0.1, 0.9, (3, 3)).astype(f),
+        "m": rng.uniform(0.1, 0.9, (4, 2)).astype(f), "b3": rng.uniform(0.1, 0.9, (2, 3, 4)).astype(f),
+        "b4": rng.uniform(0.1, 0.9, (2, 4, 2)).astype(f), "img": rng.uniform(0.1, 0.9, (1, 2, 4, 4)).astype(f),
+        "sig": rng.uniform(0.1, 0.9, (1, 2, 6)).astype(f), "vol": rng.uniform(0.1, 0.9, (1, 2, 4, 4, 4)).astype(f),
+        "x0": np.array(0.5, dtype=f), "u8": np.array([[1, 2, 3], [4, 5, 6]], dtype=np.uint8),
+        "iv": np.array([0, 2], dtype=np.int64), "ix": np.array([[0, 3], [1, 1], [2, 0]], dtype=np.int64),
+        "lab": np.array([0, 3, 1], dtype=np.int64), "mask": rng.uniform(0, 1, (3, 4)) > 0.5,
+        "nv": np.array([0, 2, 2, 1, 4], dtype=np.int64), "sv": np.array([0.2, 0.4, 0.6, 0.8], dtype=f),
+        "ii": np.array([[1, 2, 3], [4, 5, 6]], dtype=np.int64),
+        "pos": np.array([[1.0, -1.0, 1.0, -1.0], [1.0, 1.0, -1.0, -1.0], [-1.0, 1.0, 1.0, 1.0]], dtype=f),
+        "wconv1": rng.uniform(-0.5, 0.5, (3, 2, 3)).astype(f), "wconv2": rng.uniform(-0.5, 0.5, (3, 2, 3, 3)).astype(f),
+        "wconv3": rng.uniform(-0.5, 0.5, (3, 2, 3, 3, 3)).astype(f),
+        "seq3": rng.uniform(-0.5, 0.5, (1, 2, 3, 4)).astype(f), "filt": rng.uniform(-0.5, 0.5, (2, 3, 3, 3)).astype(f),
+    }
+
+
+# Recipes for the functions of ``zero`` / ``torch`` and ``zero.nn.functional``; a Tensor method
+# of the same name uses them with the first argument as self (see ``_method_recipes``).
+FUNCS: dict[str, list[A]] = {
+    # elementwise, one input
+    **{name: [A(x)] for name in (
+        "abs", "absolute", "acos", "arccos", "asin", "arcsin", "atan", "arctan", "ceil", "cos", "cosh", "erf",
+        "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "log", "log10", "log1p", "log2", "neg",
+        "negative", "reciprocal", "round", "rsqrt", "sgn", "sigmoid", "sign", "signbit", "sin", "sinh", "sqrt",
+        "square", "tan", "tanh", "trunc", "isfinite", "isinf", "isnan", "isneginf", "isposinf", "logical_not",
+        "nan_to_num", "relu", "selu", "celu", "positive", "relu6", "elu", "gelu", "hardsigmoid", "hardswish",
+        "hardtanh", "leaky_relu", "logsigmoid", "mish", "silu", "softplus", "softshrink", "softsign",
+        "tanhshrink", "hardshrink", "rrelu", "clone", "erfinv", "asinh", "arcsinh", "t")},
+    "acosh": [A(x)], "arccosh": [A(x)], "atanh": [A(x)], "arctanh": [A(x)],
+    "relu_": [A(x)], "selu_": [A(x)], "celu_": [A(x)], "rrelu_": [A(x)], "elu_": [A(x)], "hardtanh_": [A(x)],
+    "leaky_relu_": [A(x)], "threshold_": [A(x, 0.5, 0.0)],
+    "bitwise_not": [A(ii)], "bitwise_and": [A(ii, ii)], "bitwise_or": [A(ii, ii)], "bitwise_xor": [A(ii, ii)],
+    "threshold": [A(x, 0.5, 0.0)],
+    "clamp": [A(x, 0.2, 0.8), A(x, 0.2), A(x, None, 0.8), A(x, -1.0, 2.0)], "clip": [A(x, 0.2, 0.8)],
+    "clamp_min": [A(x, 0.2)], "clamp_max": [A(x, 0.8)],
+    # elementwise, two or three inputs
+    **{name: [A(x, y), A(x, 2.0)] for name in (
+        "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "fmod",
+        "remainder", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp",
+        "xlogy", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
+        "greater_equal", "logical_and", "logical_or", "logical_xor")},
+    "maximum": [A(x, y)], "minimum": [A(x, y)], "fmax": [A(x, y)], "fmin": [A(x, y)], "hypot": [A(x, y)],
+    "logaddexp": [A(x, y)], "atan2": [A(x, y)], "arctan2": [A(x, y)],
+    "logical_and": [A(x, y)], "logical_or": [A(x, y)], "logical_xor": [A(x, y)],
+    "lerp": [A(x, y, 0.5), A(x, y, z)], "addcmul": [A(x, y, z)], "addcdiv": [A(x, y, z)],
+    "isclose": [A(x, y)], "allclose": [A(x, y)],
+    "where": [A(mask, x, y), A(mask, x, 0.0)],
+    "masked_fill": [A(x, mask, 0.0)], "masked_select": [A(x, mask)],
+    "prelu": [A(x, In("one"))],
+    # reductions
+    **{name: [A(x), A(x, 1)] for name in (
+        "sum", "mean", "prod", "amax", "amin", "argmax", "argmin", "logsumexp", "nansum", "nanmean", "std",
+        "var", "median", "max", "min", "all", "any", "count_nonzero", "cumsum", "cumprod", "norm",
+        "std_mean", "var_mean", "softmax", "log_softmax", "softmin", "aminmax", "argsort", "sort",
+        "unique", "glu")},
+    "sum": [A(x), A(x, ()), A(x, 1), A(x, dim=1, keepdim=True)], "mean": [A(x), A(x, 1)],
+    "amax": [A(x, 1), A(x, ())], "amin": [A(x, 1)], "logsumexp": [A(x, 1)],
+    "cumsum": [A(x, 1)], "cumprod": [A(x, 1)], "softmax": [A(x, 1)], "log_softmax": [A(x, 1)],
+    "softmin": [A(x, 1)], "prod": [A(x), A(x, 1)], "aminmax": [A(x), A(x, dim=1)],
+    "argsort": [A(x, 1), A(sv)], "sort": [A(x, 1), A(sv)], "unique": [A(x), A(nv)],
+    "all": [A(mask), A(mask, 1)], "any": [A(mask), A(mask, 1)], "count_nonzero": [A(mask), A(mask, 1)],
+    "logsumexp_": [], "glu": [A(x, 1)],
+    "topk": [A(x, 2), A(v, 4)], "dist": [A(x, y)], "trace": [A(s)], "histc": [A(x, 4)],
+    "bincount": [A(nv)], "nonzero": [A(mask)], "argwhere": [A(mask)],
+    "searchsorted": [A(sv, x)], "bucketize": [A(x, sv)],
+    # products
+    "matmul": [A(x, m), A(v, v)], "mm": [A(x, m)], "bmm": [A(b3, b4)], "mv": [A(x, v)], "dot": [A(v, v)],
+    "vdot": [A(v, v)], "outer": [A(v, w)], "ger": [A(v, w)], "kron": [A(s, s)],
+    "addmm": [A(In("x2"), x, m)], "addmv": [A(w, x, v)], "baddbmm": [A(In("b32"), b3, b4)],
+    "einsum": [A("ij->ij", x), A("ij,jk->ik", x, m), A("ij->ji", x)], "tensordot": [A(x, m, 1)],
+    "cartesian_prod": [A(v, w)], "block_diag": [A(x, s), A(x)],
+    # shaping, views
+    "reshape": [A(x, (4, 3)), A(x, (3, 4)), A(x, (-1,))], "flatten": [A(x), A(v), A(b3, 1), A(x, 1, 1), A(x0)],
+    "unflatten": [A(v, 0, (2, 2))], "squeeze": [A(x), A(In("col")), A(In("col"), 1), A(x, 0)],
+    "unsqueeze": [A(x, 0)], "permute": [A(x, (1, 0)), A(x, (0, 1))],
+    "transpose": [A(x, 0, 1), A(x, 0, 0)], "swapaxes": [A(x, 0, 1), A(x, 1, 1)], "swapdims": [A(x, 0, 1)],
+    "movedim": [A(x, 0, 1), A(x, 0, 0)], "moveaxis": [A(x, 0, 1), A(x, 1, 1)],
+    "narrow": [A(x, 1, 0, 2), A(x, 1, 0, 4)], "diagonal": [A(s)], "diag": [A(s), A(w)], "diag_embed": [A(w)],
+    "broadcast_to": [A(v, (3, 4)), A(x, (3, 4))], "atleast_1d": [A(x0), A(x)], "atleast_2d": [A(v), A(x)],
+    "atleast_3d": [A(x), A(b3)], "chunk": [A(x, 2, 1), A(x, 1)], "split": [A(x, 2, 1), A(x, 4, 1)],
+    "tensor_split": [A(x, 2, 1)], "unbind": [A(x)], "hsplit": [A(x, 2)], "vsplit": [A(In("x4"), 2)],
+    "dsplit": [A(b3, 2)], "flip": [A(x, (0,)), A(x, ())], "fliplr": [A(x)], "flipud": [A(x)],
+    "roll": [A(x, 0), A(x, 0, 1), A(x, 1, 1), A(x, 4, 1), A(s, 3, 1)], "rot90": [A(x), A(x, 0), A(x, 4)],
+    "tile": [A(x, (1, 1)), A(x, (2,))], "tril": [A(x)], "triu": [A(x)],
+    "cat": [A([x, y]), A([x])], "concat": [A([x, y])], "concatenate": [A([x])], "stack": [A([x, y]), A([x])],
+    "hstack": [A([x, y]), A([x])], "vstack": [A([x, y]), A([x])], "row_stack": [A([x])],
+    "column_stack": [A([x]), A([v])], "dstack": [A([x])],
+    "meshgrid": [A(v, w, indexing="ij"), A(v, indexing="ij")],
+    # indexing, scatters
+    "gather": [A(x, 1, ix)], "take": [A(x, nv)], "take_along_dim": [A(x, ix, 1)],
+    "index_select": [A(x, 1, iv)], "index_add": [A(x, 0, iv, In("x2r"))], "index_copy": [A(x, 0, iv, In("x2r"))],
+    "index_fill": [A(x, 1, iv, 0.0)], "scatter": [A(x, 1, ix, In("x32"))], "scatter_add": [A(x, 1, ix, In("x32"))],
+    # statistics, misc
+    "cosine_similarity": [A(x, y)], "pairwise_distance": [A(x, y)], "cumsum_": [],
+    "numel": [A(x)],
+    # creation
+    "as_tensor": [A(x), A(x, dtype=zero.float32)], "tensor": [A([1.0, 2.0])], "clone_": [],
+    "zeros_like": [A(x)], "ones_like": [A(x)], "empty_like": [A(x)], "full_like": [A(x, 2.0)],
+    "rand_like": [A(x)], "randn_like": [A(x)],
+    "zeros": [A(2, 3)], "ones": [A(2, 3)], "empty": [A(2, 3)], "full": [A((2, 3), 1.0)], "eye": [A(3)],
+    "arange": [A(5)], "linspace": [A(0.0, 1.0, 5)], "rand": [A(2, 3)], "randn": [A(2, 3)],
+    "randint": [A(0, 5, (3,))], "randperm": [A(5)], "multinomial": [A(v, 2)],
+    "tril_indices": [A(3, 3)], "triu_indices": [A(3, 3)],
+    # nn.functional
+    "dropout": [A(x, 0.5, False), A(x, 0.0), A(x, 0.5)], "alpha_dropout": [A(x, 0.5, False), A(x, 0.5, True)],
+    "feature_alpha_dropout": [A(x, 0.5, False)], "dropout1d": [A(sig, 0.5, False)],
+    "dropout2d": [A(img, 0.5, False), A(img, 0.5)], "dropout3d": [A(vol, 0.5, False)],
+    "linear": [A(x, In("lw")), A(x, In("lw"), w)], "bilinear": [A(x, x, In("bw"))],
+    "layer_norm": [A(x, (4,))], "rms_norm": [A(x, (4,))], "group_norm": [A(img, 1)], "instance_norm": [A(img)],
+    "batch_norm": [A(x, In("rm"), In("rv"))], "local_response_norm": [A(img, 2)], "normalize": [A(x)],
+    "conv1d": [A(sig, wconv1)], "conv2d": [A(img, wconv2)], "conv3d": [A(vol, wconv3)],
+    "conv_transpose1d": [A(In("sig3"), wconv1)], "conv_transpose2d": [A(In("img3"), wconv2)],
+    "conv_transpose3d": [A(In("vol3"), wconv3)],
+    "avg_pool1d": [A(sig, 2), A(sig, 1)], "avg_pool2d": [A(img, 2), A(img, 1)], "avg_pool3d": [A(vol, 2), A(vol, 1)],
+    "max_pool1d": [A(sig, 2), A(sig, 1)], "max_pool2d": [A(img, 2), A(img, 1)], "max_pool3d": [A(vol, 2)],
+    "adaptive_avg_pool1d": [A(sig, 3), A(sig, 6)], "adaptive_avg_pool2d": [A(img, 2), A(img, 4)],
+    "adaptive_avg_pool3d": [A(vol, 2), A(vol, 4)], "adaptive_max_pool1d": [A(sig, 3), A(sig, 6)],
+    "adaptive_max_pool2d": [A(img, 2), A(img, 4)],
+    "max_unpool1d": [A(In("pooled1"), In("pooled1_i"), 2)], "max_unpool2d": [A(In("pooled2"), In("pooled2_i"), 2)],
+    "pad": [A(x, (1, 1)), A(x, (0, 0)), A(sig, (0, 0), mode="reflect"), A(sig, (1, 1), mode="replicate"),
+            A(sig, (0, 0), mode="circular"), A(img, (0, 0, 0, 0), mode="replicate"), A(sig, (1, 1), mode="reflect")],
+    "interpolate": [A(img, scale_factor=2.0), A(img, size=(4, 4)), A(img, size=(4, 4), mode="bilinear")],
+    "upsample": [A(img, scale_factor=2.0), A(img, size=(4, 4))], "upsample_nearest": [A(img, size=(4, 4))],
+    "upsample_bilinear": [A(img, size=(4, 4))],
+    "pixel_shuffle": [A(img, 1)], "pixel_unshuffle": [A(img, 1)],
+    "unfold": [A(img, 2)], "fold": [A(In("cols"), (4, 4), 2)],
+    "embedding": [A(lab, In("x4"))], "embedding_bag": [A(ix, In("x4"))], "one_hot": [A(lab, 4)],
+    "scaled_dot_product_attention": [A(b3, b3, b3)],
+    # losses
+    **{name: [A(x, y), A(x, y, reduction="none")] for name in (
+        "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "binary_cross_entropy",
+        "binary_cross_entropy_with_logits", "kl_div", "poisson_nll_loss")},
+    "soft_margin_loss": [A(x, pos)], "multilabel_soft_margin_loss": [A(x, In("mask_f"))],
+    "cross_entropy": [A(x, lab), A(x, lab, reduction="none")], "nll_loss": [A(x, lab)],
+    "multi_margin_loss": [A(x, lab)], "gaussian_nll_loss": [A(x, y, z)],
+    "hinge_embedding_loss": [A(x, pos)], "margin_ranking_loss": [A(v, v, In("sign4"))],
+    "cosine_embedding_loss": [A(x, y, In("sign3"))], "triplet_margin_loss": [A(x, y, z)],
+}
+for _empty in ("logsumexp_", "cumsum_", "clone_"):
+    del FUNCS[_empty]
+
+# The recipes of ``zero.``'s functions where torch's top-level function takes other arguments than
+# its nn.functional form (the reduction as an int).
+TOP: dict[str, list[A]] = {
+    "binary_cross_entropy_with_logits": [A(x, y)], "kl_div": [A(x, y)],
+    "abs": [A(x), A(u8)], "absolute": [A(x), A(u8)],
+    **{name: [A(x), A(ii)] for name in ("floor", "ceil", "round", "trunc", "fix", "positive", "nan_to_num",
+                                        "sgn", "clone")},
+    "sign": [A(x), A(mask)], "clamp": [A(x, 0.2, 0.8), A(x, 0.2), A(x, None, 0.8), A(x, -1.0, 2.0), A(ii, 0, 9)],
+}
+
+# Zero's recipes where PyTorch's Tensor method takes other arguments than its function.
+METHODS: dict[str, list[A]] = {
+    "contiguous": [A(x), A(In("xt"))], "to": [A(x, zero.float32), A(x, zero.float64), A(x, "cpu"),
+                                             A(x, zero.float32, copy=True)],
+    "float": [A(x), A(ii)], "double": [A(x)], "half": [A(x)], "bfloat16": [A(x)], "int": [A(x)], "long": [A(ii)],
+    "bool": [A(mask), A(x)], "cpu": [A(x)], "type_as": [A(x, y), A(x, ii)], "detach": [A(x)],
+    "expand": [A(v, 3, 4), A(x, 3, 4)], "expand_as": [A(v, x)], "view": [A(x, 4, 3), A(x, 3, 4)],
+    "view_as": [A(x, y)], "reshape_as": [A(x, y)], "repeat": [A(x, 1, 1), A(x, 2, 1)],
+    "new_empty": [A(x, (2,))], "new_full": [A(x, (2,), 1.0)], "new_ones": [A(x, (2,))],
+    "new_zeros": [A(x, (2,))], "new_tensor": [A(x, [1.0])],
+    "fill_": [A(x, 1.0)], "zero_": [A(x)], "copy_": [A(x, y)], "normal_": [A(x)], "uniform_": [A(x)],
+    "requires_grad_": [A(x)], "detach_": [A(x)], "flip": [A(x, 0), A(x, ())], "roll": [A(x, 0), A(x, 4, 1)],
+    "permute": [A(x, 1, 0), A(x, 0, 1)], "tile": [A(x, 1, 1)], "where": [A(x, mask, y)],
+    "masked_fill_": [A(x, mask, 0.0)], "clamp_": [A(x, 0.2, 0.8)], "squeeze": [A(x), A(In("col"), 1)],
+    "index_add_": [A(x, 0, iv, In("x2r"))], "index_copy_": [A(x, 0, iv, In("x2r"))],
+    "index_fill_": [A(x, 1, iv, 0.0)], "scatter_": [A(x, 1, ix, In("x32"))],
+    "scatter_add_": [A(x, 1, ix, In("x32"))], "lerp_": [A(x, y, 0.5)],
+    "bitwise_not": [A(ii)], "multinomial": [A(v, 2)], "bincount": [A(nv)], "reshape": [A(x, 4, 3), A(x, 3, 4)],
+    "softmax": [A(x, 1)], "log_softmax": [A(x, 1)], "where_": [],
+}
+del METHODS["where_"]
+
+# Public names not called by a recipe, with the reason.
+NOT_CALLED = {
+    "get_default_dtype": "no tensor result", "set_default_dtype": "changes global state, no tensor result",
+    "get_float32_matmul_precision": "no tensor result", "set_float32_matmul_precision": "global state",
+    "get_num_threads": "no tensor result", "set_num_threads": "global state", "get_printoptions": "no tensor",
+    "set_printoptions": "global state", "get_rng_state": "a new state tensor, not from an input",
+    "set_rng_state": "global state", "initial_seed": "no tensor result", "manual_seed": "global state",
+    "seed": "global state", "is_grad_enabled": "no tensor result", "is_tensor": "no tensor result",
+    "promote_types": "dtypes", "result_type": "a dtype", "save": "writes a file", "load": "reads a file",
+    "from_numpy": "takes a NumPy array (tested in test_from_numpy_shares)", "on_first_use": "Zero's hook registry",
+    "describe": "a string", "nelement": "an int (torch has it only as a method)",
+    "ffn": "Zero's fused block (no PyTorch counterpart)",
+    "self_attention": "Zero's fused block (no PyTorch counterpart)",
+    "linear_cross_entropy": "Zero's fused loss (no PyTorch counterpart)",
+    # Tensor methods
+    "backward": "autograd, no result", "register_hook": "autograd hook", "retain_grad": "autograd",
+    "register_post_accumulate_grad_hook": "autograd hook", "cuda": "needs a GPU", "data_ptr": "an int",
+    "dim": "an int", "element_size": "an int", "is_contiguous": "a bool", "is_floating_point": "a bool",
+    "item": "a number", "size": "a tuple", "storage_offset": "an int", "stride": "a tuple", "tolist": "a list",
+    "untyped_storage": "the storage (tested in test_numpy_shares)", "numpy": "an array (test_numpy_shares)",
+}
+TOP_NOT_CALLED = {  # zero.<name> only
+    "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
+                        "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",
+}
+ZERO_ONLY_FUNCTIONAL = {"arange"}  # in zero.nn.functional only as Zero's re-export
+
+
+def _lib_inputs(lib) -> SimpleNamespace:
+    """The recipes' inputs as ``lib``'s tensors, fresh for every call."""
+    arrays = _arrays()
+    t = {k: lib.tensor(a) for k, a in arrays.items()}
+    rng = np.random.default_rng(1)
+    extra = {
+        "one": np.array([0.25], np.float32), "x2": rng.uniform(0, 1, (3, 2)).astype(np.float32),
+        "b32": rng.uniform(0, 1, (2, 3, 2)).astype(np.float32), "col": rng.uniform(0, 1, (3, 1)).astype(np.float32),
+        "x4": rng.uniform(0, 1, (4, 3)).astype(np.float32), "x2r": rng.uniform(0, 1, (2, 4)).astype(np.float32),
+        "x32": rng.uniform(0, 1, (3, 2)).astype(np.float32), "lw": rng.uniform(0, 1, (3, 4)).astype(np.float32),
+        "bw": rng.uniform(0, 1, (2, 4, 4)).astype(np.float32), "rm": np.zeros(4, np.float32),
+        "rv": np.ones(4, np.float32), "sig3": rng.uniform(0, 1, (1, 3, 5)).astype(np.float32),
+        "img3": rng.uniform(0, 1, (1, 3, 3, 3)).astype(np.float32),
+        "vol3": rng.uniform(0, 1, (1, 3, 2, 2, 2)).astype(np.float32),
+        "cols": rng.uniform(0, 1, (1, 8, 9)).astype(np.float32), "mask_f": (arrays["mask"]).astype(np.float32),
+        "sign4": np.array([1.0, -1.0, 1.0, -1.0], np.float32), "sign3": np.array([1.0, -1.0, 1.0], np.float32),
+        "pooled1": np.array([[[0.5, 0.9, 0.7]]], np.float32), "pooled1_i": np.array([[[1, 2, 5]]], np.int64),
+        "pooled2": np.array([[[[0.5, 0.9], [0.1, 0.3]]]], np.float32),
+        "pooled2_i": np.array([[[[0, 3], [9, 14]]]], np.int64),
+    }
+    t.update({k: lib.tensor(a) for k, a in extra.items()})
+    t["xt"] = t["x"].t()
+    return SimpleNamespace(**t)
+
+
+def _resolve(value, inputs):
+    if isinstance(value, In):
+        return getattr(inputs, value.name)
+    if isinstance(value, list):
+        return [_resolve(item, inputs) for item in value]
+    if isinstance(value, tuple):
+        return tuple(_resolve(item, inputs) for item in value)
+    return value
+
+
+def _tensors(result, tensor_type):
+    if isinstance(result, tensor_type):
+        return [result]
+    if isinstance(result, (tuple, list)):
+        return [t for item in result for t in _tensors(item, tensor_type)]
+    return []
+
+
+def _torch_shares(out, inp) -> bool:
+    return out.untyped_storage().data_ptr() == inp.untyped_storage().data_ptr() and inp.numel() > 0
+
+
+def _zero_shares(out, inp) -> bool:
+    if out._storage is inp._storage:
+        return True
+    return bool(np.may_share_memory(np.asarray(out._array), np.asarray(inp._array)))
+
+
+def _convert_dtypes(value, lib):
+    """zero's dtypes in a recipe, as ``lib``'s."""
+    if isinstance(value, zero.dtype) and lib is torch:
+        return getattr(torch, value.name)
+    return value
+
+
+def _run(lib, kind: str, name: str, recipe: A):
+    inputs = _lib_inputs(lib)
+    args = [_convert_dtypes(_resolve(a, inputs), lib) for a in recipe.args]
+    kwargs = {k: _convert_dtypes(_resolve(a, inputs), lib) for k, a in recipe.kwargs.items()}
+    if kind == "method":
+        target, args = getattr(args[0], name), args[1:]
+    else:
+        namespace = {"zero": lib, "functional": lib.nn.functional}[kind]
+        target = getattr(namespace, name)
+    before = {k: t for k, t in vars(inputs).items()}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = target(*args, **kwargs)
+    tensor_type = torch.Tensor if lib is torch else zero.Tensor
+    shares = _zero_shares if lib is zero else _torch_shares
+    return [
+        (sorted(k for k, t in before.items() if shares(out, t)), sorted(k for k, t in before.items() if out is t))
+        for out in _tensors(result, tensor_type)
+    ]
+
+
+def _public(namespace) -> list[str]:
+    return sorted(n for n in dir(namespace) if not n.startswith("_") and callable(getattr(namespace, n))
+                  and not inspect.isclass(getattr(namespace, n)) and not inspect.ismodule(getattr(namespace, n)))
+
+
+def _method_names() -> list[str]:
+    return sorted(n for n in dir(zero.Tensor) if not n.startswith("_") and callable(getattr(zero.Tensor, n)))
+
+
+def _method_recipes(name: str) -> list[A] | None:
+    if name in METHODS:
+        return METHODS[name]
+    base = name[:-1] if name.endswith("_") and name[:-1] in FUNCS else name
+    recipes = FUNCS.get(base)
+    if recipes is None:
+        return None
+    return [r for r in recipes if r.args and isinstance(r.args[0], In)]
+
+
+def _skipped(kind: str, name: str) -> bool:
+    return (name in NOT_CALLED or (kind == "functional" and name in ZERO_ONLY_FUNCTIONAL)
+            or (kind == "zero" and name in TOP_NOT_CALLED))
+
+
+def _recipes(kind: str, name: str) -> list[A] | None:
+    if kind == "method":
+        return _method_recipes(name)
+    if kind == "zero" and name in TOP:
+        return TOP[name]
+    return FUNCS.get(name)
+
+
+def _cases():
+    for kind, names in (("zero", _public(zero)), ("functional", _public(zero_functional)),
+                        ("method", _method_names())):
+        for name in names:
+            if _skipped(kind, name):
+                continue
+            recipes = _recipes(kind, name)
+            for k, recipe in enumerate(recipes or ()):
+                yield pytest.param(kind, name, recipe, id=f"{kind}.{name}-{k}")
+
+
+def test_every_public_name_has_a_recipe():
+    missing = []
+    for kind, names in (("zero", _public(zero)), ("functional", _public(zero_functional)),
+                        ("method", _method_names())):
+        for name in names:
+            if _skipped(kind, name):
+                continue
+            recipes = _recipes(kind, name)
+            if not recipes:
+                missing.append(f"{kind}.{name}")
+    assert not missing, ("add a recipe to tests/ops/test_aliasing.py (FUNCS or METHODS), or the name to "
+                         f"NOT_CALLED with a reason, for: {', '.join(missing)}")
+
+
+@pytest.mark.parametrize("kind, name, recipe", list(_cases()))
+def test_aliases_as_pytorch(kind, name, recipe):
+    want = _run(torch, kind, name, recipe)
+    got = _run(zero, kind, name, recipe)
+    call = f"{'Tensor.' if kind == 'method' else kind + '.'}{name}{recipe!r}"
+    assert len(got) == len(want), f"{call}: {len(got)} tensors in the result, PyTorch {len(want)}"
+    for k, ((got_shared, got_same), (want_shared, want_same)) in enumerate(zip(got, want)):
+        assert got_shared == want_shared, (f"{call} result {k}: shares memory with {got_shared or 'no input'}, "
+                                           f"PyTorch's with {want_shared or 'no input'}")
+        assert got_same == want_same, (f"{call} result {k}: is the input object {got_same or 'no'}, "
+                                       f"PyTorch's {want_same or 'no'}")
+
+
+def test_numpy_shares():
+    t = zero.ones(3)
+    a = t.numpy()
+    a[0] = 5.0
+    assert t[0].item() == 5.0  # as torch.Tensor.numpy: the same memory
+
+
+def test_from_numpy_shares():
+    a = np.ones(3, np.float32)
+    t = zero.from_numpy(a)
+    t[0] = 5.0
+    assert a[0] == 5.0
