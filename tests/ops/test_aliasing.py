@@ -96,7 +96,7 @@ FUNCS: dict[str, list[A]] = {
     "clamp": [A(x, 0.2, 0.8), A(x, 0.2), A(x, None, 0.8), A(x, -1.0, 2.0)], "clip": [A(x, 0.2, 0.8)],
     "clamp_min": [A(x, 0.2)], "clamp_max": [A(x, 0.8)],
     # elementwise, two or three inputs
-    **{name: [A(x, y), A(x, 2.0)] for name in (
+    **{name: [A(x, y), A(x, 2.0), A(x, 1.0), A(x, 0.0)] for name in (
         "add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide", "fmod",
         "remainder", "pow", "maximum", "minimum", "fmax", "fmin", "atan2", "arctan2", "hypot", "logaddexp",
         "xlogy", "eq", "ne", "not_equal", "lt", "less", "le", "less_equal", "gt", "greater", "ge",
@@ -233,6 +233,21 @@ METHODS: dict[str, list[A]] = {
 }
 del METHODS["where_"]
 
+# Tensor's operators (called as methods) and the properties that give a tensor.
+DUNDERS: dict[str, list[A]] = {
+    "__getitem__": [A(x, 0), A(x, (slice(None),)), A(x, Ellipsis), A(x, None), A(x, (0, 1)), A(x, iv),
+                    A(x, mask), A(x, (slice(None), iv)), A(x, [0, 1]), A(x, (Ellipsis, None))],
+    **{name: [A(x, y), A(x, 1.0), A(x, 0.0)] for name in (
+        "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__", "__pow__", "__radd__",
+        "__rsub__", "__rmul__", "__rtruediv__", "__rfloordiv__", "__rmod__", "__rpow__", "__iadd__", "__isub__",
+        "__imul__", "__itruediv__", "__ifloordiv__", "__imod__", "__eq__", "__ne__", "__lt__", "__le__", "__gt__",
+        "__ge__")},
+    **{name: [A(ii, ii), A(ii, 0)] for name in ("__and__", "__or__", "__xor__", "__rand__", "__ror__", "__rxor__")},
+    "__abs__": [A(x)], "__neg__": [A(x)], "__pos__": [A(x)], "__invert__": [A(mask)], "__matmul__": [A(x, m)],
+    "__rmatmul__": [A(m, x)], "__iter__": [A(x)], "__deepcopy__": [A(x, {})],
+}
+PROPERTIES: dict[str, list[A]] = {"T": [A(x), A(v)], "mT": [A(x)], "data": [A(x)]}
+
 # Public names not called by a recipe, with the reason.
 NOT_CALLED = {
     "get_default_dtype": "no tensor result", "set_default_dtype": "changes global state, no tensor result",
@@ -252,6 +267,8 @@ NOT_CALLED = {
     "register_post_accumulate_grad_hook": "autograd hook", "cuda": "needs a GPU", "data_ptr": "an int",
     "dim": "an int", "element_size": "an int", "is_contiguous": "a bool", "is_floating_point": "a bool",
     "item": "a number", "size": "a tuple", "storage_offset": "an int", "stride": "a tuple", "tolist": "a list",
+    "__array__": "an array", "__bool__": "a bool", "__float__": "a float", "__index__": "an int",
+    "__int__": "an int", "__len__": "an int", "__setitem__": "no result (writes; see test_setitem_writes_in_place)",
     "untyped_storage": "the storage (tested in test_numpy_shares)", "numpy": "an array (test_numpy_shares)",
 }
 TOP_NOT_CALLED = {  # zero.<name> only
@@ -325,7 +342,10 @@ def _run(lib, kind: str, name: str, recipe: A):
     inputs = _lib_inputs(lib)
     args = [_convert_dtypes(_resolve(a, inputs), lib) for a in recipe.args]
     kwargs = {k: _convert_dtypes(_resolve(a, inputs), lib) for k, a in recipe.kwargs.items()}
-    if kind == "method":
+    if kind == "property":
+        owner = args[0]
+        target, args = (lambda: getattr(owner, name)), []
+    elif kind == "method":
         target, args = getattr(args[0], name), args[1:]
     else:
         namespace = {"zero": lib, "functional": lib.nn.functional}[kind]
@@ -334,6 +354,8 @@ def _run(lib, kind: str, name: str, recipe: A):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = target(*args, **kwargs)
+    if inspect.isgenerator(result) or type(result).__name__.endswith("iterator"):
+        result = list(result)
     tensor_type = torch.Tensor if lib is torch else zero.Tensor
     shares = _zero_shares if lib is zero else _torch_shares
     return [
@@ -348,7 +370,16 @@ def _public(namespace) -> list[str]:
 
 
 def _method_names() -> list[str]:
-    return sorted(n for n in dir(zero.Tensor) if not n.startswith("_") and callable(getattr(zero.Tensor, n)))
+    """Tensor's public methods, and the operators it defines (dunders object does not have)."""
+    return sorted(n for n in dir(zero.Tensor) if callable(getattr(zero.Tensor, n)) and (
+        not n.startswith("_") or (n.startswith("__") and n not in dir(object))))
+
+
+def _names():
+    yield "zero", _public(zero)
+    yield "functional", _public(zero_functional)
+    yield "method", _method_names()
+    yield "property", sorted(PROPERTIES)
 
 
 def _method_recipes(name: str) -> list[A] | None:
@@ -367,16 +398,17 @@ def _skipped(kind: str, name: str) -> bool:
 
 
 def _recipes(kind: str, name: str) -> list[A] | None:
+    if kind == "property":
+        return PROPERTIES[name]
     if kind == "method":
-        return _method_recipes(name)
+        return DUNDERS.get(name) or _method_recipes(name)
     if kind == "zero" and name in TOP:
         return TOP[name]
     return FUNCS.get(name)
 
 
 def _cases():
-    for kind, names in (("zero", _public(zero)), ("functional", _public(zero_functional)),
-                        ("method", _method_names())):
+    for kind, names in _names():
         for name in names:
             if _skipped(kind, name):
                 continue
@@ -387,8 +419,7 @@ def _cases():
 
 def test_every_public_name_has_a_recipe():
     missing = []
-    for kind, names in (("zero", _public(zero)), ("functional", _public(zero_functional)),
-                        ("method", _method_names())):
+    for kind, names in _names():
         for name in names:
             if _skipped(kind, name):
                 continue
@@ -403,7 +434,7 @@ def test_every_public_name_has_a_recipe():
 def test_aliases_as_pytorch(kind, name, recipe):
     want = _run(torch, kind, name, recipe)
     got = _run(zero, kind, name, recipe)
-    call = f"{'Tensor.' if kind == 'method' else kind + '.'}{name}{recipe!r}"
+    call = f"{'Tensor.' if kind in ('method', 'property') else kind + '.'}{name}{recipe!r}"
     assert len(got) == len(want), f"{call}: {len(got)} tensors in the result, PyTorch {len(want)}"
     for k, ((got_shared, got_same), (want_shared, want_same)) in enumerate(zip(got, want)):
         assert got_shared == want_shared, (f"{call} result {k}: shares memory with {got_shared or 'no input'}, "
@@ -417,6 +448,13 @@ def test_numpy_shares():
     a = t.numpy()
     a[0] = 5.0
     assert t[0].item() == 5.0  # as torch.Tensor.numpy: the same memory
+
+
+def test_setitem_writes_in_place():
+    t = zero.zeros(3, 4)
+    view = t[1]
+    t[1, 2] = 5.0
+    assert view[2].item() == 5.0
 
 
 def test_from_numpy_shares():
