@@ -198,7 +198,26 @@ FUNCS: dict[str, list[A]] = {
     "hinge_embedding_loss": [A(x, pos)], "margin_ranking_loss": [A(v, v, In("sign4"))],
     "cosine_embedding_loss": [A(x, y, In("sign3"))], "triplet_margin_loss": [A(x, y, z)],
 }
-for _empty in ("logsumexp_", "cumsum_", "clone_"):
+# No-op cases: a reduction, scan or sort over a dimension of size 1, all-or-nothing masks, a
+# selection of everything -- new memory in PyTorch (views only where the op is a view).
+col = In("col")
+for _name, _more in {
+    "sum": [A(col, 1), A(col, 1, keepdim=True)], "mean": [A(col, 1, keepdim=True)], "prod": [A(col, 1)],
+    "amax": [A(col, 1, keepdim=True)], "amin": [A(col, 1)], "max": [A(col, 1), A(x0)], "min": [A(col, 1)],
+    "logsumexp": [A(col, 1)], "cumsum": [A(col, 1), A(x0, 0)], "cumprod": [A(col, 1)], "sort": [A(col, 1)],
+    "argsort": [A(col, 1)], "topk": [A(col, 1)], "median": [A(col, 1)], "nansum": [A(col, 1)],
+    "nanmean": [A(col, 1)], "softmax": [A(col, 0)], "norm": [A(col, 2, 1)], "std": [A(col, 0)],
+    "var": [A(col, 0)], "masked_fill": [A(x, In("none"), 0.0)], "where": [A(In("every"), x, y)],
+    "index_select": [A(x, 0, In("all3"))], "gather": [A(col, 1, In("zeros31"))], "take": [A(v, In("all4"))],
+    "masked_select": [A(x, In("every"))], "nan_to_num": [A(x, 0.0)], "clamp": [A(x, -5.0, 5.0)],
+    "tril": [A(In("lower"))], "triu": [A(s, -5)], "diag_embed": [A(In("w1"))],
+    "roll": [A(In("w1"), 1)], "fliplr": [A(col)], "flipud": [A(In("row"))], "unique": [A(sv)],
+    "flip": [A(In("w1"), (0,))],
+    "broadcast_to": [A(x, (1, 3, 4))], "cat": [A([x, In("empty4")])], "lerp": [A(x, y, 0.0)],
+    "where_": [],
+}.items():
+    FUNCS.setdefault(_name, []).extend(_more)
+for _empty in ("logsumexp_", "cumsum_", "clone_", "where_"):
     del FUNCS[_empty]
 
 # The recipes of ``zero.``'s functions where torch's top-level function takes other arguments than
@@ -278,28 +297,47 @@ TOP_NOT_CALLED = {  # zero.<name> only
 ZERO_ONLY_FUNCTIONAL = {"arange"}  # in zero.nn.functional only as Zero's re-export
 
 
-def _lib_inputs(lib) -> SimpleNamespace:
-    """The recipes' inputs as ``lib``'s tensors, fresh for every call."""
+def _all_arrays() -> dict[str, np.ndarray]:
     arrays = _arrays()
-    t = {k: lib.tensor(a) for k, a in arrays.items()}
     rng = np.random.default_rng(1)
-    extra = {
-        "one": np.array([0.25], np.float32), "x2": rng.uniform(0, 1, (3, 2)).astype(np.float32),
-        "b32": rng.uniform(0, 1, (2, 3, 2)).astype(np.float32), "col": rng.uniform(0, 1, (3, 1)).astype(np.float32),
-        "x4": rng.uniform(0, 1, (4, 3)).astype(np.float32), "x2r": rng.uniform(0, 1, (2, 4)).astype(np.float32),
-        "x32": rng.uniform(0, 1, (3, 2)).astype(np.float32), "lw": rng.uniform(0, 1, (3, 4)).astype(np.float32),
-        "bw": rng.uniform(0, 1, (2, 4, 4)).astype(np.float32), "rm": np.zeros(4, np.float32),
-        "rv": np.ones(4, np.float32), "sig3": rng.uniform(0, 1, (1, 3, 5)).astype(np.float32),
-        "img3": rng.uniform(0, 1, (1, 3, 3, 3)).astype(np.float32),
-        "vol3": rng.uniform(0, 1, (1, 3, 2, 2, 2)).astype(np.float32),
-        "cols": rng.uniform(0, 1, (1, 8, 9)).astype(np.float32), "mask_f": (arrays["mask"]).astype(np.float32),
-        "sign4": np.array([1.0, -1.0, 1.0, -1.0], np.float32), "sign3": np.array([1.0, -1.0, 1.0], np.float32),
-        "pooled1": np.array([[[0.5, 0.9, 0.7]]], np.float32), "pooled1_i": np.array([[[1, 2, 5]]], np.int64),
-        "pooled2": np.array([[[[0.5, 0.9], [0.1, 0.3]]]], np.float32),
+    f = np.float32
+    arrays.update({
+        "one": np.array([0.25], f), "x2": rng.uniform(0, 1, (3, 2)).astype(f),
+        "b32": rng.uniform(0, 1, (2, 3, 2)).astype(f), "col": rng.uniform(0, 1, (3, 1)).astype(f),
+        "x4": rng.uniform(0, 1, (4, 3)).astype(f), "x2r": rng.uniform(0, 1, (2, 4)).astype(f),
+        "x32": rng.uniform(0, 1, (3, 2)).astype(f), "lw": rng.uniform(0, 1, (3, 4)).astype(f),
+        "bw": rng.uniform(0, 1, (2, 4, 4)).astype(f), "rm": np.zeros(4, f), "rv": np.ones(4, f),
+        "sig3": rng.uniform(0, 1, (1, 3, 5)).astype(f), "img3": rng.uniform(0, 1, (1, 3, 3, 3)).astype(f),
+        "vol3": rng.uniform(0, 1, (1, 3, 2, 2, 2)).astype(f), "cols": rng.uniform(0, 1, (1, 8, 9)).astype(f),
+        "mask_f": arrays["mask"].astype(f), "sign4": np.array([1.0, -1.0, 1.0, -1.0], f),
+        "sign3": np.array([1.0, -1.0, 1.0], f), "pooled1": np.array([[[0.5, 0.9, 0.7]]], f),
+        "pooled1_i": np.array([[[1, 2, 5]]], np.int64), "pooled2": np.array([[[[0.5, 0.9], [0.1, 0.3]]]], f),
         "pooled2_i": np.array([[[[0, 3], [9, 14]]]], np.int64),
-    }
-    t.update({k: lib.tensor(a) for k, a in extra.items()})
-    t["xt"] = t["x"].t()
+        "none": np.zeros((3, 4), bool), "every": np.ones((3, 4), bool), "all3": np.arange(3),
+        "all4": np.arange(4), "zeros31": np.zeros((3, 1), np.int64), "lower": np.tril(np.ones((3, 3), f)),
+        "w1": np.ones(1, f), "row": np.ones((1, 4), f), "empty4": np.zeros((0, 4), f),
+    })
+    return arrays
+
+
+ARRAYS = _all_arrays()
+
+
+def _names_in(value) -> set[str]:
+    if isinstance(value, In):
+        return {value.name}
+    if isinstance(value, (list, tuple)):
+        return {n for item in value for n in _names_in(item)}
+    if isinstance(value, dict):
+        return {n for item in value.values() for n in _names_in(item)}
+    return set()
+
+
+def _lib_inputs(lib, names: set[str]) -> SimpleNamespace:
+    """The inputs a recipe names, as ``lib``'s tensors, fresh for every call (``xt``: x.t(), a view)."""
+    t = {k: lib.tensor(ARRAYS["x" if k == "xt" else k].copy()) for k in names}
+    if "xt" in t:
+        t["xt"] = t["xt"].t()
     return SimpleNamespace(**t)
 
 
@@ -339,7 +377,7 @@ def _convert_dtypes(value, lib):
 
 
 def _run(lib, kind: str, name: str, recipe: A):
-    inputs = _lib_inputs(lib)
+    inputs = _lib_inputs(lib, _names_in(list(recipe.args)) | _names_in(recipe.kwargs))
     args = [_convert_dtypes(_resolve(a, inputs), lib) for a in recipe.args]
     kwargs = {k: _convert_dtypes(_resolve(a, inputs), lib) for k, a in recipe.kwargs.items()}
     if kind == "property":
