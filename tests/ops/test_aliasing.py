@@ -217,8 +217,29 @@ for _name, _more in {
     "where_": [],
 }.items():
     FUNCS.setdefault(_name, []).extend(_more)
-for _empty in ("logsumexp_", "cumsum_", "clone_", "where_"):
+for _name, _more in {
+    "reshape": [A(In("xt"), (12,)), A(In("xt"), (4, 3)), A(In("xt"), (2, 2, 3))], "clone": [A(In("xt"))],
+    "squeeze": [A(x0)], "unsqueeze": [A(x0, 0)], "atleast_2d": [A(x0)], "unflatten": [A(x, 1, (4,))],
+    "as_tensor": [A(x, dtype=zero.float64)], "sum": [A(x, 1, dtype=zero.float64)],
+    "softmax": [A(x, 1, dtype=zero.float64)], "max": [A(x, y)], "min": [A(x, y)],
+    "interpolate": [A(img, scale_factor=1.0)], "expand": [A(x, -1, -1)], "movedim": [A(b3, (0, 1), (1, 0))],
+    "permute": [A(b3, (2, 0, 1))], "chunk": [A(x, 3, 1)], "tensor_split": [A(x, 1)], "narrow": [A(x, 0, 1, 1)],
+    "diagonal": [A(s, 1)], "select": [], "split": [A(x, [1, 3], 1)],
+    "where_": [],
+}.items():
+    FUNCS.setdefault(_name, []).extend(_more)
+for _empty in ("logsumexp_", "cumsum_", "clone_", "where_", "select"):
     del FUNCS[_empty]
+
+# More recipes for ``zero.nn.functional`` alone (the in-place forms: the input itself).
+FUNCTIONAL: dict[str, list[A]] = {
+    "relu": [A(x, inplace=True)], "threshold": [A(x, 0.5, 0.0, True)], "hardtanh": [A(x, inplace=True)],
+    "leaky_relu": [A(x, 0.01, True)], "elu": [A(x, inplace=True)], "dropout": [A(x, 0.5, True, True)],
+    "selu": [A(x, inplace=True)], "celu": [A(x, inplace=True)], "relu6": [A(x, inplace=True)],
+    "rrelu": [A(x, inplace=True)], "silu": [A(x, inplace=True)], "mish": [A(x, inplace=True)],
+    "hardswish": [A(x, inplace=True)], "hardsigmoid": [A(x, inplace=True)],
+    "alpha_dropout": [A(x, 0.5, True, True)], "dropout2d": [A(img, 0.5, True, True)],
+}
 
 # The recipes of ``zero.``'s functions where torch's top-level function takes other arguments than
 # its nn.functional form (the reduction as an int).
@@ -232,17 +253,22 @@ TOP: dict[str, list[A]] = {
 
 # Zero's recipes where PyTorch's Tensor method takes other arguments than its function.
 METHODS: dict[str, list[A]] = {
-    "contiguous": [A(x), A(In("xt"))], "to": [A(x, zero.float32), A(x, zero.float64), A(x, "cpu"),
-                                             A(x, zero.float32, copy=True)],
-    "float": [A(x), A(ii)], "double": [A(x)], "half": [A(x)], "bfloat16": [A(x)], "int": [A(x)], "long": [A(ii)],
+    "contiguous": [A(x), A(In("xt"))],
+    "to": [A(x, zero.float32), A(x, zero.float64), A(x, "cpu"), A(x, zero.float32, copy=True), A(x, y), A(x, ii),
+           A(x, "cpu", zero.float32), A(x, dtype=zero.float32), A(x, device="cpu"), A(In("xt"), zero.float32),
+           A(x, "cpu", copy=True)],
+    "float": [A(x), A(ii)], "double": [A(x), A(ii)], "half": [A(x)], "bfloat16": [A(x)], "int": [A(x)], "long": [A(ii)],
     "bool": [A(mask), A(x)], "cpu": [A(x)], "type_as": [A(x, y), A(x, ii)], "detach": [A(x)],
-    "expand": [A(v, 3, 4), A(x, 3, 4)], "expand_as": [A(v, x)], "view": [A(x, 4, 3), A(x, 3, 4)],
-    "view_as": [A(x, y)], "reshape_as": [A(x, y)], "repeat": [A(x, 1, 1), A(x, 2, 1)],
+    "expand": [A(v, 3, 4), A(x, 3, 4), A(x, -1, -1), A(x, (3, 4))], "expand_as": [A(v, x)],
+    "view": [A(x, 4, 3), A(x, 3, 4)],
+    "view_as": [A(x, y)], "reshape_as": [A(x, y)], "repeat": [A(x, 1, 1), A(x, 2, 1), A(x, 1, 1, 1), A(x, (1, 1))],
     "new_empty": [A(x, (2,))], "new_full": [A(x, (2,), 1.0)], "new_ones": [A(x, (2,))],
     "new_zeros": [A(x, (2,))], "new_tensor": [A(x, [1.0])],
     "fill_": [A(x, 1.0)], "zero_": [A(x)], "copy_": [A(x, y)], "normal_": [A(x)], "uniform_": [A(x)],
-    "requires_grad_": [A(x)], "detach_": [A(x)], "flip": [A(x, 0), A(x, ())], "roll": [A(x, 0), A(x, 4, 1)],
-    "permute": [A(x, 1, 0), A(x, 0, 1)], "tile": [A(x, 1, 1)], "where": [A(x, mask, y)],
+    "requires_grad_": [A(x)],
+    "add_": [A(x, 0.0), A(x, y)], "mul_": [A(x, 1.0)], "detach_": [A(x)],
+    "flip": [A(x, 0), A(x, ())], "roll": [A(x, 0), A(x, 4, 1)],
+    "permute": [A(x, 1, 0), A(x, 0, 1)], "tile": [A(x, 1, 1), A(x, (1,))], "where": [A(x, mask, y)],
     "masked_fill_": [A(x, mask, 0.0)], "clamp_": [A(x, 0.2, 0.8)], "squeeze": [A(x), A(In("col"), 1)],
     "index_add_": [A(x, 0, iv, In("x2r"))], "index_copy_": [A(x, 0, iv, In("x2r"))],
     "index_fill_": [A(x, 1, iv, 0.0)], "scatter_": [A(x, 1, ix, In("x32"))],
@@ -442,6 +468,8 @@ def _recipes(kind: str, name: str) -> list[A] | None:
         return DUNDERS.get(name) or _method_recipes(name)
     if kind == "zero" and name in TOP:
         return TOP[name]
+    if kind == "functional":
+        return FUNCS.get(name, []) + FUNCTIONAL.get(name, [])
     return FUNCS.get(name)
 
 
