@@ -156,7 +156,7 @@ FUNCS: dict[str, list[A]] = {
     "cosine_similarity": [A(x, y)], "pairwise_distance": [A(x, y)], "cumsum_": [],
     "numel": [A(x)],
     # creation
-    "as_tensor": [A(x), A(x, dtype=zero.float32)], "tensor": [A([1.0, 2.0])], "clone_": [],
+    "as_tensor": [A(x), A(x, dtype=zero.float32)], "tensor": [A([1.0, 2.0]), A(x)], "clone_": [],
     "zeros_like": [A(x)], "ones_like": [A(x)], "empty_like": [A(x)], "full_like": [A(x, 2.0)],
     "rand_like": [A(x)], "randn_like": [A(x)],
     "zeros": [A(2, 3)], "ones": [A(2, 3)], "empty": [A(2, 3)], "full": [A((2, 3), 1.0)], "eye": [A(3)],
@@ -302,7 +302,8 @@ NOT_CALLED = {
     "set_rng_state": "global state", "initial_seed": "no tensor result", "manual_seed": "global state",
     "seed": "global state", "is_grad_enabled": "no tensor result", "is_tensor": "no tensor result",
     "promote_types": "dtypes", "result_type": "a dtype", "save": "writes a file", "load": "reads a file",
-    "from_numpy": "takes a NumPy array (tested in test_from_numpy_shares)", "on_first_use": "Zero's hook registry",
+    "from_numpy": "takes a NumPy array (test_numpy_arrays_shared_as_in_pytorch)",
+    "on_first_use": "Zero's hook registry",
     "describe": "a string", "nelement": "an int (torch has it only as a method)",
     "ffn": "Zero's fused block (no PyTorch counterpart)",
     "self_attention": "Zero's fused block (no PyTorch counterpart)",
@@ -523,8 +524,19 @@ def test_setitem_writes_in_place():
     assert view[2].item() == 5.0
 
 
-def test_from_numpy_shares():
-    a = np.ones(3, np.float32)
-    t = zero.from_numpy(a)
-    t[0] = 5.0
-    assert a[0] == 5.0
+@pytest.mark.parametrize("make, shares", [
+    (lambda lib, a: lib.from_numpy(a), True), (lambda lib, a: lib.as_tensor(a), True),
+    (lambda lib, a: lib.tensor(a), False), (lambda lib, a: lib.as_tensor(a, dtype=lib.float64), False),
+])
+def test_numpy_arrays_shared_as_in_pytorch(make, shares):
+    for lib in (torch, zero):
+        a = np.ones(3, np.float32)
+        t = make(lib, a)
+        t[0] = 5.0
+        assert (a[0] == 5.0) is shares, lib.__name__
+
+
+def test_asarray_of_a_tensor_shares():
+    t = zero.ones(3)
+    np.asarray(t)[0] = 5.0
+    assert t[0].item() == 5.0
