@@ -533,7 +533,7 @@ def test_numpy_arrays_shared_as_in_pytorch(make, shares):
         a = np.ones(3, np.float32)
         t = make(lib, a)
         t[0] = 5.0
-        assert (a[0] == 5.0) is shares, lib.__name__
+        assert bool(a[0] == 5.0) is shares, lib.__name__
 
 
 def test_asarray_of_a_tensor_shares():
