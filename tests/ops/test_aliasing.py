@@ -236,9 +236,11 @@ FUNCTIONAL: dict[str, list[A]] = {
     "relu": [A(x, inplace=True)], "threshold": [A(x, 0.5, 0.0, True)], "hardtanh": [A(x, inplace=True)],
     "leaky_relu": [A(x, 0.01, True)], "elu": [A(x, inplace=True)], "dropout": [A(x, 0.5, True, True)],
     "selu": [A(x, inplace=True)], "celu": [A(x, inplace=True)], "relu6": [A(x, inplace=True)],
-    "rrelu": [A(x, inplace=True)], "silu": [A(x, inplace=True)], "mish": [A(x, inplace=True)],
+    "silu": [A(x, inplace=True)], "mish": [A(x, inplace=True)],
     "hardswish": [A(x, inplace=True)], "hardsigmoid": [A(x, inplace=True)],
-    "alpha_dropout": [A(x, 0.5, True, True)], "dropout2d": [A(img, 0.5, True, True)],
+    "alpha_dropout": [A(x, 0.5, True, True), A(x, 0.0, True)], "dropout2d": [A(img, 0.5, True, True)],
+    "dropout1d": [A(sig, 0.0, True)], "dropout3d": [A(vol, 0.0, True)], "feature_alpha_dropout": [A(img, 0.0, True)],
+    "rrelu": [A(x, training=True), A(x, 0.1, 0.3, False, True)],
 }
 
 # The recipes of ``zero.``'s functions where torch's top-level function takes other arguments than
