@@ -319,6 +319,39 @@ NOT_CALLED = {
     "__int__": "an int", "__len__": "an int", "__setitem__": "no result (writes; see test_setitem_writes_in_place)",
     "untyped_storage": "the storage (tested in test_numpy_shares)", "numpy": "an array (test_numpy_shares)",
 }
+# Recipes for names issue 37's other parts add (PyTorch's signatures); they run once the name is
+# in Zero's namespace.
+FUNCS.update({
+    "diff": [A(x), A(x, 1, 1)], "cummax": [A(x, 1), A(col, 1)], "cummin": [A(x, 1)], "logcumsumexp": [A(x, 1)],
+    "repeat_interleave": [A(x, 2), A(x, 1), A(x, 1, 0)], "broadcast_tensors": [A(x, v), A(x)],
+    "quantile": [A(v, 0.5)], "nanquantile": [A(v, 0.5)], "kthvalue": [A(x, 1, 1), A(col, 1, 1)],
+    "mode": [A(x, 1), A(col, 1)], "nanmedian": [A(x), A(col, 1)], "lgamma": [A(x)], "digamma": [A(x)],
+    "bernoulli": [A(x)], "normal": [A(x, 1.0), A(0.0, 1.0, (3,))], "randint_like": [A(x, 5)],
+    "logspace": [A(0.0, 1.0, 5)], "cross": [A(In("x3"), In("y3"), dim=1)], "cdist": [A(x, y)],
+    "combinations": [A(v), A(v, 1)], "masked_scatter": [A(x, mask, y)],
+    "scatter_reduce": [A(x, 1, ix, In("x32"), "sum"), A(x, 1, ix, In("x32"), "amax")],
+    "copysign": [A(x, y), A(x, 1.0)], "bitwise_left_shift": [A(ii, 1), A(ii, 0)],
+    "bitwise_right_shift": [A(ii, 1), A(ii, 0)], "square_": [], "sparse_coo_tensor": [],
+    **{name: [A([1.0, 2.0]), A(2, 3)] for name in (
+        "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor")},
+    **{name: [A([1, 2]), A(2, 3)] for name in (
+        "LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor")},
+})
+del FUNCS["square_"], FUNCS["sparse_coo_tensor"]
+METHODS.update({
+    "type": [A(x, zero.float32), A(x, zero.float64)],
+    "unfold": [A(x, 1, 2, 1), A(x, 0, 3, 1)], "bernoulli_": [A(x, 0.5)],
+    "new_zeros": [A(x, (2,)), A(x, 2, 3)],
+    "masked_scatter_": [A(x, mask, y)], "scatter_reduce_": [A(x, 1, ix, In("x32"), "sum")],
+    "copysign_": [A(x, y)], "__lshift__": [A(ii, 1)], "__rshift__": [A(ii, 1)],
+    "__ilshift__": [A(ii, 1)], "__irshift__": [A(ii, 1)],
+})
+NOT_CALLED.update({
+    "equal": "a bool", "broadcast_shapes": "a shape", "is_nonzero": "a bool", "is_floating_point": "a bool",
+    "is_complex": "a bool", "Size": "a shape", "typename": "a string", "to_sparse": "a sparse tensor",
+    "to_dense": "of a sparse tensor", "coalesce": "of a sparse tensor", "sparse_coo_tensor": "a sparse tensor",
+})
+
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
                         "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",
@@ -342,6 +375,7 @@ def _all_arrays() -> dict[str, np.ndarray]:
         "sign3": np.array([1.0, -1.0, 1.0], f), "pooled1": np.array([[[0.5, 0.9, 0.7]]], f),
         "pooled1_i": np.array([[[1, 2, 5]]], np.int64), "pooled2": np.array([[[[0.5, 0.9], [0.1, 0.3]]]], f),
         "pooled2_i": np.array([[[[0, 3], [9, 14]]]], np.int64),
+        "x3": rng.uniform(0, 1, (2, 3)).astype(f), "y3": rng.uniform(0, 1, (2, 3)).astype(f),
         "none": np.zeros((3, 4), bool), "every": np.ones((3, 4), bool), "all3": np.arange(3),
         "all4": np.arange(4), "zeros31": np.zeros((3, 1), np.int64), "lower": np.tril(np.ones((3, 3), f)),
         "w1": np.ones(1, f), "row": np.ones((1, 4), f), "empty4": np.zeros((0, 4), f),
