@@ -535,6 +535,20 @@ def test_every_public_name_has_a_recipe():
 
 @pytest.mark.parametrize("kind, name, recipe", list(_cases()))
 def test_aliases_as_pytorch(kind, name, recipe):
+    _check(kind, name, recipe)
+
+
+def test_the_check_sees_a_shortcut(monkeypatch):
+    """The old shortcut (roll by nothing returned the input) and a copy where PyTorch views both fail."""
+    monkeypatch.setattr(zero, "roll", lambda t, shifts, dims=None: t)
+    with pytest.raises(AssertionError, match="shares memory with"):
+        _check("zero", "roll", A(x, 0))
+    monkeypatch.setattr(zero, "transpose", lambda t, d0, d1: t.clone())
+    with pytest.raises(AssertionError, match="PyTorch's with"):
+        _check("zero", "transpose", A(x, 0, 1))
+
+
+def _check(kind: str, name: str, recipe: A) -> None:
     want = _run(torch, kind, name, recipe)
     got = _run(zero, kind, name, recipe)
     call = f"{'Tensor.' if kind in ('method', 'property') else kind + '.'}{name}{recipe!r}"
