@@ -65,8 +65,8 @@ def reshape(input: Tensor, shape: Sizes) -> Tensor:
     """A view when the layout allows it, otherwise a contiguous copy reshaped."""
     meta = input._meta
     shape = infer_shape(shape, numel(meta.shape), "reshape")
-    if shape == meta.shape:
-        return input
+    if shape == meta.shape:    # a view, as in PyTorch: a new tensor object on the same storage
+        return View.apply(input, shape)
     if not meta.contiguous and view_strides(meta.shape, meta.strides, shape) is None:
         input = Copy.apply(input)
     return View.apply(input, shape)
@@ -94,8 +94,8 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     ndim = input.ndim
     dims = list(range(ndim))
     d0, d1 = normalize_dim(dim0, ndim, "transpose"), normalize_dim(dim1, ndim, "transpose")
-    if ndim < 2 or d0 == d1:
-        return input
+    if ndim < 2 or d0 == d1:  # still a view, a new tensor object, as in PyTorch
+        return Permute.apply(input, tuple(dims))
     dims[d0], dims[d1] = dims[d1], dims[d0]
     return Permute.apply(input, tuple(dims))
 
@@ -141,8 +141,6 @@ def squeeze(input: Tensor, dim: int | Sizes | None = None) -> Tensor:
     else:
         dims = dim if isinstance(dim, (tuple, list)) else (dim,)
         drop = {d for d in (normalize_dim(d, len(shape), "squeeze") for d in dims) if shape and shape[d] == 1}
-    if not drop:
-        return input
     return View.apply(input, tuple(s for i, s in enumerate(shape) if i not in drop))
 
 
@@ -162,6 +160,8 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     end = normalize_dim(end_dim, input.ndim, "flatten")
     if start > end:
         raise ShapeError(f"flatten: start_dim {start_dim} comes after end_dim {end_dim}")
+    if start == end:  # nothing to merge: the tensor itself, as in PyTorch
+        return input
     shape = input.shape
     return reshape(input, shape[:start] + (numel(shape[start:end + 1]),) + shape[end + 1:])
 

@@ -27,22 +27,26 @@ from ...tensors.tensor import Tensor
 from ..arguments import Number, Sizes, fill_value
 from ..indexing import BasicIndex
 from ..joining import cat
+from ..new_memory import new_memory
 
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
 Pairs = tuple[tuple[int, int], ...]  # (before, after) for each dimension, first to last
 
 
 def flip(input: Tensor, dims: int | Sizes) -> Tensor:
+    """New memory, as in PyTorch, also where nothing is flipped (``dims`` empty)."""
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    x = input
     for d in {normalize_dim(d, input.ndim, "flip") for d in dims}:
-        n = input.shape[d]
-        input = input.index_select(d, arange(n - 1, -1, -1, device=input.device))
-    return input
+        n = x.shape[d]
+        x = x.index_select(d, arange(n - 1, -1, -1, device=x.device))
+    return new_memory(x, input)
 
 
 def roll(input: Tensor, shifts: int | Sizes, dims: int | Sizes | None = None) -> Tensor:
     """Elements shifted by ``shifts`` places along ``dims`` (those leaving at one end come
-    back at the other); without ``dims``, over the flattened tensor, keeping the shape."""
+    back at the other); without ``dims``, over the flattened tensor, keeping the shape.
+    New memory, as in PyTorch, also where every shift is a multiple of its size."""
     if dims is None:
         if not isinstance(shifts, int):
             raise ValueError(f"roll: without dims, shifts must be one int, got {shifts!r}")
@@ -51,21 +55,23 @@ def roll(input: Tensor, shifts: int | Sizes, dims: int | Sizes | None = None) ->
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
         raise ValueError(f"roll: {len(shifts)} shifts for {len(dims)} dims; give one shift per dim")
+    x = input
     for shift, dim in zip(shifts, dims):
-        d = normalize_dim(dim, input.ndim, "roll")
-        n = input.shape[d]
+        d = normalize_dim(dim, x.ndim, "roll")
+        n = x.shape[d]
         s = shift % n if n else 0
         if s:
             before = (slice(None),) * d
-            tail, head = (BasicIndex.apply(input, before + (part,)) for part in (slice(n - s, n), slice(0, n - s)))
-            input = cat([tail, head], dim=d)
-    return input
+            tail, head = (BasicIndex.apply(x, before + (part,)) for part in (slice(n - s, n), slice(0, n - s)))
+            x = cat([tail, head], dim=d)
+    return new_memory(x, input)
 
 
 def repeat(x: Tensor, sizes: Sizes) -> Tensor:
     """``x`` tiled ``sizes[i]`` times along dimension i (PyTorch's ``Tensor.repeat``; new
     leading dimensions when there are more sizes than dimensions):
-    (s0, s1) repeated (r0, r1) is (1, s0, 1, s1) expanded to (r0, s0, r1, s1), reshaped."""
+    (s0, s1) repeated (r0, r1) is (1, s0, 1, s1) expanded to (r0, s0, r1, s1), reshaped;
+    new memory, as in PyTorch, also when every repeat is 1."""
     if len(sizes) < x.ndim:
         raise ShapeError(f"repeat: {len(sizes)} repeats for {describe(x)}; give at least one per dimension")
     if any(not isinstance(r, int) or r < 0 for r in sizes):
@@ -73,7 +79,8 @@ def repeat(x: Tensor, sizes: Sizes) -> Tensor:
     shape = (1,) * (len(sizes) - x.ndim) + x.shape
     interleaved = tuple(n for s in shape for n in (1, s))
     expanded = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
-    return x.reshape(interleaved).expand(expanded).reshape(tuple(r * s for r, s in zip(sizes, shape)))
+    tiled = x.reshape(interleaved).expand(expanded).reshape(tuple(r * s for r, s in zip(sizes, shape)))
+    return new_memory(tiled, x)
 
 
 class ConstantPad(Op):
@@ -131,10 +138,11 @@ def pad(x: Tensor, amounts: Sequence[int], mode: str = "constant", value: Number
         return ConstantPad.apply(x, tuple(pairs), 0 if value is None else value)
     if value is not None:
         raise ValueError(f"pad: value is only for mode 'constant', not {mode!r}")
+    source = x
     for d, (before, after) in enumerate(pairs):
         if before or after:
             x = x.index_select(d, _source_positions(mode, x.shape[d], before, after, x.device))
-    return x
+    return new_memory(x, source)  # new memory, as PyTorch's, also for zero padding
 
 
 def _source_positions(mode: str, n: int, before: int, after: int, device: Device) -> Tensor:

@@ -51,6 +51,7 @@ from ...errors import ShapeError, describe
 from ...tensors.creation import tensor
 from ...tensors.tensor import Tensor
 from ..arguments import Sizes
+from ..new_memory import new_memory
 from .convolution import int_tuple
 from .pooling import adaptive_avg_pool
 
@@ -255,7 +256,7 @@ def pixel_shuffle(x: Tensor, upscale_factor: int) -> Tensor:
     n = len(lead)
     y = x.reshape(*lead, channels // (r * r), r, r, height, width)
     y = y.permute(*range(n), n, n + 3, n + 1, n + 4, n + 2)                    # (*, C, H, r, W, r)
-    return y.reshape(*lead, channels // (r * r), height * r, width * r)
+    return new_memory(y.reshape(*lead, channels // (r * r), height * r, width * r), x)  # as PyTorch's
 
 
 def pixel_unshuffle(x: Tensor, downscale_factor: int) -> Tensor:
@@ -272,7 +273,7 @@ def pixel_unshuffle(x: Tensor, downscale_factor: int) -> Tensor:
     n = len(lead)
     y = x.reshape(*lead, channels, height // r, r, width // r, r)
     y = y.permute(*range(n), n, n + 2, n + 4, n + 1, n + 3)                    # (*, C, r, r, H, W)
-    return y.reshape(*lead, channels * r * r, height // r, width // r)
+    return new_memory(y.reshape(*lead, channels * r * r, height // r, width // r), x)  # as PyTorch's
 
 
 def unpool_size(op: str, x: Tensor, dims: int, kernel: tuple[int, ...], stride: tuple[int, ...],
