@@ -307,6 +307,19 @@ def pinv(A: Tensor, *, atol: float | Tensor | None = None, rtol: float | Tensor 
     return (vh.mT * inverse.unsqueeze(-2)) @ u.mT
 
 
+def matrix_rank(A: Tensor, *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None,
+                hermitian: bool = False, out: None = None) -> Tensor:
+    """How many singular values (|eigenvalues| if hermitian) of A (..., m, n) exceed
+    max(atol, rtol * the largest), int64; rtol as pinv's."""
+    check_matrices("linalg.matrix_rank", "A", A, square=hermitian)
+    rows, columns = A.shape[-2:]
+    if rows == 0 or columns == 0:
+        return A.new_zeros(A.shape[:-2], dtype=dtypes.int64)
+    values = eigvalsh(A.detach()).abs() if hermitian else svdvals(A.detach())
+    bound = _tolerance(values.amax(-1, keepdim=True), atol, rtol, dtypes.finfo(A.dtype).eps * max(rows, columns))
+    return (values > bound).sum(-1)
+
+
 def matrix_power(A: Tensor, n: int, *, out: None = None) -> Tensor:
     """A^n for A (..., m, m) and an integer n: n = 0 the identity, n < 0 inv(A)^-n."""
     if isinstance(n, bool) or not isinstance(n, int):
