@@ -1,7 +1,7 @@
 """PyTorch's linalg determinants, inverse, solve and Cholesky factor, batched over leading dims:
 
     det(A)                  det(A); gradient g det(A) A^-T
-    slogdet(A)              (sign, logabsdet); gradient of logabsdet g A^-T (sign has none)
+    slogdet(A)              (sign, logabsdet); gradient of logabsdet g A^-T (of sign 0)
     inv(A)                  X = A^-1; gradient -X^T g X^T
     solve(A, B, left)       X = A^-1 B (left) or B A^-1; gradients gB = A^-T g, gA = -gB X^T
     cholesky(A, upper)      L lower with A = L L^T (U = L^T for upper); Murray's gradient
@@ -68,17 +68,18 @@ class Det(Op):
 
 
 class Slogdet(Op):
-    """Returns (logabsdet, sign): the differentiable one first, as the graph records."""
+    """sign and logabsdet packed in one output (..., 2), so that both are recorded (PyTorch's
+    sign requires grad too, its gradient 0)."""
 
-    def forward(self, a: Tensor) -> tuple[Tensor, Tensor]:
-        sign, logabsdet = _empty(a, a.shape[:-2]), _empty(a, a.shape[:-2])
-        a.device.kernels.slogdet(a._array, sign._array, logabsdet._array)
+    def forward(self, a: Tensor) -> Tensor:
+        packed = _empty(a, a.shape[:-2] + (2,))
+        a.device.kernels.slogdet(a._array, packed._array[..., 0], packed._array[..., 1])
         self.save_for_backward(a)
-        return logabsdet, sign
+        return packed
 
     def backward(self, grad: Tensor) -> Grads:
         (a,) = self.saved_tensors
-        return (grad[..., None, None] * Inv.apply(a).mT,)
+        return (grad[..., 1, None, None] * Inv.apply(a).mT,)
 
 
 class Inv(Op):
@@ -150,8 +151,8 @@ def det(A: Tensor, *, out: None = None) -> Tensor:
 
 def slogdet(A: Tensor, *, out: None = None) -> SlogdetResult:
     """(sign, log |det|) of A (..., n, n); det = sign * exp(logabsdet)."""
-    logabsdet, sign = Slogdet.apply(check_matrices("linalg.slogdet", "A", A))
-    return SlogdetResult(sign, logabsdet)
+    packed = Slogdet.apply(check_matrices("linalg.slogdet", "A", A))
+    return SlogdetResult(packed[..., 0], packed[..., 1])
 
 
 def logdet(input: Tensor) -> Tensor:
@@ -174,9 +175,9 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True, out: None = None) -> Tenso
     if B.dtype is not A.dtype:
         raise LinAlgDTypeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
                                f"{describe(A)} and B of type {describe(B)} instead")
-    vector = B.ndim == 1 or (left and B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
+    vector = B.ndim == 1 or (B.ndim == A.ndim - 1 and B.shape == A.shape[:-1])
     if vector:
-        B = B.unsqueeze(-1) if left else B.unsqueeze(-2)
+        B = B.unsqueeze(-1)                 # (a column: for left=False, refused below unless n = 1)
     n = A.shape[-1]
     if B.ndim < 2 or (B.shape[-2] if left else B.shape[-1]) != n:
         raise LinAlgShapeError(f"linalg.solve: Incompatible shapes of A and B for the equation "

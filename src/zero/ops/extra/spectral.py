@@ -231,9 +231,10 @@ def qr(A: Tensor, mode: str = "reduced", *, out: None = None) -> QRResult:
     k = min(m, n) ("reduced"), m ("complete"); "r": R only (Q empty, no gradient)."""
     check_matrices("linalg.qr", "A", A, square=False)
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), "
-                         "'r', or 'complete'")
-    return QRResult(*_parts(QR.apply(A, mode), _qr_shapes(A, mode)))
+        raise RuntimeError(f"linalg.qr: received unrecognized mode '{mode}' but expected one of 'reduced' "
+                           "(default), 'r', or 'complete'")
+    q, r = _parts(QR.apply(A, mode), _qr_shapes(A, mode))
+    return QRResult(A.new_zeros((0,)) if mode == "r" else q, r)
 
 
 def svd(A: Tensor, full_matrices: bool = True, *, driver: str | None = None, out: None = None) -> SVDResult:
@@ -327,7 +328,8 @@ def matrix_power(A: Tensor, n: int, *, out: None = None) -> Tensor:
     if not isinstance(A, Tensor):
         raise TypeError(f"linalg.matrix_power: A must be a tensor, got {describe(A)}")
     if A.ndim < 2 or A.shape[-1] != A.shape[-2]:
-        raise LinAlgShapeError(f"linalg.matrix_power: A must be batches of square matrices, got {describe(A)}")
+        raise LinAlgShapeError(f"linalg.matrix_power: A must be batches of square matrices, but they are "
+                               f"{describe(A)}")
     if n == 0:
         identity = _eye_like(A, A.shape[-1])                # (the batch's identities; A's gradient 0)
         return Where.apply(identity.new_ones(A.shape, dtype=dtypes.bool_), identity, A)
@@ -371,7 +373,7 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     values = svdvals(A.detach())
     rank = (values > values[..., :1] * rcond).sum(-1) if driver != "gels" else values.new_zeros((0,), dtype=dtypes.int64)
     empty = A.new_zeros((0,))
-    residuals = empty
+    residuals = solution.reshape(-1)[:0]        # (empty, and in the graph, as PyTorch's)
     if driver != "gelsy" and rows > columns and bool((rank == columns).all()):
         residuals = ((A @ solution - B) ** 2).sum(-2)
     return LstsqResult(solution, residuals, rank, values if driver in ("gelsd", "gelss") else empty)
