@@ -25,8 +25,14 @@ def _lapack_errors() -> Iterator[None]:
 
 
 def _checked(xp: ModuleType, run: Callable[[], Array]) -> Array:
+    """run(), its LinAlgError Zero's; on CUDA with cuSOLVER's status checked (CuPy checks it
+    only under ``cupyx.errstate(linalg="raise")``: a sync, as PyTorch's check on CUDA is)."""
     with _lapack_errors():
-        return run()
+        if xp is np:
+            return run()
+        import cupyx                                # (only where CuPy is the array module)
+        with cupyx.errstate(linalg="raise"):
+            return run()
 
 
 def det(xp: ModuleType, a: Array, out: Array) -> None:
@@ -53,10 +59,7 @@ def solve(xp: ModuleType, a: Array, b: Array, out: Array) -> None:
 
 def cholesky(xp: ModuleType, a: Array, out: Array) -> None:
     """out = L, lower-triangular, a = L L^T (..., n, n); not positive-definite: LinAlgError."""
-    result = _checked(xp, lambda: xp.linalg.cholesky(a))
-    if xp is not np and not bool(xp.isfinite(result).all()):    # (cuSOLVER reports by NaNs)
-        raise LinAlgError("Matrix is not positive definite")
-    out[...] = result
+    out[...] = _checked(xp, lambda: xp.linalg.cholesky(a))
 
 
 def qr(xp: ModuleType, a: Array, q: Array | None, r: Array, complete: bool) -> None:

@@ -38,7 +38,7 @@ from ...tensors.meta import Shape, contiguous_strides
 from ...tensors.tensor import Tensor
 from ..elementwise import Where
 from ..joining import cat, tril
-from .decompositions import Inv, Solve, check_matrices, right_solve
+from .decompositions import Inv, check_matrices, right_solve
 
 
 def _packed(a: Tensor, shapes: list[Shape]) -> tuple[Tensor, list[Tensor]]:
@@ -371,7 +371,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     rcond = eps_rcond if rcond is None or rcond < 0 else rcond
     solution = pinv(A, rtol=rcond) @ B
     values = svdvals(A.detach())
-    rank = (values > values[..., :1] * rcond).sum(-1) if driver != "gels" else values.new_zeros((0,), dtype=dtypes.int64)
+    rank = ((values > values[..., :1] * rcond).sum(-1) if driver != "gels"
+            else values.new_zeros((0,), dtype=dtypes.int64))
     empty = A.new_zeros((0,))
     residuals = solution.reshape(-1)[:0]        # (empty, and in the graph, as PyTorch's)
     if driver != "gelsy" and rows > columns and bool((rank == columns).all()):
