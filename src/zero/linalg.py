@@ -10,6 +10,8 @@ diagonal, and the decompositions (ops/extra/decompositions.py, ops/extra/spectra
     qr(A, mode="reduced")  svd(A, full_matrices=True)  svdvals(A)  eigh(A, UPLO="L")  eigvalsh(A, UPLO="L")
     pinv(A, *, atol=None, rtol=None, hermitian=False)  matrix_power(A, n)  matrix_rank(A, *, atol, rtol, hermitian)
     lstsq(A, B, rcond=None, *, driver=None)
+    multi_dot  vecdot  vander  tensorinv  tensorsolve  cond  solve_triangular  householder_product
+    matrix_exp                                    (ops/extra/linalg_compositions.py)
     LinAlgError                                   singular / not positive-definite (a RuntimeError)
 """
 from __future__ import annotations
@@ -21,11 +23,15 @@ from .ops.extra.norms import matrix_norm, vector_norm
 from .tensors.tensor import Tensor
 from .errors import LinAlgError
 from .ops.extra.decompositions import cholesky, det, inv, slogdet, solve
+from .ops.extra.linalg_compositions import (cond, householder_product, matrix_exp, multi_dot, solve_triangular,
+                                            tensorinv, tensorsolve, vander, vecdot)
 from .ops.extra.spectral import eigh, eigvalsh, lstsq, matrix_power, matrix_rank, pinv, qr, svd, svdvals
 
 __all__ = ["diagonal", "matmul", "matrix_norm", "norm", "vector_norm"]
 __all__ += ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank",
             "pinv", "qr", "slogdet", "solve", "svd", "svdvals"]
+__all__ += ["cond", "householder_product", "matrix_exp", "multi_dot", "solve_triangular", "tensorinv",
+            "tensorsolve", "vander", "vecdot"]
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -283,3 +283,60 @@ def test_argument_errors():
     _both_raise(lambda lib: lib.linalg.matrix_power(lib.ones(2, 2), 1.5), "must be an int", TypeError)
     _both_raise(lambda lib: lib.linalg.solve(lib.eye(2), lib.ones(2, dtype=lib.float64)), "same dtype")
     _both_raise(lambda lib: lib.linalg.lstsq(lib.ones(3, 2), lib.ones(4, 1)), "should match")
+
+
+# -- the compositions (ops/extra/linalg_compositions.py) ----------------------------------------------
+
+def test_products_and_vander():
+    a, b, v = _matrix(3, 4), _matrix(4, 2), _matrix(3)
+    check_against_torch(lambda lib, x, y: lib.linalg.multi_dot([x, y]), [a, b])
+    check_against_torch(lambda lib, x, y, z, w: lib.linalg.multi_dot([x, y, z, w]), [v, a, b, _matrix(2)])
+    check_against_torch(lambda lib, x, y: lib.linalg.vecdot(x, y), [_matrix(2, 3), _matrix(3)])
+    check_against_torch(lambda lib, x, y: lib.linalg.vecdot(x, y, dim=0), [_matrix(2, 3), _matrix(2, 1)])
+    for n in (None, 1, 2, 5):
+        check_against_torch(lambda lib, x: lib.linalg.vander(x, N=n), [_matrix(2, 3)])
+    check_against_torch(lambda lib, x: lib.linalg.vander(x), [np.arange(4)])
+    _both_raise(lambda lib: lib.linalg.multi_dot([lib.ones(2, 2)]), "at least 2 tensors")
+    _both_raise(lambda lib: lib.linalg.multi_dot([lib.ones(2, 2), lib.ones(3, 2)]), "")
+
+
+def test_tensor_inverse_and_solve():
+    check_against_torch(lambda lib, x: lib.linalg.tensorinv(x.reshape(4, 2, 8), 1), [_matrix(4, 16)])
+    check_against_torch(lambda lib, x: lib.linalg.tensorinv(x.reshape(2, 3, 6)), [_matrix(6, 6)])
+    check_against_torch(lambda lib, x, y: lib.linalg.tensorsolve(x.reshape(2, 3, 6), y), [_matrix(6, 6), _matrix(2, 3)])
+    check_against_torch(lambda lib, x, y: lib.linalg.tensorsolve(x.reshape(6, 2, 3), y, dims=(0,)),
+                        [_matrix(6, 6), _matrix(2, 3)])
+    _both_raise(lambda lib: lib.linalg.tensorinv(lib.ones(2, 3), 1), "prod")
+
+
+@pytest.mark.parametrize("p", [None, 2, -2, "fro", "nuc", 1, -1, np.inf, -np.inf])
+def test_cond(p):
+    """(PyTorch's backward of cond for the norms through inv fails on an in-place write of its
+    own; the gradients are compared for the SVD ones.)"""
+    check_against_torch(lambda lib, x: lib.linalg.cond(x, p), [_matrix(2, 4, 4)], rtol=1e-9, atol=1e-9,
+                        grad=p in (None, 2, -2))
+    if p in (None, 2, -2):
+        check_against_torch(lambda lib, x: lib.linalg.cond(x, p), [_matrix(3, 5)], rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("upper", [True, False])
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("unitriangular", [True, False])
+def test_solve_triangular(upper, left, unitriangular):
+    a, b = _matrix(2, 4, 4) + 4 * np.eye(4), _matrix(1, 4, 3)
+    check_against_torch(lambda lib, x, y: lib.linalg.solve_triangular(x, y, upper=upper, left=left,
+                                                                      unitriangular=unitriangular),
+                        [a, b if left else np.swapaxes(b, -1, -2)], rtol=1e-9, atol=1e-9)
+
+
+def test_householder_product_and_matrix_exp():
+    check_against_torch(lambda lib, x, t: lib.linalg.householder_product(x, t), [_matrix(2, 5, 3), _matrix(2, 2)])
+    check_against_torch(lambda lib, x, t: lib.linalg.householder_product(x, t), [_matrix(3, 3), _matrix(3)])
+    reflectors, tau = torch.geqrf(torch.tensor(_matrix(5, 3)))   # Q of geqrf's reflectors is QR's Q
+    q = zero.linalg.householder_product(zero.tensor(reflectors.numpy()), zero.tensor(tau.numpy()))
+    np.testing.assert_allclose(q.numpy(), torch.linalg.householder_product(reflectors, tau).numpy(), atol=1e-12)
+    for scale in (0.1, 1.0, 6.0):
+        check_against_torch(lambda lib, x: lib.linalg.matrix_exp(x), [_matrix(2, 4, 4) * scale], rtol=1e-10,
+                            atol=1e-10)
+    check_against_torch(lambda lib, x: lib.matrix_exp(x), [_matrix(3, 3, dtype="float32")], rtol=1e-5, atol=1e-5)
+    check_against_torch(lambda lib, x: x.matrix_exp(), [np.zeros((2, 2))])

@@ -34,7 +34,7 @@ from .extra import (binary_math, closeness, linalg, norms, products, rearrange, 
                     sorting, statistics, unary_math)
 from .extra import scatter as scatter_ops
 from .extra import activations
-from .extra import linalg_aliases
+from .extra import linalg_aliases, linalg_compositions
 from .inplace import in_place
 from .matmul import matmul
 
@@ -414,6 +414,7 @@ class TensorMethods:
     cholesky = linalg_aliases.cholesky
     qr = linalg_aliases.qr
     svd = linalg_aliases.svd
+    matrix_exp = linalg_compositions.matrix_exp
 
 
 def attach_to(tensor_class: type) -> None:
