@@ -12,6 +12,7 @@ diagonal, and the decompositions (ops/extra/decompositions.py, ops/extra/spectra
     lstsq(A, B, rcond=None, *, driver=None)
     multi_dot  vecdot  vander  tensorinv  tensorsolve  cond  solve_triangular  householder_product
     matrix_exp                                    (ops/extra/linalg_compositions.py)
+    lu_factor  lu_factor_ex  lu  lu_solve  inv_ex  solve_ex  cholesky_ex   (ops/extra/linalg_lu.py)
     LinAlgError                                   singular / not positive-definite (a RuntimeError)
 """
 from __future__ import annotations
@@ -25,6 +26,7 @@ from .errors import LinAlgError
 from .ops.extra.decompositions import cholesky, det, inv, slogdet, solve
 from .ops.extra.linalg_compositions import (cond, householder_product, matrix_exp, multi_dot, solve_triangular,
                                             tensorinv, tensorsolve, vander, vecdot)
+from .ops.extra.linalg_lu import cholesky_ex, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
 from .ops.extra.spectral import eigh, eigvalsh, lstsq, matrix_power, matrix_rank, pinv, qr, svd, svdvals
 
 __all__ = ["diagonal", "matmul", "matrix_norm", "norm", "vector_norm"]
@@ -32,6 +34,7 @@ __all__ += ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq"
             "pinv", "qr", "slogdet", "solve", "svd", "svdvals"]
 __all__ += ["cond", "householder_product", "matrix_exp", "multi_dot", "solve_triangular", "tensorinv",
             "tensorsolve", "vander", "vecdot"]
+__all__ += ["cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solve", "solve_ex"]
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:

@@ -340,3 +340,48 @@ def test_householder_product_and_matrix_exp():
                             atol=1e-10)
     check_against_torch(lambda lib, x: lib.matrix_exp(x), [_matrix(3, 3, dtype="float32")], rtol=1e-5, atol=1e-5)
     check_against_torch(lambda lib, x: x.matrix_exp(), [np.zeros((2, 2))])
+
+
+# -- LU and the _ex forms (ops/extra/linalg_lu.py) ------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(4, 4), (2, 3, 5), (2, 5, 3), (1, 1)])
+def test_lu_factorisations(shape):
+    """Values, pivots (int32, 1-based) and gradients as PyTorch's (the same pivots: LAPACK's rule)."""
+    a = _matrix(*shape)
+    for fn in (lambda lib, x: lib.linalg.lu_factor(x), lambda lib, x: lib.linalg.lu_factor_ex(x),
+               lambda lib, x: lib.linalg.lu(x)):
+        check_against_torch(fn, [a], rtol=1e-10, atol=1e-10)
+    check_against_torch(lambda lib, x: lib.linalg.lu(x), [a.astype("float32")], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("left", [True, False])
+@pytest.mark.parametrize("adjoint", [True, False])
+def test_lu_solve(left, adjoint):
+    a, b = _matrix(2, 4, 4), _matrix(2, 4, 3)
+
+    def fn(lib, x, y):
+        factors = lib.linalg.lu_factor(x)
+        return lib.linalg.lu_solve(factors.LU, factors.pivots, y, left=left, adjoint=adjoint)
+    check_against_torch(fn, [a, b if left else np.swapaxes(b, -1, -2)], rtol=1e-9, atol=1e-9)
+
+
+def test_ex_forms_report_failures():
+    singular = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]])
+    not_definite = np.array([[[1.0, 2.0], [2.0, 1.0]], [[2.0, 1.0], [1.0, 3.0]], [[-1.0, 0.0], [0.0, 1.0]]])
+    for fn, x in [(lambda lib, a: lib.linalg.lu_factor_ex(a).info, singular),
+                  (lambda lib, a: lib.linalg.inv_ex(a).info, singular),
+                  (lambda lib, a: lib.linalg.solve_ex(a, a[..., 0]).info, singular),
+                  (lambda lib, a: lib.linalg.cholesky_ex(a).info, not_definite)]:
+        check_against_torch(fn, [x])
+    # where they succeed, the results are the plain functions'
+    check_against_torch(lambda lib, a: lib.linalg.inv_ex(a), [_matrix(2, 3, 3)])
+    check_against_torch(lambda lib, a, b: lib.linalg.solve_ex(a, b), [_matrix(2, 3, 3), _matrix(3, 2)])
+    check_against_torch(lambda lib, a: lib.linalg.cholesky_ex(a, upper=True), [_spd(2, 3, 3)])
+    inverse, info = zero.linalg.inv_ex(zero.tensor(singular))
+    assert info.tolist() == [2, 0] and np.isnan(inverse[0].numpy()).all()
+    np.testing.assert_allclose(inverse[1].numpy(), np.linalg.inv(singular[1]))
+    for call in (lambda lib: lib.linalg.inv_ex(lib.tensor(singular), check_errors=True),
+                 lambda lib: lib.linalg.lu_factor(lib.tensor(singular)),
+                 lambda lib: lib.linalg.lu_factor(lib.eye(2), pivot=False),
+                 lambda lib: lib.linalg.cholesky_ex(lib.tensor(not_definite), check_errors=True)):
+        _both_raise(call, "")
