@@ -385,3 +385,37 @@ def test_ex_forms_report_failures():
                  lambda lib: lib.linalg.lu_factor(lib.eye(2), pivot=False),
                  lambda lib: lib.linalg.cholesky_ex(lib.tensor(not_definite), check_errors=True)):
         _both_raise(call, "")
+
+
+# -- on another device (the GPU, or "cuda" played by the CPU): no tensor made on the wrong one ---------
+
+DEVICE_CASES = {
+    "det": lambda L, a, s, b: L.det(a), "slogdet": lambda L, a, s, b: L.slogdet(a).logabsdet,
+    "inv": lambda L, a, s, b: L.inv(a), "solve": lambda L, a, s, b: L.solve(a, b, left=False),
+    "cholesky": lambda L, a, s, b: L.cholesky(s), "qr": lambda L, a, s, b: L.qr(a).R,
+    "svd": lambda L, a, s, b: L.svd(a).S, "svdvals": lambda L, a, s, b: L.svdvals(a),
+    "eigh": lambda L, a, s, b: L.eigh(s).eigenvalues, "eigvalsh": lambda L, a, s, b: L.eigvalsh(s),
+    "pinv": lambda L, a, s, b: L.pinv(a), "pinv_hermitian": lambda L, a, s, b: L.pinv(s, hermitian=True),
+    "matrix_power": lambda L, a, s, b: L.matrix_power(a, -2) + L.matrix_power(a, 0),
+    "matrix_rank": lambda L, a, s, b: L.matrix_rank(a).to(a.dtype),
+    "lstsq": lambda L, a, s, b: L.lstsq(a, b.mT).solution, "nuc": lambda L, a, s, b: L.matrix_norm(a, "nuc"),
+    "vander": lambda L, a, s, b: L.vander(b[0]), "cond": lambda L, a, s, b: L.cond(a, 1),
+    "solve_triangular": lambda L, a, s, b: L.solve_triangular(s, b.mT, upper=True, unitriangular=True),
+    "householder": lambda L, a, s, b: L.householder_product(a, b[..., 0]),
+    "matrix_exp": lambda L, a, s, b: L.matrix_exp(a),
+    "lu": lambda L, a, s, b: L.lu(a).L, "lu_solve": lambda L, a, s, b: L.lu_solve(*L.lu_factor(a), b.mT),
+    "inv_ex": lambda L, a, s, b: L.inv_ex(a).inverse, "cholesky_ex": lambda L, a, s, b: L.cholesky_ex(s).L,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEVICE_CASES))
+def test_on_another_device(name, second_device):
+    a, s, b = _matrix(2, 3, 3), _spd(2, 3, 3), _matrix(2, 2, 3)
+    want = DEVICE_CASES[name](zero.linalg, *(zero.tensor(x) for x in (a, s, b)))
+    inputs = [zero.tensor(x, device=second_device, requires_grad=True) for x in (a, s, b)]
+    got = DEVICE_CASES[name](zero.linalg, *inputs)
+    assert got.device == second_device
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.numpy(), rtol=1e-9, atol=1e-9)
+    if got.requires_grad:
+        got.sum().backward()
+        assert any(x.grad is not None and x.grad.device == second_device for x in inputs)

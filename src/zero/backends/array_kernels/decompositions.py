@@ -24,11 +24,12 @@ def _lapack_errors() -> Iterator[None]:
         raise LinAlgError(str(error)) from None
 
 
-def _checked(xp: ModuleType, run: Callable[[], Array]) -> Array:
+def _checked(xp: ModuleType, run: Callable[[], Array], strict: bool = True) -> Array:
     """run(), its LinAlgError Zero's; on CUDA with cuSOLVER's status checked (CuPy checks it
-    only under ``cupyx.errstate(linalg="raise")``: a sync, as PyTorch's check on CUDA is)."""
+    only under ``cupyx.errstate(linalg="raise")``: a sync, as PyTorch's check on CUDA is) --
+    unless not ``strict``: det and slogdet, whose LU may meet a zero pivot (det 0)."""
     with _lapack_errors():
-        if xp is np:
+        if xp is np or not strict:
             return run()
         import cupyx                                # (only where CuPy is the array module)
         with cupyx.errstate(linalg="raise"):
@@ -37,12 +38,12 @@ def _checked(xp: ModuleType, run: Callable[[], Array]) -> Array:
 
 def det(xp: ModuleType, a: Array, out: Array) -> None:
     """out (...) = det(a (..., n, n))."""
-    out[...] = _checked(xp, lambda: xp.linalg.det(a))
+    out[...] = _checked(xp, lambda: xp.linalg.det(a), strict=False)
 
 
 def slogdet(xp: ModuleType, a: Array, sign: Array, logabsdet: Array) -> None:
     """sign, logabsdet (...) of a (..., n, n): det = sign * exp(logabsdet)."""
-    s, log = _checked(xp, lambda: xp.linalg.slogdet(a))
+    s, log = _checked(xp, lambda: xp.linalg.slogdet(a), strict=False)
     sign[...] = s
     logabsdet[...] = log
 

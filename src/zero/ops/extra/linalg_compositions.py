@@ -151,7 +151,8 @@ _TAYLOR_TERMS = 18
 
 
 def matrix_exp(A: Tensor) -> Tensor:
-    """exp(A) = sum A^k / k!: A scaled by 2^-s to a 1-norm under 1/2, the Taylor sum, squared s times."""
+    """exp(A) = sum A^k / k!: A scaled by 2^-s to a 1-norm under 1/2, the Taylor sum, squared s
+    times (s from the batch's largest 1-norm: one read of it on the host)."""
     if not isinstance(A, Tensor) or A.ndim < 2 or A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.matrix_exp: expected A to be batches of square matrices, got {describe(A)}")
     if A.dtype in (dtypes.float16, dtypes.bfloat16) or not A.dtype.is_floating_point:
