@@ -45,6 +45,7 @@ def test_determinants_and_inverse(dtype, shape):
     rtol = 1e-4 if dtype == "float32" else 1e-10
     for fn in (lambda lib, x: lib.linalg.det(x), lambda lib, x: lib.linalg.slogdet(x),
                lambda lib, x: lib.linalg.inv(x), lambda lib, x: lib.det(x), lambda lib, x: x.logdet(),
+               lambda lib, x: lib.logdet(x), lambda lib, x: x.det(), lambda lib, x: x.slogdet(),
                lambda lib, x: lib.slogdet(x), lambda lib, x: lib.inverse(x), lambda lib, x: x.inverse()):
         check_against_torch(fn, [a], rtol=rtol, atol=rtol)
 
@@ -156,26 +157,20 @@ def test_pinv_and_rank(shape):
     a = _matrix(*shape)
     check_against_torch(lambda lib, x: lib.linalg.pinv(x), [a], rtol=1e-9, atol=1e-9)
     check_against_torch(lambda lib, x: x.pinverse(), [a.astype("float32")], rtol=1e-4, atol=1e-4)
+    check_against_torch(lambda lib, x: lib.pinverse(x, rcond=0.3), [a], rtol=1e-9, atol=1e-9)
     low_rank = a[..., :, :1] @ a[..., :1, :]                  # rank 1
-    check_against_torch(lambda lib, x: lib.linalg.pinv(x), [low_rank], grad=False, rtol=1e-9, atol=1e-9)
-    check_against_torch(lambda lib, x: lib.linalg.pinv(x, atol=0.5, rtol=0.1), [a], grad=False)
+    check_against_torch(lambda lib, x: lib.linalg.pinv(x), [low_rank], rtol=1e-9, atol=1e-9)
+    check_against_torch(lambda lib, x: lib.linalg.pinv(x, atol=0.5, rtol=0.1), [a])
     for x in (a, low_rank):
         check_against_torch(lambda lib, x: lib.linalg.matrix_rank(x), [x])
     check_against_torch(lambda lib, x: lib.linalg.matrix_rank(x, rtol=0.5), [a])
 
 
 def test_pinv_hermitian():
-    """Values as PyTorch's; the gradient is eigh's (for a symmetric A PyTorch's general pinv
-    formula agrees on symmetric directions: the symmetric parts of the two are compared)."""
     a = _symmetric(2, 4, 4)
-    check_against_torch(lambda lib, x: lib.linalg.pinv(x, hermitian=True), [a], grad=False, rtol=1e-9, atol=1e-9)
+    check_against_torch(lambda lib, x: lib.linalg.pinv(x, hermitian=True), [a], rtol=1e-9, atol=1e-9)
+    check_against_torch(lambda lib, x: lib.linalg.pinv(x, hermitian=True, atol=1.0), [a], rtol=1e-9, atol=1e-9)
     check_against_torch(lambda lib, x: lib.linalg.matrix_rank(x, hermitian=True), [a])
-    w = RNG.standard_normal(a.shape)
-    z, t = zero.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
-    (zero.linalg.pinv(z, hermitian=True) * zero.tensor(w)).sum().backward()
-    (torch.linalg.pinv(t, hermitian=True) * torch.tensor(w)).sum().backward()
-    symmetric = lambda g: (g + np.swapaxes(g, -1, -2)) / 2  # noqa: E731
-    np.testing.assert_allclose(symmetric(z.grad.numpy()), symmetric(t.grad.numpy()), rtol=1e-8, atol=1e-8)
 
 
 @pytest.mark.parametrize("driver", [None, "gels", "gelsy", "gelsd", "gelss"])

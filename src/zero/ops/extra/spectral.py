@@ -4,7 +4,7 @@ over leading dims:
     qr(A, mode)            Q R, mode "reduced" / "complete" / "r"
     svd(A, full_matrices)  U diag(S) Vh;  svdvals(A): S
     eigh(A, UPLO)          (eigenvalues L ascending, eigenvectors V);  eigvalsh(A, UPLO): L
-    pinv(A, atol, rtol, hermitian)     V diag(1/s, the small ones 0) U^T  (a composition)
+    pinv(A, atol, rtol, hermitian)     V diag(1/s, the small ones 0) U^T, PyTorch's gradient
     matrix_power(A, n)     repeated squaring (n < 0: of inv(A))
     lstsq(A, B, rcond, driver)         the least-squares (minimum-norm) solution pinv(A) B
 
@@ -285,11 +285,7 @@ def _tolerance(s_max: Tensor, atol: float | Tensor | None, rtol: float | Tensor 
     return bound.maximum(atol if isinstance(atol, Tensor) else bound.new_full((), float(atol)))
 
 
-def pinv(A: Tensor, *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None,
-         hermitian: bool = False, out: None = None) -> Tensor:
-    """The pseudo-inverse of A (..., m, n): its singular values below max(atol, rtol * the
-    largest) are taken as 0; hermitian: from eigh of the symmetric A (its lower triangle)."""
-    check_matrices("linalg.pinv", "A", A, square=hermitian)
+def _pseudo_inverse(A: Tensor, atol: float | Tensor | None, rtol: float | Tensor | None, hermitian: bool) -> Tensor:
     rows, columns = A.shape[-2:]
     default_rtol = dtypes.finfo(A.dtype).eps * max(rows, columns)
     if rows == 0 or columns == 0:
@@ -306,6 +302,33 @@ def pinv(A: Tensor, *, atol: float | Tensor | None = None, rtol: float | Tensor 
     kept = s > bound
     inverse = Where.apply(kept, 1 / Where.apply(kept, s, 1.0), 0.0)
     return (vh.mT * inverse.unsqueeze(-2)) @ u.mT
+
+
+class Pinv(Op):
+    """P = pinv(A) from the SVD (eigh if hermitian); PyTorch's gradient, that of the
+    pseudo-inverse at constant rank:
+        gA = -P^T G P^T + (I - A P) G^T P P^T + P^T P G^T (I - P A)."""
+
+    def forward(self, a: Tensor, atol: float | Tensor | None, rtol: float | Tensor | None,
+                hermitian: bool) -> Tensor:
+        out = _pseudo_inverse(a.detach(), atol, rtol, hermitian)
+        self.save_for_backward(a, out)
+        return out
+
+    def backward(self, grad: Tensor) -> Grads:
+        a, p = self.saved_tensors
+        p_t, grad_t = p.mT, grad.mT
+        grad_a = (-(p_t @ grad @ p_t) + (grad_t - a @ (p @ grad_t)) @ (p @ p_t)
+                  + (p_t @ p) @ (grad_t - (grad_t @ p) @ a))
+        return (grad_a, None, None, None)
+
+
+def pinv(A: Tensor, *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None,
+         hermitian: bool = False, out: None = None) -> Tensor:
+    """The pseudo-inverse of A (..., m, n): its singular values below max(atol, rtol * the
+    largest) are taken as 0; hermitian: from eigh of the symmetric A (its lower triangle)."""
+    check_matrices("linalg.pinv", "A", A, square=hermitian)
+    return Pinv.apply(A, atol, rtol, hermitian)
 
 
 def matrix_rank(A: Tensor, *, atol: float | Tensor | None = None, rtol: float | Tensor | None = None,
