@@ -414,3 +414,12 @@ def test_on_another_device(name, second_device):
     if got.requires_grad:
         got.sum().backward()
         assert any(x.grad is not None and x.grad.device == second_device for x in inputs)
+
+
+def test_det_gradient_at_singular_matrices():
+    """0 where det is exactly 0 (PyTorch 2.13's answer there), g det A^-T for the others."""
+    rank_deficient = np.array([[[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]], [[1.0, 2.0, 0.5], [2.0, 4.0, 1.0],
+                                                                                       [1.0, 0.0, 1.0]]])
+    check_against_torch(lambda lib, x: lib.linalg.det(x), [rank_deficient], rtol=1e-10, atol=1e-10)
+    check_against_torch(lambda lib, x: lib.linalg.det(x), [np.zeros((2, 2))])
+    check_against_torch(lambda lib, x: lib.linalg.det(x), [np.stack([rank_deficient[0], _matrix(3, 3)])])

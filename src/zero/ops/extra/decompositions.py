@@ -12,8 +12,8 @@ Each forward is one kernel (LAPACK through NumPy on the CPU, cuSOLVER through Cu
 each backward a composition of these ops and matmul. Inputs are float32 or float64 (PyTorch
 refuses float16 and integers too); a singular matrix (inv, solve) or one that is not
 positive-definite (cholesky) raises ``LinAlgError``, a RuntimeError, as PyTorch's does.
-(PyTorch differentiates det at singular matrices through an SVD; here the gradient of det
-needs A^-1 and fails there with LinAlgError.)
+(At an exactly singular matrix, det 0, the gradient is 0, as PyTorch 2.13 gives it -- not
+the adjugate, the limit from nearby matrices.)
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from typing import NamedTuple
 from ... import dtypes
 from ...autograd.op import Grads, Op
 from ...errors import LinAlgDTypeError, LinAlgError, LinAlgShapeError, describe
+from ...tensors.creation import eye
 from ...tensors.meta import broadcast_shapes
 from ...tensors.tensor import Tensor
 from ..elementwise import Where
@@ -64,7 +65,12 @@ class Det(Op):
 
     def backward(self, grad: Tensor) -> Grads:
         a, det_a = self.saved_tensors
-        return ((grad * det_a)[..., None, None] * Inv.apply(a).mT,)
+        try:
+            return ((grad * det_a)[..., None, None] * Inv.apply(a).mT,)
+        except LinAlgError:             # a singular matrix in the batch: its gradient g 0 A^-T = 0
+            singular = (det_a == 0)[..., None, None]
+            regular = Where.apply(singular, eye(a.shape[-1], dtype=a.dtype, device=a.device), a)
+            return ((grad * det_a)[..., None, None] * Inv.apply(regular).mT,)
 
 
 class Slogdet(Op):
