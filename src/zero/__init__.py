@@ -61,6 +61,9 @@ from .ops.extra.einsum import einsum
 from .ops.extra.linalg import (addmm, addmv, baddbmm, bmm, diag, diag_embed, diagonal, dot, ger, kron, mm, mv, outer,
                                tensordot, trace, vdot)
 from .ops.extra.norms import dist, norm
+from .ops.extra.linalg_aliases import (cholesky, det, inverse, logdet, matrix_power, pinverse, qr, slogdet,
+                                      svd)
+from .ops.extra.linalg_compositions import matrix_exp
 from .ops.extra.products import cumprod, prod
 from .ops.extra.rearrange import flip, roll
 from .ops.extra.sampling import multinomial

@@ -62,6 +62,21 @@ class OutOfMemoryError(ZeroError, MemoryError, RuntimeError):
         self.requested, self.live, self.cached = requested, live, cached
 
 
+class LinAlgError(ZeroError, RuntimeError):
+    """A matrix a decomposition cannot handle: singular (inv, solve), not positive-definite
+    (cholesky), no convergence. A RuntimeError, as ``torch.linalg.LinAlgError`` is."""
+
+
+class LinAlgShapeError(ShapeError, RuntimeError):
+    """A linear-algebra input of the wrong shape (not a batch of square matrices ...): a
+    ShapeError, and the RuntimeError that PyTorch raises."""
+
+
+class LinAlgDTypeError(DTypeError, RuntimeError):
+    """A linear-algebra input of a dtype it does not take (integers, float16): a DTypeError,
+    and the RuntimeError that PyTorch raises."""
+
+
 class FileWriteError(ZeroError, OSError, RuntimeError):
     """A file that could not be written: a full disk, a missing directory, a permission
     refused. An OSError keeping the system's ``errno`` (and a RuntimeError, what

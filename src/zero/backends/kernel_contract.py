@@ -489,6 +489,27 @@ class Kernels(Protocol):
                                      grad_b_hh: Array | None, grad_h: Array | None, grad_c: Array | None) -> None:
         """The gradients of recurrent_projected_forward from grad_states (flat, as states)."""
 
+    # -- matrix decompositions, batched over leading dims (array_kernels/decompositions.py; NumPy's
+    # linalg = LAPACK on the CPU, CuPy's = cuSOLVER on CUDA); a singular or not positive-definite
+    # matrix raises zero.errors.LinAlgError ---------------------------------------------------------
+    def det(self, a: Array, out: Array) -> None:
+        """out (...) = det(a (..., n, n))."""
+    def slogdet(self, a: Array, sign: Array, logabsdet: Array) -> None:
+        """sign and log|det| (...) of a (..., n, n)."""
+    def inv(self, a: Array, out: Array) -> None:
+        """out = a^-1 (..., n, n)."""
+    def solve(self, a: Array, b: Array, out: Array) -> None:
+        """out = a^-1 b: a (..., n, n), b and out (..., n, k), one batch shape."""
+    def cholesky(self, a: Array, out: Array) -> None:
+        """out = L lower-triangular with a = L L^T (..., n, n)."""
+    def qr(self, a: Array, q: Array | None, r: Array, complete: bool) -> None:
+        """a (..., m, n) = q r, reduced or complete; q None: r only."""
+    def svd(self, a: Array, u: Array | None, s: Array, vh: Array | None) -> None:
+        """a (..., m, n) = u diag(s) vh, full or reduced as u's and vh's shapes say; None: s only."""
+    def eigh(self, a: Array, upper: bool, w: Array, v: Array | None) -> None:
+        """Ascending eigenvalues w (..., n) and eigenvectors v (columns) of a symmetric a read from
+        its lower (upper) triangle; v None: w only."""
+
 
 def given(*arrays: Array | None) -> Array:
     """The first of ``arrays`` that is not None: for a kernel's optional arrays, of which the

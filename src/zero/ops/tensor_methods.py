@@ -34,6 +34,7 @@ from .extra import (binary_math, closeness, linalg, norms, products, rearrange, 
                     sorting, statistics, unary_math)
 from .extra import scatter as scatter_ops
 from .extra import activations
+from .extra import linalg_aliases, linalg_compositions
 from .inplace import in_place
 from .matmul import matmul
 
@@ -402,6 +403,18 @@ class TensorMethods:
     # -- PyTorch's other activations (extra/activations.py) ---------------------------------------
     prelu = activations.prelu
     hardshrink = activations.hardshrink
+
+    # -- matrix decompositions (extra/linalg_aliases.py) ---------------------------------------------
+    det = linalg_aliases.det
+    logdet = linalg_aliases.logdet
+    slogdet = linalg_aliases.slogdet
+    inverse = linalg_aliases.inverse
+    pinverse = linalg_aliases.pinverse
+    matrix_power = linalg_aliases.matrix_power
+    cholesky = linalg_aliases.cholesky
+    qr = linalg_aliases.qr
+    svd = linalg_aliases.svd
+    matrix_exp = linalg_compositions.matrix_exp
 
 
 def attach_to(tensor_class: type) -> None:

@@ -17,10 +17,9 @@ The vector norm is one op; its gradient, PyTorch's subgradients:
     ord 0        0
     other p      sign(x) |x|^(p-1) / ||x||^(p-1), and 0 where x = 0
 
-The matrix norms are compositions (abs, sum, amax/amin) that have their backward. The
-nuclear and spectral norms ("nuc", 2, -2) need a singular value decomposition, which Zero
-does not have: they are refused with NotImplementedError. Norms are defined for floating
-point only (PyTorch's rule); ``dtype=`` converts the input first.
+The matrix norms are compositions (abs, sum, amax/amin) that have their backward; the
+nuclear and spectral norms ("nuc", 2, -2) are those of the singular values (linalg.svdvals).
+Norms are defined for floating point only (PyTorch's rule); ``dtype=`` converts the input first.
 """
 from __future__ import annotations
 
@@ -35,6 +34,7 @@ from ...tensors.tensor import Tensor
 from ..arguments import check_floats
 from ..elementwise import Where
 from ..reduction import Amax, Amin, Sum, _expand_back
+from .spectral import svdvals
 
 SPECTRAL = ("nuc", 2, -2)
 
@@ -122,8 +122,7 @@ def matrix_norm(a: Tensor, ord: str | float = "fro", dim: Iterable[int] = (-2, -
     if rows == columns:
         raise ShapeError(f"matrix_norm: dim must name two different dimensions, got {dim!r}")
     if ord in SPECTRAL:
-        raise NotImplementedError(f"matrix_norm: ord={ord!r} needs singular values (an SVD), which Zero "
-                                  "does not compute; 'fro', 1, -1, inf and -inf are supported")
+        return _spectral_norm(a, ord, rows, columns, keepdim)
     if ord == "fro":
         return VectorNorm.apply(a, 2, (rows, columns), keepdim)
     if ord not in (1, -1, math.inf, -math.inf):
@@ -133,6 +132,16 @@ def matrix_norm(a: Tensor, ord: str | float = "fro", dim: Iterable[int] = (-2, -
     sums = Sum.apply(a.abs(), summed, True)
     picked = (Amax if ord in (1, math.inf) else Amin).apply(sums, extreme, True)
     return picked if keepdim else picked.squeeze((rows, columns))
+
+
+def _spectral_norm(a: Tensor, ord: str | float, rows: int, columns: int, keepdim: bool) -> Tensor:
+    """"nuc": the sum of the singular values; 2 / -2: the largest / smallest one."""
+    values = svdvals(a.movedim((rows, columns), (-2, -1)))            # (..., k)
+    out = values.sum(-1) if ord == "nuc" else (Amax if ord == 2 else Amin).apply(values, -1, False)
+    if keepdim:
+        for d in sorted((rows, columns)):
+            out = out.unsqueeze(d)
+    return out
 
 
 def linalg_norm(a: Tensor, ord: str | float | None = None, dim: int | Iterable[int] | None = None,
@@ -157,11 +166,13 @@ def linalg_norm(a: Tensor, ord: str | float | None = None, dim: int | Iterable[i
 
 def norm(input: Tensor, p: str | float = "fro", dim: int | Iterable[int] | None = None, keepdim: bool = False,
          dtype: DTypeLike | None = None) -> Tensor:
-    """The older torch.norm: "fro" (over all elements, or one or two dims) or a number p
-    (a vector norm over dim); "nuc" is refused (no SVD)."""
-    if p == "nuc":
-        raise NotImplementedError("norm: p='nuc' needs singular values (an SVD), which Zero does not compute")
+    """The older torch.norm: "fro" (over all elements, or one or two dims), "nuc" (a matrix
+    norm over two dims) or a number p (a vector norm over dim)."""
     dims = _dims_of(dim)
+    if p == "nuc":
+        if dims is None and isinstance(input, Tensor) and input.ndim != 2:
+            raise ShapeError(f"norm: p='nuc' without dim needs a 2-D input, got {describe(input)}")
+        return matrix_norm(input, "nuc", (0, 1) if dims is None else dims, keepdim, dtype=dtype)
     if p == "fro":
         if dims is not None and len(dims) > 2:
             raise ShapeError(f"norm: p='fro' takes one or two dims, got {dim!r}")

@@ -256,3 +256,12 @@ recurrent_forward = recurrent.recurrent_forward
 recurrent_backward = recurrent.recurrent_backward
 recurrent_projected_forward = recurrent.recurrent_projected_forward     # LSTM with proj_size
 recurrent_projected_backward = recurrent.recurrent_projected_backward
+# -- matrix decompositions (LAPACK through NumPy / cuSOLVER through CuPy) ------------------------------
+det = partial(array_kernels.decompositions.det, np)
+slogdet = partial(array_kernels.decompositions.slogdet, np)
+inv = partial(array_kernels.decompositions.inv, np)
+solve = partial(array_kernels.decompositions.solve, np)
+cholesky = partial(array_kernels.decompositions.cholesky, np)
+qr = partial(array_kernels.decompositions.qr, np)
+svd = partial(array_kernels.decompositions.svd, np)
+eigh = partial(array_kernels.decompositions.eigh, np)

@@ -243,3 +243,12 @@ recurrent_forward = recurrent.recurrent_forward
 recurrent_backward = recurrent.recurrent_backward
 recurrent_projected_forward = recurrent.recurrent_projected_forward     # LSTM with proj_size
 recurrent_projected_backward = recurrent.recurrent_projected_backward
+# -- matrix decompositions (LAPACK through NumPy / cuSOLVER through CuPy) ------------------------------
+det = partial(array_kernels.decompositions.det, cp)
+slogdet = partial(array_kernels.decompositions.slogdet, cp)
+inv = partial(array_kernels.decompositions.inv, cp)
+solve = partial(array_kernels.decompositions.solve, cp)
+cholesky = partial(array_kernels.decompositions.cholesky, cp)
+qr = partial(array_kernels.decompositions.qr, cp)
+svd = partial(array_kernels.decompositions.svd, cp)
+eigh = partial(array_kernels.decompositions.eigh, cp)
