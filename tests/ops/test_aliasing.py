@@ -338,6 +338,22 @@ FUNCS.update({
         "LongTensor", "IntTensor", "ShortTensor", "ByteTensor", "CharTensor", "BoolTensor")},
 })
 del FUNCS["square_"], FUNCS["sparse_coo_tensor"]
+sq, spd, sig3, img3, vol3 = In("sq"), In("spd"), In("sig3"), In("img3"), In("vol3")
+LINEAR_ALGEBRA = {  # (the square matrices are invertible; spd is symmetric positive definite)
+    "det": [A(sq)], "logdet": [A(spd)], "slogdet": [A(sq)], "inverse": [A(sq)], "pinverse": [A(x)],
+    "matrix_power": [A(sq, 2), A(sq, 1), A(sq, 0), A(sq, -1)], "cholesky": [A(spd)], "qr": [A(x)],
+    "svd": [A(x)], "matrix_exp": [A(sq)],
+}
+FUNCS.update(LINEAR_ALGEBRA)
+FUNCS.update({
+    "channel_shuffle": [A(img3, 3), A(img3, 1)], "native_channel_shuffle": [A(img3, 3), A(img3, 1)],
+    "gumbel_softmax": [A(x), A(x, hard=True)], "lp_pool1d": [A(sig3, 2, 2)], "lp_pool2d": [A(img3, 2, 2)],
+    "lp_pool3d": [A(vol3, 2, 2)], "pdist": [A(x)], "triplet_margin_with_distance_loss": [A(x, y, z)],
+    "max_pool1d_with_indices": [A(sig3, 2)], "max_pool2d_with_indices": [A(img3, 2)],
+    "max_pool3d_with_indices": [A(vol3, 2)], "adaptive_max_pool1d_with_indices": [A(sig3, 2)],
+    "adaptive_max_pool2d_with_indices": [A(img3, 2)],
+})
+METHODS.update(LINEAR_ALGEBRA)
 METHODS.update({
     "type": [A(x, zero.float32), A(x, zero.float64)],
     "unfold": [A(x, 1, 2, 1), A(x, 0, 3, 1)], "bernoulli_": [A(x, 0.5)],
@@ -376,6 +392,8 @@ def _all_arrays() -> dict[str, np.ndarray]:
         "pooled1_i": np.array([[[1, 2, 5]]], np.int64), "pooled2": np.array([[[[0.5, 0.9], [0.1, 0.3]]]], f),
         "pooled2_i": np.array([[[[0, 3], [9, 14]]]], np.int64),
         "x3": rng.uniform(0, 1, (2, 3)).astype(f), "y3": rng.uniform(0, 1, (2, 3)).astype(f),
+        "sq": (rng.uniform(0, 1, (3, 3)) + 2 * np.eye(3)).astype(f),
+        "spd": (np.eye(3) * 3 + 0.5).astype(f),
         "none": np.zeros((3, 4), bool), "every": np.ones((3, 4), bool), "all3": np.arange(3),
         "all4": np.arange(4), "zeros31": np.zeros((3, 1), np.int64), "lower": np.tril(np.ones((3, 3), f)),
         "w1": np.ones(1, f), "row": np.ones((1, 4), f), "empty4": np.zeros((0, 4), f),

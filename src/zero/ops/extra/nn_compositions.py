@@ -23,6 +23,7 @@ from ..elementwise import minimum, relu, sign
 from ..softmax import softmax
 from .convolution import int_tuple
 from ..loss import check_reduction
+from ..new_memory import new_memory
 from .losses import pairwise_distance
 from .pooling import avg_pool
 from .pooling3d import avg_pool3d
@@ -39,7 +40,7 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
                            f"{groups} groups.")
     batch, rest = input.shape[0], input.shape[2:]
     grouped = input.reshape(batch, groups, channels // groups, *rest)          # (N, g, C/g, *)
-    return grouped.transpose(1, 2).reshape(batch, channels, *rest).contiguous()
+    return new_memory(grouped.transpose(1, 2).reshape(batch, channels, *rest), input)
 
 
 def _lp_pool(op: str, dims: int, input: Tensor, norm_type: float, kernel_size: int | Sizes,

@@ -36,6 +36,7 @@ from ...errors import LinAlgShapeError, describe
 from ...tensors.creation import eye
 from ...tensors.meta import Shape, contiguous_strides
 from ...tensors.tensor import Tensor
+from ..new_memory import new_memory
 from ..elementwise import Where
 from ..joining import cat, tril
 from .decompositions import Inv, check_matrices, right_solve
@@ -356,6 +357,7 @@ def matrix_power(A: Tensor, n: int, *, out: None = None) -> Tensor:
     if n == 0:
         identity = _eye_like(A, A.shape[-1])                # (the batch's identities; A's gradient 0)
         return Where.apply(identity.new_ones(A.shape, dtype=dtypes.bool_), identity, A)
+    original = A
     if n < 0:
         A, n = Inv.apply(check_matrices("linalg.matrix_power", "A", A)), -n
     result: Tensor | None = None
@@ -368,7 +370,7 @@ def matrix_power(A: Tensor, n: int, *, out: None = None) -> Tensor:
             break
         power = power @ power
     assert result is not None
-    return result
+    return new_memory(result, original)                     # (n = 1: A itself, which PyTorch copies)
 
 
 def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> LstsqResult:
