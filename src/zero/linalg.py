@@ -16,9 +16,12 @@ from .ops.matmul import matmul
 from .ops.extra.norms import linalg_norm as norm
 from .ops.extra.norms import matrix_norm, vector_norm
 from .tensors.tensor import Tensor
+from .ops.extra.more_math import linalg_cross as cross
 
 __all__ = ["diagonal", "matmul", "matrix_norm", "norm", "vector_norm"]
 
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return _linalg.diagonal(A, offset, dim1, dim2)
+
+__all__ += ["cross"]   # (issue 37: functions)

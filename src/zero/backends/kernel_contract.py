@@ -489,6 +489,18 @@ class Kernels(Protocol):
                                      grad_b_hh: Array | None, grad_h: Array | None, grad_c: Array | None) -> None:
         """The gradients of recurrent_projected_forward from grad_states (flat, as states)."""
 
+    # -- the gamma family and the bit shifts (array_kernels/more_math.py) -------------------------
+    def lgamma(self, x: Array, out: Array) -> None:
+        """out = log |Gamma(x)| (computed in float64)."""
+    def digamma(self, x: Array, out: Array) -> None:
+        """out = Gamma'(x) / Gamma(x) (computed in float64)."""
+    def trigamma(self, x: Array, out: Array) -> None:
+        """out = digamma'(x) (computed in float64)."""
+    def left_shift(self, a: Operand, b: Operand, out: Array) -> None:
+        """out = a << b in out's integer type (0 where b is negative or past the width)."""
+    def right_shift(self, a: Operand, b: Operand, out: Array) -> None:
+        """out = a >> b, arithmetic (0 or -1 where b is negative or past the width)."""
+
 
 def given(*arrays: Array | None) -> Array:
     """The first of ``arrays`` that is not None: for a kernel's optional arrays, of which the

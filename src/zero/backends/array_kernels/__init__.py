@@ -31,3 +31,4 @@ The two array libraries differ in three places, and the kernels say so where it 
 from . import arithmetic, indexing, reduction, unary
 from . import activation
 from . import recurrent
+from . import more_math

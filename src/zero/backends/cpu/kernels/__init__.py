@@ -256,3 +256,9 @@ recurrent_forward = recurrent.recurrent_forward
 recurrent_backward = recurrent.recurrent_backward
 recurrent_projected_forward = recurrent.recurrent_projected_forward     # LSTM with proj_size
 recurrent_projected_backward = recurrent.recurrent_projected_backward
+# -- the gamma family and the bit shifts (array_kernels/more_math.py) ------------------------------
+lgamma = partial(array_kernels.more_math.lgamma, np)
+digamma = partial(array_kernels.more_math.digamma, np)
+trigamma = partial(array_kernels.more_math.trigamma, np)
+left_shift = partial(array_kernels.more_math.left_shift, np)
+right_shift = partial(array_kernels.more_math.right_shift, np)

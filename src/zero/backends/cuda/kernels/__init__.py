@@ -243,3 +243,9 @@ recurrent_forward = recurrent.recurrent_forward
 recurrent_backward = recurrent.recurrent_backward
 recurrent_projected_forward = recurrent.recurrent_projected_forward     # LSTM with proj_size
 recurrent_projected_backward = recurrent.recurrent_projected_backward
+# -- the gamma family and the bit shifts (array_kernels/more_math.py) ------------------------------
+lgamma = partial(array_kernels.more_math.lgamma, cp)
+digamma = partial(array_kernels.more_math.digamma, cp)
+trigamma = partial(array_kernels.more_math.trigamma, cp)
+left_shift = partial(array_kernels.more_math.left_shift, cp)
+right_shift = partial(array_kernels.more_math.right_shift, cp)
