@@ -281,7 +281,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     difference = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()            # (..., P, R, M)
     if p == 0:
-        return (difference != 0).to(difference.dtype).sum(-1)
+        # (a count: its gradient is 0, as PyTorch's, but the result is in the graph as there)
+        return (difference != 0).to(difference.dtype).sum(-1) + (difference * 0.0).sum(-1)
     if p == math.inf:
         return difference.amax(-1) if difference.shape[-1] else difference.sum(-1)
     if p == 1:

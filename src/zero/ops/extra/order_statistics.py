@@ -147,17 +147,23 @@ def _quantile(op: str, x: Tensor, q: float | Tensor, dim: int | None, keepdim: b
         low = high
     elif interpolation == "nearest":
         low = high = position.round()
-    low_values = gather(ordered, -1, low.to(dtypes.int64))
-    high_values = gather(ordered, -1, high.to(dtypes.int64))
+    # (a row with NaN answers its NaN below: its other values must not carry NaN into the gradient)
+    finite = ordered if ignore_nan else where(ordered != ordered, 0.0, ordered)
+    low_values = gather(finite, -1, low.to(dtypes.int64))
+    high_values = gather(finite, -1, high.to(dtypes.int64))
     if interpolation == "midpoint":
         result = low_values + (high_values - low_values) * 0.5
     elif interpolation == "linear":
         weight = (position - low).to(x.dtype)
+        if isinstance(q, Tensor) and q.requires_grad:   # q's gradient too, as PyTorch gives it
+            span = (count.to(dtypes.float64) - 1).clamp(min=0).to(x.dtype)
+            weight = span * q.reshape(-1) - low.to(x.dtype)
         result = low_values + (high_values - low_values) * weight
     else:
         result = low_values
-    empty_rows = (count == 0) if ignore_nan else (nan_count > 0)
-    result = where(empty_rows.expand(result.shape), make_tensor(math.nan, dtype=x.dtype, device=x.device), result)
+    if not ignore_nan:   # a row with NaN: its NaN (sorted last), whose gradient PyTorch also passes on
+        result = where((nan_count > 0).expand(result.shape), ordered.narrow(-1, n - 1, 1).expand(result.shape),
+                       result)
     result = result.movedim(-1, 0)                                    # (Q, ...)
     if keepdim:
         if dim is None:
