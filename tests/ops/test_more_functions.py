@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import zero
-from tests.ops.torch_oracle import check_against_torch
+from torch_oracle import check_against_torch
 
 torch = pytest.importorskip("torch")
 
@@ -425,3 +425,42 @@ def test_unfold_is_a_view_and_errors():
     check_against_torch(lambda lib, t: t.unfold(0, 7, 1), [np.arange(6.0)])
     check_against_torch(lambda lib, t: t.unfold(0, 2, 0), [np.arange(6.0)])
     check_against_torch(lambda lib, t: t.unfold(0, 1, 1), [np.array(3.0)])
+
+
+# -- on another device (the GPU under scripts/gpu-check.sh; "cuda" played by the CPU here) ------
+
+
+DEVICE_CASES = {
+    "cummax": lambda lib, x: lib.cummax(x, 1),
+    "logcumsumexp": lambda lib, x: lib.logcumsumexp(x, 1),
+    "diff": lambda lib, x: lib.diff(x, 2, 0),
+    "kthvalue": lambda lib, x: lib.kthvalue(x, 2, 1),
+    "mode": lambda lib, x: lib.mode(x.round(), 1),
+    "nanmedian": lambda lib, x: lib.nanmedian(x, 1),
+    "quantile": lambda lib, x: lib.quantile(x, 0.4, 1),
+    "lgamma": lambda lib, x: lib.lgamma(x),
+    "digamma": lambda lib, x: lib.digamma(x),
+    "copysign": lambda lib, x: lib.copysign(x, -1.0),
+    "repeat_interleave": lambda lib, x: lib.repeat_interleave(x, 2, 1),
+    "cross": lambda lib, x: lib.linalg.cross(x[:, :3], x[:, 1:4]),
+    "cdist": lambda lib, x: lib.cdist(x, x, 3.0),
+    "combinations": lambda lib, x: lib.combinations(x[0]),
+    "masked_scatter": lambda lib, x: x.masked_scatter(x > 0, x * 2),
+    "unfold": lambda lib, x: x.unfold(1, 2, 1),
+    "shift": lambda lib, x: (x * 10).long() << 2,
+}
+
+
+@pytest.mark.parametrize("name", sorted(DEVICE_CASES))
+def test_on_another_device(name, second_device):
+    function = DEVICE_CASES[name]
+    on_cpu = zero.tensor(A, requires_grad=True)
+    there = zero.tensor(A, device=second_device, requires_grad=True)
+    want, got = function(zero, on_cpu), function(zero, there)
+    want, got = (want[0], got[0]) if isinstance(want, tuple) else (want, got)
+    assert got.device == second_device
+    np.testing.assert_allclose(got.detach().cpu().numpy(), want.detach().numpy(), rtol=1e-6, equal_nan=True)
+    if want.requires_grad:
+        want.sum().backward()
+        got.sum().backward()
+        np.testing.assert_allclose(there.grad.cpu().numpy(), on_cpu.grad.numpy(), rtol=1e-6, atol=1e-6)
