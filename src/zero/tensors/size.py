@@ -32,13 +32,13 @@ class Size(tuple):
         item = super().__getitem__(index)
         return Size(item) if isinstance(index, slice) else item
 
-    def __add__(self, other: tuple) -> Size:  # type: ignore[override]
+    def __add__(self, other: tuple) -> Size:
         return Size(tuple(self) + tuple(other))
 
     def __radd__(self, other: tuple) -> Size:
         return Size(tuple(other) + tuple(self))
 
-    def __mul__(self, times: SupportsIndex) -> Size:  # type: ignore[override]
+    def __mul__(self, times: SupportsIndex) -> Size:
         return Size(tuple(self) * times)
 
     __rmul__ = __mul__

@@ -165,10 +165,9 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None, dim: i
     """Each element (each slice along ``dim``) repeated ``repeats`` times in turn; with only a
     tensor of counts, the indices 0, 0, 1, ... each repeated its count."""
     if repeats is None:   # repeat_interleave(counts)
-        counts = input
-        if not isinstance(counts, Tensor) or counts.ndim > 1 or counts.dtype.category != dtypes.INTEGER:
+        if not isinstance(input, Tensor) or input.ndim > 1 or input.dtype.category != dtypes.INTEGER:
             raise RuntimeError("repeat_interleave: repeats must be a 0-dim or 1-dim integer tensor")
-        return repeat_interleave(make_tensor(np.arange(counts.numel()), device=counts.device), counts, 0,
+        return repeat_interleave(make_tensor(np.arange(input.numel()), device=input.device), input, 0,
                                  output_size=output_size)
     if not isinstance(input, Tensor):
         raise TypeError(f"repeat_interleave(): argument 'input' must be Tensor, not {type(input).__name__}")
@@ -180,7 +179,7 @@ def repeat_interleave(input: Tensor, repeats: int | Tensor | None = None, dim: i
     if isinstance(repeats, Tensor):
         if repeats.ndim > 1 or repeats.dtype.category != dtypes.INTEGER:
             raise RuntimeError("repeat_interleave: repeats must be a 0-dim or 1-dim integer tensor")
-        counts = repeats.detach().cpu().numpy().reshape(-1).astype(np.int64)
+        counts: np.ndarray = repeats.detach().cpu().numpy().reshape(-1).astype(np.int64)
         if counts.size == 1:
             counts = np.repeat(counts, size)
         elif counts.size != size:

@@ -94,7 +94,11 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> T
         flat = x.reshape(-1)
         if flat.numel() == 0:
             return make_tensor(math.nan, dtype=x.dtype, device=x.device)
-        return nanmedian(flat, 0).values
+        return _nanmedian_along(flat, 0, False).values
+    return _nanmedian_along(x, dim, keepdim)
+
+
+def _nanmedian_along(x: Tensor, dim: int, keepdim: bool) -> ValuesIndices:
     dim = normalize_dim(dim, x.ndim, "nanmedian")
     rows = x.reshape(1) if x.ndim == 0 else x
     if rows.shape[dim] == 0:
@@ -115,7 +119,7 @@ def _quantile(op: str, x: Tensor, q: float | Tensor, dim: int | None, keepdim: b
         raise ValueError(f"{op}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
                          f"Got {interpolation}")
     scalar_q = not isinstance(q, Tensor)
-    if scalar_q:
+    if not isinstance(q, Tensor):
         q_values = np.array([float(q)])
     else:
         if q.ndim > 1:

@@ -34,7 +34,7 @@ class _LegacyType(type):
     def __instancecheck__(cls, instance: object) -> bool:
         return isinstance(instance, Tensor) and instance.dtype is cls.dtype and instance.device.type == "cpu"
 
-    def __call__(cls, *args: Any, device: Any = None) -> Tensor:   # type: ignore[override]
+    def __call__(cls, *args: Any, device: Any = None) -> Tensor:
         """``FloatTensor(2, 3)`` (sizes: uninitialised), ``FloatTensor([1, 2])`` (data),
         ``FloatTensor()`` (empty)."""
         if not args:
