@@ -97,6 +97,7 @@ from .ops.extra.more_math import (bitwise_left_shift, bitwise_right_shift, broad
                                   cdist, combinations, copysign, cross, digamma, equal, lgamma, masked_scatter,
                                   repeat_interleave)
 from .ops.extra.random_functions import bernoulli, logspace, normal, randint_like
+from .ops.extra.scatter_reduce import scatter_reduce
 from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
                                      IntTensor, LongTensor)
 from .tensors.size import Size

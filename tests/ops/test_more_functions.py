@@ -443,6 +443,7 @@ DEVICE_CASES = {
     "copysign": lambda lib, x: lib.copysign(x, -1.0),
     "repeat_interleave": lambda lib, x: lib.repeat_interleave(x, 2, 1),
     "cross": lambda lib, x: lib.linalg.cross(x[:, :3], x[:, 1:4]),
+    "scatter_reduce": lambda lib, x: x.scatter_reduce(1, (x * 3).abs().long() % 5, x, "amax"),
     "cdist": lambda lib, x: lib.cdist(x, x, 3.0),
     "combinations": lambda lib, x: lib.combinations(x[0]),
     "masked_scatter": lambda lib, x: x.masked_scatter(x > 0, x * 2),
@@ -464,3 +465,37 @@ def test_on_another_device(name, second_device):
         want.sum().backward()
         got.sum().backward()
         np.testing.assert_allclose(there.grad.cpu().numpy(), on_cpu.grad.numpy(), rtol=1e-6, atol=1e-6)
+
+
+# -- scatter_reduce -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce(reduce, include_self):
+    x = rng.standard_normal((3, 4))
+    src = rng.standard_normal((3, 6))
+    index = rng.integers(0, 4, (3, 5))
+    src[0, 1] = 0.0
+    src[1, 0] = src[1, 3] = 5.0     # ties for amax (and their places may hold x's 5.0)
+    x[1, 2] = 0.0
+    x[2, 1] = 5.0
+    check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 1, i, s, reduce, include_self=include_self),
+                        [x, index, src[:, :5]], rtol=1e-10, atol=1e-10)
+    check_against_torch(lambda lib, a, i, s: a.scatter_reduce(0, i, s, reduce, include_self=include_self),
+                        [x.astype(np.float32), index[:2, :3] % 3, src[:2, :3].astype(np.float32)])
+    # a src larger than index (only its leading window is read; PyTorch's own backward fails there)
+    check_against_torch(lambda lib, a, i, s: a.scatter_reduce(1, i, s, reduce, include_self=include_self),
+                        [x, index, src], grad=False)
+    ints = (rng.integers(-5, 5, (2, 4))).astype(np.int64)
+    check_against_torch(lambda lib, a, i, s: a.scatter_reduce(1, i, s, reduce, include_self=include_self),
+                        [ints, index[:2, :4], ints * 3])
+
+
+def test_scatter_reduce_in_place_and_errors():
+    x = zero.zeros(2, 3)
+    x.scatter_reduce_(1, zero.tensor([[0, 0], [2, 1]]), zero.tensor([[1.0, 2.0], [3.0, 4.0]]), "sum")
+    assert x.tolist() == [[3.0, 0.0, 0.0], [0.0, 4.0, 3.0]]
+    check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 0, i, s, "max"), [A, INTS[:, :2] % 3, A], grad=False)
+    check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 0, i, s, "median"), [A, INTS[:, :2] % 3, A])
+    check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 0, i, s, "sum"), [A, INTS[:, :2] % 3, A64])

@@ -500,6 +500,8 @@ class Kernels(Protocol):
         """out = a << b in out's integer type (0 where b is negative or past the width)."""
     def right_shift(self, a: Operand, b: Operand, out: Array) -> None:
         """out = a >> b, arithmetic (0 or -1 where b is negative or past the width)."""
+    def scatter_reduce(self, out: Array, axis: int, index: Array, values: Array, reduce: str) -> None:
+        """out[.., index[i, j], ..] = reduce(that, values[i, j]) along axis; sum|prod|amax|amin."""
 
 
 def given(*arrays: Array | None) -> Array:

@@ -37,6 +37,7 @@ from .extra import activations
 from .inplace import in_place
 from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
+from .extra.scatter_reduce import scatter_reduce
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -436,6 +437,8 @@ class TensorMethods:
     bernoulli_ = random_functions.bernoulli_
     type = tensor_types.tensor_type
     unfold = more_math.unfold
+    scatter_reduce = scatter_reduce
+    scatter_reduce_ = in_place(scatter_reduce)
 
 
 def attach_to(tensor_class: type) -> None:

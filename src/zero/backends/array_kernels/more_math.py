@@ -48,3 +48,25 @@ def right_shift(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
     xp.right_shift(value, amount, out=out)
     out[...] = xp.where(outside, xp.where(value < 0, -1, 0), out) if out.dtype.kind == "i" else \
         xp.where(outside, 0, out)
+
+
+_SCATTER_UFUNCS = {"sum": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
+
+
+def scatter_reduce(xp: ModuleType, out: Array, axis: int, index: Array, values: Array, reduce: str) -> None:
+    """out[.., index[i, j], ..] = reduce(out[..], values[i, j]) along ``axis``; reduce is
+    sum, prod, amax or amin (``ufunc.at``; where the array library lacks that ufunc's ``at``
+    -- CuPy's multiply -- the reduction runs on the host and the result is copied back)."""
+    rank = len(index.shape)
+    position = [xp.arange(n).reshape(tuple(n if i == d else 1 for i in range(rank)))  # open grid
+                for d, n in enumerate(index.shape)]
+    position[axis] = index
+    ufunc = getattr(xp, _SCATTER_UFUNCS[reduce])
+    try:
+        ufunc.at(out, tuple(position), values)
+    except (AttributeError, NotImplementedError, TypeError):
+        import numpy as np
+
+        host = xp.asnumpy(out)
+        getattr(np, _SCATTER_UFUNCS[reduce]).at(host, tuple(xp.asnumpy(p) for p in position), xp.asnumpy(values))
+        out[...] = xp.asarray(host)
