@@ -499,3 +499,14 @@ def test_scatter_reduce_in_place_and_errors():
     check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 0, i, s, "max"), [A, INTS[:, :2] % 3, A], grad=False)
     check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 0, i, s, "median"), [A, INTS[:, :2] % 3, A])
     check_against_torch(lambda lib, a, i, s: lib.scatter_reduce(a, 0, i, s, "sum"), [A, INTS[:, :2] % 3, A64])
+
+
+def test_more_in_place_forms():
+    x = zero.tensor([1.0, -2.0, 3.0])
+    assert x.copysign_(zero.tensor([-1.0, 1.0, -0.0])) is x and x.tolist() == [-1.0, 2.0, -3.0]
+    y = zero.tensor([1.0, 2.5])
+    y.digamma_()
+    np.testing.assert_allclose(y.numpy(), torch.tensor([1.0, 2.5]).digamma().numpy(), rtol=1e-6)
+    z = zero.tensor([16, -16])
+    z.bitwise_right_shift_(2)
+    assert z.tolist() == [4, -4]
