@@ -93,6 +93,17 @@ from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_n
 from .tensors.printing import get_printoptions, set_printoptions
 from .tensors.tensor import Tensor, is_tensor
 from .tensors.tensor import number_of_elements as numel
+# -- issue 37 (functions): PyTorch's functions that were missing, the legacy tensor types, Size --
+from .ops.extra.scans import cummax, cummin, diff, logcumsumexp
+from .ops.extra.order_statistics import kthvalue, mode, nanmedian, nanquantile, quantile
+from .ops.extra.more_math import (bitwise_left_shift, bitwise_right_shift, broadcast_shapes, broadcast_tensors,
+                                  cdist, combinations, copysign, cross, digamma, equal, lgamma, masked_scatter,
+                                  repeat_interleave)
+from .ops.extra.random_functions import bernoulli, logspace, normal, randint_like
+from .ops.extra.scatter_reduce import scatter_reduce
+from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
+                                     IntTensor, LongTensor)
+from .tensors.size import Size
 
 __version__ = "0.1.0"
 
@@ -104,6 +115,8 @@ long = int64
 half = float16
 dtype = DType
 device = Device
+
+int = int32   # (issue 37: functions)
 
 # PyTorch's addresses for the modules in zero/compat/ (zero.accelerator, zero.cuda.amp, zero.utils ...)
 compat.install(sys.modules[__name__])

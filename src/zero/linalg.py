@@ -28,6 +28,7 @@ from .ops.extra.linalg_compositions import (cond, householder_product, matrix_ex
                                             tensorinv, tensorsolve, vander, vecdot)
 from .ops.extra.linalg_lu import cholesky_ex, inv_ex, lu, lu_factor, lu_factor_ex, lu_solve, solve_ex
 from .ops.extra.spectral import eigh, eigvalsh, lstsq, matrix_power, matrix_rank, pinv, qr, svd, svdvals
+from .ops.extra.more_math import linalg_cross as cross
 
 __all__ = ["diagonal", "matmul", "matrix_norm", "norm", "vector_norm"]
 __all__ += ["LinAlgError", "cholesky", "det", "eigh", "eigvalsh", "inv", "lstsq", "matrix_power", "matrix_rank",
@@ -39,3 +40,5 @@ __all__ += ["cholesky_ex", "inv_ex", "lu", "lu_factor", "lu_factor_ex", "lu_solv
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return _linalg.diagonal(A, offset, dim1, dim2)
+
+__all__ += ["cross"]   # (issue 37: functions)

@@ -509,6 +509,19 @@ class Kernels(Protocol):
     def eigh(self, a: Array, upper: bool, w: Array, v: Array | None) -> None:
         """Ascending eigenvalues w (..., n) and eigenvectors v (columns) of a symmetric a read from
         its lower (upper) triangle; v None: w only."""
+    # -- the gamma family and the bit shifts (array_kernels/more_math.py) -------------------------
+    def lgamma(self, x: Array, out: Array) -> None:
+        """out = log |Gamma(x)| (computed in float64)."""
+    def digamma(self, x: Array, out: Array) -> None:
+        """out = Gamma'(x) / Gamma(x) (computed in float64)."""
+    def trigamma(self, x: Array, out: Array) -> None:
+        """out = digamma'(x) (computed in float64)."""
+    def left_shift(self, a: Operand, b: Operand, out: Array) -> None:
+        """out = a << b in out's integer type (0 where b is negative or past the width)."""
+    def right_shift(self, a: Operand, b: Operand, out: Array) -> None:
+        """out = a >> b, arithmetic (0 or -1 where b is negative or past the width)."""
+    def scatter_reduce(self, out: Array, axis: int, index: Array, values: Array, reduce: str) -> None:
+        """out[.., index[i, j], ..] = reduce(that, values[i, j]) along axis; sum|prod|amax|amin."""
 
 
 def given(*arrays: Array | None) -> Array:

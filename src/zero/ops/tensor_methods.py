@@ -37,6 +37,8 @@ from .extra import activations
 from .extra import linalg_aliases, linalg_compositions
 from .inplace import in_place
 from .matmul import matmul
+from .extra import more_math, order_statistics, random_functions, scans, tensor_types
+from .extra.scatter_reduce import scatter_reduce
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -415,6 +417,41 @@ class TensorMethods:
     qr = linalg_aliases.qr
     svd = linalg_aliases.svd
     matrix_exp = linalg_compositions.matrix_exp
+
+    # -- issue 37 (functions): scans, order statistics, more math, types (extra/scans.py,
+    # order_statistics.py, more_math.py, random_functions.py, tensor_types.py) -----------------
+    cummax = scans.cummax
+    cummin = scans.cummin
+    logcumsumexp = scans.logcumsumexp
+    diff = scans.diff
+    kthvalue = order_statistics.kthvalue
+    mode = order_statistics.mode
+    nanmedian = order_statistics.nanmedian
+    quantile = order_statistics.quantile
+    nanquantile = order_statistics.nanquantile
+    lgamma = more_math.lgamma
+    digamma = more_math.digamma
+    lgamma_ = in_place(more_math.lgamma)
+    digamma_ = in_place(more_math.digamma)
+    __lshift__ = bitwise_left_shift = more_math.bitwise_left_shift
+    __rshift__ = bitwise_right_shift = more_math.bitwise_right_shift
+    __rlshift__ = swapped(more_math.bitwise_left_shift)
+    __rrshift__ = swapped(more_math.bitwise_right_shift)
+    __ilshift__ = bitwise_left_shift_ = in_place(more_math.bitwise_left_shift)
+    __irshift__ = bitwise_right_shift_ = in_place(more_math.bitwise_right_shift)
+    copysign = more_math.copysign
+    copysign_ = in_place(more_math.copysign)
+    repeat_interleave = more_math.repeat_interleave
+    masked_scatter = more_math.masked_scatter
+    masked_scatter_ = in_place(more_math.masked_scatter)
+    cross = more_math.cross
+    equal = more_math.equal
+    bernoulli = random_functions.bernoulli
+    bernoulli_ = random_functions.bernoulli_
+    type = tensor_types.tensor_type
+    unfold = more_math.unfold
+    scatter_reduce = scatter_reduce
+    scatter_reduce_ = in_place(scatter_reduce)
 
 
 def attach_to(tensor_class: type) -> None:

@@ -35,6 +35,7 @@ from ..errors import AutogradError, DeviceError, DTypeError
 from . import printing
 from .meta import Shape, TensorMeta, contiguous_meta, contiguous_strides, normalize_dim, numel
 from .storage import Storage
+from .size import Size
 
 if TYPE_CHECKING:
     from ..autograd.op import AccumulateGrad, Op
@@ -143,7 +144,7 @@ class Tensor(TensorMethods):
     # -- metadata -------------------------------------------------------------------------------
     @property
     def shape(self) -> Shape:
-        return self._meta.shape
+        return tuple.__new__(Size, self._meta.shape)  # (no checks: the meta's ints)
 
     @overload
     def size(self, dim: None = None) -> Shape: ...
@@ -152,7 +153,7 @@ class Tensor(TensorMethods):
 
     def size(self, dim: int | None = None) -> Shape | int:
         if dim is None:
-            return self._meta.shape
+            return tuple.__new__(Size, self._meta.shape)  # (no checks: the meta's ints)
         return self._meta.shape[normalize_dim(dim, len(self._meta.shape), "size")]
 
     @overload

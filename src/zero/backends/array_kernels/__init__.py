@@ -32,3 +32,4 @@ from . import arithmetic, indexing, reduction, unary
 from . import activation
 from . import recurrent
 from . import decompositions
+from . import more_math
