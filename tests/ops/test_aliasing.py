@@ -360,7 +360,7 @@ METHODS.update({
     "new_zeros": [A(x, (2,)), A(x, 2, 3)],
     "masked_scatter_": [A(x, mask, y)], "scatter_reduce_": [A(x, 1, ix, In("x32"), "sum")],
     "copysign_": [A(x, y)], "__lshift__": [A(ii, 1)], "__rshift__": [A(ii, 1)],
-    "__ilshift__": [A(ii, 1)], "__irshift__": [A(ii, 1)],
+    "__ilshift__": [A(ii, 1)], "__irshift__": [A(ii, 1)], "__rlshift__": [A(ii, 1)], "__rrshift__": [A(ii, 1)],
 })
 NOT_CALLED.update({
     "equal": "a bool", "broadcast_shapes": "a shape", "is_nonzero": "a bool", "is_floating_point": "a bool",

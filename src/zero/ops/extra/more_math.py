@@ -147,14 +147,15 @@ def broadcast_shapes(*shapes: int | Sequence[int]) -> tuple[int, ...]:
 
 
 def broadcast_tensors(*tensors: Tensor) -> tuple[Tensor, ...]:
-    """Views of the tensors expanded to their common shape."""
+    """Views of the tensors expanded to their common shape (a tensor of that shape already:
+    itself, as PyTorch returns it)."""
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
     for t in tensors:
         if not isinstance(t, Tensor):
             raise TypeError(f"broadcast_tensors(): expected Tensors, got {type(t).__name__}")
     shape = broadcast_shapes(*(t.shape for t in tensors))
-    return tuple(broadcast_to(t, shape) for t in tensors)
+    return tuple(t if t.shape == shape else broadcast_to(t, shape) for t in tensors)
 
 
 # -- repeat_interleave, combinations, masked_scatter: gathers of indices --------------------------
