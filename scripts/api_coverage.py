@@ -75,8 +75,9 @@ def public_names(namespace: Namespace, target) -> list[str]:
     if namespace.kind == "attributes":
         return sorted(names)
     members = {n: getattr(target, n, None) for n in names}
-    if namespace.kind == "classes":
-        return sorted(n for n, m in members.items() if inspect.isclass(m))
+    if namespace.kind == "classes":   # (the namespace's own classes, not the ones it imports)
+        return sorted(n for n, m in members.items() if inspect.isclass(m)
+                      and (getattr(m, "__module__", "") or "").startswith(namespace.torch_path))
     return sorted(n for n, m in members.items()          # callables defined by torch itself
                   if callable(m) and not inspect.isclass(m) and "torch" in (getattr(m, "__module__", "") or "torch"))
 

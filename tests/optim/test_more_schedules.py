@@ -175,3 +175,25 @@ def test_cyclic_state_dict_moves_between_the_libraries(scale_fn):
         back = zs.state_dict()
         ts.load_state_dict(back)
         assert ts.last_epoch == zs.last_epoch
+
+
+def test_a_schedule_of_one_s_own_on_lr_scheduler_gives_pytorch_s_rates():
+    """A program's own schedule: a subclass of LRScheduler defining get_lr()."""
+    import zero
+
+    def halving(lib):
+        class Halving(lib.optim.lr_scheduler.LRScheduler):
+            def get_lr(self):
+                return [group["lr"] * (0.5 if self.last_epoch % 3 == 0 and self.last_epoch else 1.0)
+                        for group in self.optimizer.param_groups]
+        optimizer = lib.optim.SGD([lib.zeros(2, requires_grad=True)], lr=0.8)
+        schedule = Halving(optimizer)
+        rates = []
+        for _ in range(10):
+            optimizer.step()
+            schedule.step()
+            rates.append(schedule.get_last_lr()[0])
+        return rates
+
+    torch = pytest.importorskip("torch")
+    assert halving(zero) == pytest.approx(halving(torch))
