@@ -11,8 +11,15 @@ class ZeroError(Exception):
     """Base class of every error Zero raises on purpose."""
 
 
-class ShapeError(ZeroError, ValueError):
-    """Operand shapes that an op cannot combine."""
+class ShapeError(ZeroError, RuntimeError):
+    """Operand shapes that an op cannot combine (a RuntimeError, as PyTorch raises for shape
+    and size mismatches)."""
+
+
+class ShapeValueError(ShapeError, ValueError):
+    """A shape mismatch where PyTorch raises a ValueError rather than a RuntimeError: a loss
+    target of another batch size, a normalization layer's input rank, groups that do not
+    divide the channels, fan in/out of a 1-D tensor."""
 
 
 class DTypeError(ZeroError, TypeError):
@@ -72,6 +79,11 @@ class FileWriteError(ZeroError, OSError, RuntimeError):
 
     def __str__(self) -> str:
         return self.message or OSError.__str__(self)
+
+
+class ValueRangeError(ZeroError, RuntimeError):
+    """Values an op cannot compute with, where PyTorch raises a RuntimeError: an integer to a
+    negative integer power, a negative size."""
 
 
 def human_bytes(nbytes: int) -> str:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
+from ..errors import ShapeValueError  # (issue 37: shape errors PyTorch raises as ValueError)
 from ..grad_mode import no_grad
 from ..ops import attention, fused, joining
 from ..ops.elementwise import gelu, sigmoid, tanh
@@ -182,8 +183,8 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     if use_batch:
         count = input.numel() // channels
         if count <= 1:
-            raise ShapeError(f"batch_norm: expected more than 1 value per channel when training, got "
-                             f"{describe(input)}")
+            raise ShapeValueError(f"batch_norm: expected more than 1 value per channel when training, got "
+                                  f"{describe(input)}")
         mean = input.mean(dims, keepdim=True)
         centred = input - mean
         var = (centred * centred).mean(dims, keepdim=True)

@@ -163,6 +163,13 @@ class Gather(PickAlongDim):
 
 
 def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    if isinstance(x, Tensor) and x.ndim == 0 and isinstance(index, Tensor):
+        # a 0-d input acts as a 1-element vector, as in PyTorch; the result has index's shape
+        normalize_dim(dim, 0, "gather")
+        if index.ndim > 1:
+            raise ShapeError(f"gather: index {describe(index)} must have the same number of dimensions "
+                             f"as the input {describe(x)} (or 1, for a 0-d input)")
+        return Gather.apply(x.reshape(1), 0, index.reshape(-1)).reshape(index.shape)
     return Gather.apply(x, dim, index)
 
 
@@ -183,6 +190,13 @@ class IndexSelect(PickAlongDim):
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
     if isinstance(index, Tensor) and index.ndim > 1:
         raise ShapeError(f"index_select: index must be 0-D or 1-D, got {describe(index)}")
+    if isinstance(x, Tensor) and x.ndim == 0 and isinstance(index, Tensor):
+        # a 0-d input acts as a 1-element vector, as in PyTorch: one index, a 0-d result
+        normalize_dim(dim, 0, "index_select")
+        if index.numel() != 1:
+            raise ShapeError(f"index_select: an index into a 0-d input ({describe(x)}) must hold exactly "
+                             f"one value, got {describe(index)}")
+        return IndexSelect.apply(x.reshape(1), 0, index.reshape(1)).reshape(())
     return IndexSelect.apply(x, dim, index)
 
 

@@ -27,7 +27,7 @@ import warnings
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DTypeError, ShapeError, describe
+from ..errors import DTypeError, ShapeError, ShapeValueError, describe
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, flat_of, laid_out, rows_of
 from .index_checks import check_index_range
@@ -71,9 +71,12 @@ class ClassLoss(Op):
             raise ShapeError(f"{op}: input must have a class dimension, got {describe(x)}")
         expected = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
         if target.shape != expected:
-            raise ShapeError(f"{op}: target {describe(target)} does not match input {describe(x)}: "
-                             f"expected a target of shape {list(expected)} (the input's shape without "
-                             "its class dimension 1)")
+            # another batch size: PyTorch's ValueError; other sizes: its RuntimeError
+            batch_differs = x.ndim > 1 and (target.ndim == 0 or target.shape[0] != x.shape[0])
+            error = ShapeValueError if batch_differs else ShapeError
+            raise error(f"{op}: target {describe(target)} does not match input {describe(x)}: "
+                        f"expected a target of shape {list(expected)} (the input's shape without "
+                        "its class dimension 1)")
         classes = x.shape[0] if x.ndim == 1 else x.shape[1]
         if weight is not None:
             if not isinstance(weight, Tensor) or weight.shape != (classes,) or weight.dtype is not x.dtype:

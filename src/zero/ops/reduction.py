@@ -349,6 +349,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis
 
 
 def logsumexp(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())   # integers and bools promote, as in PyTorch
     return LogSumExp.apply(input, _dim(dim, axis), keepdim)
 
 

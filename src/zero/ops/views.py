@@ -15,6 +15,7 @@ the end of the file.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..autograd.op import Grads, Op
@@ -200,7 +201,15 @@ def all_dims_reversed(input: Tensor) -> Tensor:
 
 
 def last_two_dims_swapped(input: Tensor) -> Tensor:
-    """``x.mT``: the matrices of a batch transposed."""
+    """``x.mT``: the matrices of a batch transposed (a 0-d tensor: itself, as a view, with
+    PyTorch's deprecation warning; a 1-d tensor is refused, as in PyTorch)."""
+    if input.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+                      "cases.", UserWarning, stacklevel=3)
+        return input.view(())
+    if input.ndim == 1:
+        raise ShapeError(f"mT: only supported on matrices or batches of matrices, got a 1-D tensor "
+                         f"({describe(input)})")
     return transpose(input, -2, -1)
 
 
