@@ -26,6 +26,16 @@ class DTypeError(ZeroError, TypeError):
     """An operand of a dtype the op does not accept."""
 
 
+class DTypeNotImplementedError(DTypeError, NotImplementedError):
+    """A dtype an op has no kernel for, where PyTorch raises NotImplementedError ("... not
+    implemented for 'Bool'"): softmax of an integer tensor, linspace as bool."""
+
+
+class DTypeMismatchError(DTypeError, RuntimeError):
+    """Operands whose dtypes must be equal and are not, where PyTorch raises RuntimeError
+    (scatter's src and input)."""
+
+
 class DeviceError(ZeroError, RuntimeError):
     """Operands on different devices, or a device that is not available."""
 

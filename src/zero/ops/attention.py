@@ -57,7 +57,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                          "(fold the causal triangle into attn_mask instead)")
     length, source = query.shape[-2], key.shape[-2]
     if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
+        scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0   # (E = 0: scores are 0)
     scores = (query * scale) @ key.mT                                         # (..., L, S)
     if is_causal:
         keep = ones((length, source), dtype=dtypes.bool_, device=query.device).tril()  # (L, S)

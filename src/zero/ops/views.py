@@ -111,6 +111,10 @@ class Expand(Op):
             raise ShapeError(f"expand: target {list(shape)} has fewer dimensions than {describe(x)}")
         new_shape: list[int] = []
         new_strides: list[int] = []
+        for size in shape:
+            if size < -1:   # (-1 keeps a size; any other negative one is no size at all)
+                raise ShapeError(f"expand: sizes must be non-negative (or -1 to keep a dimension's size), "
+                                 f"got {list(shape)} for {describe(x)}")
         for i, size in enumerate(shape):
             if i < lead:
                 if size < 0:

@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.device import Device, cpu, to_device
 from ..dtypes import DType, DTypeLike, Number
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, DTypeNotImplementedError, ShapeError
 from ..random import Generator, default_generator
 from .meta import Shape, Sizes, TensorMeta
 from .storage import Storage
@@ -256,6 +256,9 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
 def linspace(start: float, end: float, steps: int, *, dtype: DTypeLike | None = None,
              device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if dtype is dtypes.bool_:
+        raise DTypeNotImplementedError("linspace: not implemented for dtype bool (as in PyTorch); "
+                                       "use an integer or floating-point dtype")
     values = np.linspace(start, end, steps)
     return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 

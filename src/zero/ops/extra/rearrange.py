@@ -34,7 +34,10 @@ Pairs = tuple[tuple[int, int], ...]  # (before, after) for each dimension, first
 
 def flip(input: Tensor, dims: int | Sizes) -> Tensor:
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    for d in {normalize_dim(d, input.ndim, "flip") for d in dims}:
+    normalized = [normalize_dim(d, input.ndim, "flip") for d in dims]
+    if len(set(normalized)) != len(normalized):
+        raise ShapeError(f"flip: a dim appears more than once in dims {list(dims)} (for {describe(input)})")
+    for d in normalized:
         n = input.shape[d]
         input = input.index_select(d, arange(n - 1, -1, -1, device=input.device))
     return input
@@ -44,13 +47,15 @@ def roll(input: Tensor, shifts: int | Sizes, dims: int | Sizes | None = None) ->
     """Elements shifted by ``shifts`` places along ``dims`` (those leaving at one end come
     back at the other); without ``dims``, over the flattened tensor, keeping the shape."""
     if dims is None:
+        if not isinstance(shifts, int) and len(tuple(shifts)) == 1:
+            shifts = tuple(shifts)[0]   # roll((1,)): one shift over the flattened tensor, as in PyTorch
         if not isinstance(shifts, int):
-            raise ValueError(f"roll: without dims, shifts must be one int, got {shifts!r}")
+            raise ShapeError(f"roll: without dims, shifts must be one int, got {shifts!r}")
         return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise ValueError(f"roll: {len(shifts)} shifts for {len(dims)} dims; give one shift per dim")
+        raise ShapeError(f"roll: {len(shifts)} shifts for {len(dims)} dims; give one shift per dim")
     for shift, dim in zip(shifts, dims):
         d = normalize_dim(dim, input.ndim, "roll")
         n = input.shape[d]

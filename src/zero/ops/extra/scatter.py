@@ -14,7 +14,7 @@ passes whole and the added values get theirs gathered. take, take_along_dim and
 masked_select are compositions of indexing and gather (whose backward scatter-adds).
 
 Index tensors are int64 (or int32) and checked against the dimension's size; PyTorch's
-``reduce=`` of scatter is supported for "add" only ("multiply" raises NotImplementedError).
+``reduce=`` of scatter: "add" with a src tensor or a value, "multiply" with a value.
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from ... import dtypes
 from ...autograd.op import Grads, Op
 from ...backends.device import Device
 from ...dtypes import DType
-from ...errors import DTypeError, ShapeError, describe
+from ...errors import DTypeError, DTypeMismatchError, ShapeError, describe
 from ...tensors.meta import Shape, broadcast_shapes, normalize_dim
 from ...tensors.tensor import Tensor
 from ..arguments import Number, fill_value
@@ -47,6 +47,9 @@ def _check_scatter(op: str, x: Tensor, dim: int, index: Tensor, src: Tensor | No
         raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
     _check_index(op, index)
     dim = normalize_dim(dim, x.ndim, op)
+    if isinstance(src, Tensor) and src.dtype is not x.dtype:
+        raise DTypeMismatchError(f"{op}: src {describe(src)} must have the input's dtype ({describe(x)}), "
+                                 "as in PyTorch; convert it with .to(input.dtype)")
     if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
         raise ShapeError(f"{op}: index {describe(index)} must have as many dimensions as the input {describe(x)}")
     for d in range(index.ndim):
@@ -136,13 +139,28 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None 
     if (src is None) == (value is None):
         raise TypeError("scatter: give either src (a tensor) or value (a number)")
     if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
         if reduce == "add" and src is not None:
             return ScatterAdd.apply(input, dim, index, src)
-        raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported by Zero (reduce='add' with a src "
-                                  "tensor is; use scatter_add, or index arithmetic, instead)")
+        if src is None and isinstance(input, Tensor) and isinstance(index, Tensor):
+            return _scatter_value_reduce(input, dim, index, value, reduce)
+        raise DTypeError("scatter: reduce='multiply' takes a number value (a src tensor is not supported); "
+                         "use reduce='add' with src, or scatter_add")
     if src is not None and not isinstance(src, Tensor):
         raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
     return Scatter.apply(input, dim, index, src, value=value)
+
+
+def _scatter_value_reduce(input: Tensor, dim: int, index: Tensor, value: Number | Tensor,
+                          reduce: str) -> Tensor:
+    """scatter(x, dim, index, value=v, reduce=...): each indexed place gets v added (or is
+    multiplied by v) once per time the index names it -- x + v * hits, or x * v ** hits."""
+    fill = fill_value("scatter", value, input.dtype)
+    if reduce == "add":
+        return ScatterAdd.apply(input, dim, index, input.new_full(index.shape, fill))
+    hits = ScatterAdd.apply(input.detach().new_zeros(input.shape), dim, index, input.new_ones(index.shape).detach())
+    return input * input.new_full((), fill) ** hits
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
