@@ -24,7 +24,7 @@ from ... import dtypes
 from ...autograd.op import Grads, Op
 from ...backends.device import Device
 from ...dtypes import DType
-from ...errors import DTypeError, DTypeMismatchError, ShapeError, describe
+from ...errors import DTypeError, DTypeMismatchError, ShapeError, ValueRangeError, describe
 from ...tensors.meta import Shape, broadcast_shapes, normalize_dim
 from ...tensors.tensor import Tensor
 from ..arguments import Number, fill_value
@@ -140,7 +140,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None 
         raise TypeError("scatter: give either src (a tensor) or value (a number)")
     if reduce is not None:
         if reduce not in ("add", "multiply"):
-            raise ValueError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
+            raise ValueRangeError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
         if reduce == "add" and src is not None:
             return ScatterAdd.apply(input, dim, index, src)
         if src is None and isinstance(input, Tensor) and isinstance(index, Tensor):

@@ -1,0 +1,213 @@
+"""Issue 37 items 3-6: parity edges against PyTorch -- results where PyTorch computes, and
+the builtin error class PyTorch raises where it refuses."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import zero
+import zero.nn.functional as ZF
+from zero import errors
+
+torch = pytest.importorskip("torch")
+TF = torch.nn.functional
+INF = float("inf")
+
+
+def _both(fn):
+    """fn(zero) and fn(torch), each as a NumPy array (or a tuple of them)."""
+    def arr(r):
+        return tuple(arr(x) for x in r) if isinstance(r, tuple) else r.detach().numpy()
+    return arr(fn(zero)), arr(fn(torch))
+
+
+def _same(fn, dtype_too=True):
+    z, t = _both(fn)
+    zs, ts = (z, t) if isinstance(z, tuple) else ((z,), (t,))
+    for a, b in zip(zs, ts, strict=True):
+        assert a.shape == b.shape
+        if dtype_too:
+            assert a.dtype == b.dtype, (a.dtype, b.dtype)
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6, equal_nan=True)
+
+
+def _same_error(fn):
+    """Both refuse, and Zero's error is an instance of the builtin class PyTorch raised."""
+    with pytest.raises(Exception) as expected:
+        fn(torch)
+    builtin = type(expected.value)
+    with pytest.raises(builtin):
+        fn(zero)
+
+
+# -- item 3: values where Zero refused or differed ----------------------------------------------
+
+
+@pytest.mark.parametrize("values", [[1, 2, 3], [True, False, True]])
+def test_logsumexp_of_integers_and_bools_promotes(values):
+    _same(lambda m: m.logsumexp(m.tensor(values), 0))
+    _same(lambda m: m.tensor(values).logsumexp(-1, keepdim=True))
+
+
+def test_softmax_of_integers_refused_as_pytorch():
+    _same_error(lambda m: (ZF if m is zero else TF).softmax(m.tensor([1, 2]), 0))
+    _same_error(lambda m: (ZF if m is zero else TF).log_softmax(m.tensor([1, 2]), 0))
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int32"])
+def test_integer_power_of_negative_integer_tensor(dtype):
+    base = [-3, -2, -1, 0, 1, 2, 3, -1, 1, 5]
+    exponent = [-1, -2, -3, -1, -5, -1, 2, -2, 0, 1]
+    _same(lambda m: m.tensor(base, dtype=getattr(m, dtype)) ** m.tensor(exponent, dtype=getattr(m, dtype)))
+    _same(lambda m: 2 ** m.tensor(exponent, dtype=getattr(m, dtype)))
+    _same(lambda m: m.pow(m.tensor(base, dtype=getattr(m, dtype)), m.tensor(-1, dtype=getattr(m, dtype))))
+
+
+def test_integer_power_of_negative_integer_number_is_a_runtime_error():
+    _same_error(lambda m: m.tensor([1, 2]) ** -1)
+
+
+def test_square_of_bool_is_int64():
+    _same(lambda m: m.square(m.tensor([True, False])))
+    _same(lambda m: m.tensor([[True], [False]]).square())
+
+
+def test_masked_fill_broadcasts_the_input_out_of_place():
+    mask = [[True, False, True], [False, False, True]]
+    _same(lambda m: m.tensor([1.0, 2.0, 3.0]).masked_fill(m.tensor(mask), 5.0))
+    _same(lambda m: m.tensor([[1.0], [2.0]]).masked_fill(m.tensor(mask), -1.0))
+    _same(lambda m: m.tensor([7, 8, 9]).masked_fill(m.tensor(mask), 5))
+
+    def grad(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        (x.masked_fill(m.tensor(mask), 5.0) * m.tensor([[1.0], [10.0]])).sum().backward()
+        return x.grad
+    _same(grad)
+    _same_error(lambda m: m.ones(3).masked_fill_(m.tensor(mask), 5.0))
+
+
+def test_softmax_of_an_all_minus_inf_row_is_nan_and_attention_gives_zeros():
+    rows = [[-INF, -INF, -INF], [0.0, 1.0, 2.0]]
+    _same(lambda m: m.softmax(m.tensor(rows), 1))
+    _same(lambda m: (ZF if m is zero else TF).softmax(m.tensor(rows).T, 0))
+    _same(lambda m: (ZF if m is zero else TF).log_softmax(m.tensor(rows), 1))
+
+    def grad(m):
+        x = m.tensor(rows, requires_grad=True)
+        m.softmax(x, 1).sum().backward()
+        return x.grad
+    _same(grad)
+
+    def attention(m):
+        q = m.ones(1, 2, 4)
+        mask = m.tensor([[False, False], [True, False]])
+        return (ZF if m is zero else TF).scaled_dot_product_attention(q, q, m.ones(1, 2, 4), attn_mask=mask)
+    _same(attention)
+
+
+def test_gradient_of_zero_to_the_power_x():
+    def grad(m):
+        x = m.tensor([-1.0, 0.0, 1.0, 2.0], requires_grad=True)
+        (m.tensor([0.0, 0.0, 0.0, 0.0]) ** x).sum().backward()
+        return x.grad
+    _same(grad)
+
+    def grad_base(m):
+        b = m.zeros(4, requires_grad=True)
+        (b ** m.tensor([-1.0, 0.0, 1.0, 2.0])).sum().backward()
+        return b.grad
+    _same(grad_base)
+
+
+def test_gather_index_select_and_mT_on_0d_tensors():
+    _same(lambda m: m.gather(m.tensor(3.0), 0, m.tensor(0)))
+    _same(lambda m: m.gather(m.tensor(3.0), -1, m.tensor([0, 0])))
+    _same(lambda m: m.index_select(m.tensor(3.0), 0, m.tensor([0])))
+    _same(lambda m: m.index_select(m.tensor(3.0), 0, m.tensor(0)))
+    _same_error(lambda m: m.gather(m.tensor(3.0), 1, m.tensor(0)))
+    _same_error(lambda m: m.gather(m.tensor(3.0), 0, m.tensor([[0]])))
+    _same_error(lambda m: m.index_select(m.tensor(3.0), 0, m.tensor([0, 0])))
+    _same_error(lambda m: m.index_select(m.tensor(3.0), 1, m.tensor([0])))
+
+    def grad(m):
+        x = m.tensor(3.0, requires_grad=True)
+        (m.gather(x, 0, m.tensor([0, 0])).sum() + m.index_select(x, 0, m.tensor([0])) * 2).backward()
+        return x.grad
+    _same(grad)
+    with pytest.warns(UserWarning, match="mT is deprecated on 0-D"):
+        assert zero.tensor(3.0).mT.item() == 3.0
+    _same_error(lambda m: m.tensor([1.0, 2.0]).mT)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_0d_float64_operand_gradient_through_maximum_minimum(op):
+    def grads(m):
+        a = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        b = m.tensor([1.0, 3.0, 2.0], requires_grad=True)
+        y = getattr(m, op)(a, b)
+        (y * m.tensor([1.0, 2.0, 4.0])).sum().backward()
+        return y, a.grad, b.grad
+    _same(grads)
+
+
+def test_empty_tensor_corners():
+    F = {zero: ZF, torch: TF}
+    _same(lambda m: F[m].linear(m.ones(2, 0), m.ones(3, 0), m.ones(3)))
+    _same(lambda m: F[m].linear(m.ones(2, 0), m.ones(3, 0)))
+    _same(lambda m: F[m].scaled_dot_product_attention(m.ones(1, 2, 3, 0), m.ones(1, 2, 3, 0), m.ones(1, 2, 3, 4)))
+    _same(lambda m: F[m].scaled_dot_product_attention(m.ones(1, 3, 0), m.ones(1, 3, 0), m.ones(1, 3, 0)))
+    _same(lambda m: m.multinomial(m.ones(0, 3), 2))
+    _same_error(lambda m: m.ones(1).expand(-2))
+    _same_error(lambda m: m.ones(2).expand(3, -2))
+    _same_error(lambda m: m.multinomial(m.tensor([1.0, -1.0]), 1))
+    _same_error(lambda m: m.multinomial(m.ones(3), 0))
+
+
+# -- item 5: the builtin error class PyTorch raises ---------------------------------------------
+
+
+def test_shape_errors_are_runtime_errors():
+    assert issubclass(errors.ShapeError, RuntimeError)
+    assert issubclass(errors.ShapeValueError, errors.ShapeError) and issubclass(errors.ShapeValueError, ValueError)
+    _same_error(lambda m: m.ones(2) + m.ones(3))
+    _same_error(lambda m: m.ones(2, 3) @ m.ones(2, 3))
+    _same_error(lambda m: m.cat([m.ones(2, 3), m.ones(2, 4)]))
+    _same_error(lambda m: m.ones(2, 3).view(4))
+    _same_error(lambda m: m.stack([m.ones(2), m.ones(3)]))
+    _same_error(lambda m: m.ones(2, 3).masked_fill(m.ones(3, 2) > 0, 1.0))
+    F = {zero: ZF, torch: TF}
+    _same_error(lambda m: F[m].cross_entropy(m.rand(3, 4), m.tensor([0, 1])))          # ValueError
+    _same_error(lambda m: F[m].binary_cross_entropy(m.rand(3), m.rand(4)))              # ValueError
+    _same_error(lambda m: F[m].group_norm(m.ones(2, 4, 3), 3))                          # RuntimeError
+    _same_error(lambda m: m.nn.BatchNorm1d(3)(m.rand(2, 3, 4, 5)))                      # ValueError
+    _same_error(lambda m: m.nn.Conv2d(3, 4, 3, groups=2))                               # ValueError
+    _same_error(lambda m: m.nn.init.xavier_uniform_(m.rand(3)))                         # ValueError
+
+
+def test_silently_accepted_inputs_are_refused():
+    _same_error(lambda m: m.linspace(0, 1, 3, dtype=m.bool))
+    _same_error(lambda m: m.flip(m.ones(2, 3), (0, 0)))
+    _same_error(lambda m: m.flip(m.ones(2, 3), (1, -1)))
+    _same_error(lambda m: m.zeros(3, dtype=m.float16).scatter(0, m.tensor([0, 1]), m.ones(2)))
+    _same_error(lambda m: m.zeros(3, dtype=m.float16).scatter_(0, m.tensor([0, 1]), m.ones(2)))
+    _same_error(lambda m: m.zeros(3, dtype=m.float64).scatter_add(0, m.tensor([0, 1]), m.ones(2)))
+
+
+# -- item 6: computed where Zero refused ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduce", ["add", "multiply"])
+def test_scatter_value_with_reduce(reduce):
+    index = [[0, 0, 1], [2, 1, 2]]
+    _same(lambda m: m.ones(2, 3).scatter(1, m.tensor(index), 2.0, reduce=reduce))
+    _same(lambda m: m.full((3, 3), 3.0).scatter(0, m.tensor(index), value=-1.5, reduce=reduce))
+    _same(lambda m: m.ones(2, 3, dtype=m.int64).scatter(1, m.tensor(index), 3, reduce=reduce))
+    _same(lambda m: m.ones(2, 3).scatter_(1, m.tensor(index), 2.0, reduce=reduce))
+    _same_error(lambda m: m.ones(3).scatter(0, m.tensor([0]), 2.0, reduce="mean"))
+
+
+def test_roll_with_a_tuple_of_one_shift_and_no_dims():
+    _same(lambda m: m.arange(6).reshape(2, 3).roll((1,)))
+    _same(lambda m: m.roll(m.arange(6.0).reshape(2, 3), [-4]))
+    _same_error(lambda m: m.arange(6).reshape(2, 3).roll((1, 2)))
+    _same_error(lambda m: m.arange(6).reshape(2, 3).roll((1, 2), 0))
