@@ -211,3 +211,45 @@ def test_roll_with_a_tuple_of_one_shift_and_no_dims():
     _same(lambda m: m.roll(m.arange(6.0).reshape(2, 3), [-4]))
     _same_error(lambda m: m.arange(6).reshape(2, 3).roll((1, 2)))
     _same_error(lambda m: m.arange(6).reshape(2, 3).roll((1, 2), 0))
+
+
+# -- item 4: PyTorch's indexing rule (an int is a basic index, applied first) ---------------------
+
+
+def _keys(m):
+    d, b = m.tensor([[1], [0]]), m.tensor([True, False, True])
+    return [
+        (1, slice(None), slice(1, 4, 2), d, slice(0, 2)),
+        (0, slice(None), d), (slice(None), 0, d), (d, slice(None), 1), (d, 0, d),
+        (m.tensor(1), slice(None), d), (Ellipsis, 0, d), (None, 0, slice(None), d), (0, None, slice(None), d),
+        (1, b), (0, slice(None), slice(None), [0, 2]), (-1, d, slice(None), -2), (d, slice(None), d),
+        (slice(1, None), d, 0, slice(None), d),
+    ]
+
+
+@pytest.mark.parametrize("case", range(14))
+def test_advanced_indices_separated_by_ints_keep_their_place(case):
+    data = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float32).reshape(2, 3, 4, 5, 6)
+    _same(lambda m: m.tensor(data)[_keys(m)[case]])
+
+    def grad(m):
+        x = m.tensor(data, requires_grad=True)
+        y = x[_keys(m)[case]]
+        (y * m.arange(y.numel(), dtype=m.float32).reshape(y.shape)).sum().backward()
+        return x.grad
+    _same(grad)
+
+    def written(m):
+        x = m.zeros(2, 3, 4, 5, 6)
+        shape = x[_keys(m)[case]].shape
+        x[_keys(m)[case]] = m.arange(int(np.prod(shape)), dtype=m.float32).reshape(shape) + 1
+        return x
+    _same(written)
+
+
+def test_the_issue_example_shape():
+    data = np.zeros((2, 3, 11, 5, 4, 6), dtype=np.float32)
+    def pick(m):
+        return m.tensor(data)[1, :, 3:11:2, m.zeros(5, 2, 2, 1, 1, 5, dtype=m.int64), 0:2]
+    z, t = _both(pick)
+    assert z.shape == t.shape == (3, 4, 5, 2, 2, 1, 1, 5, 2, 6)
