@@ -253,3 +253,18 @@ def test_the_issue_example_shape():
         return m.tensor(data)[1, :, 3:11:2, m.zeros(5, 2, 2, 1, 1, 5, dtype=m.int64), 0:2]
     z, t = _both(pick)
     assert z.shape == t.shape == (3, 4, 5, 2, 2, 1, 1, 5, 2, 6)
+
+
+@pytest.mark.parametrize("amounts", [(1, -2, 2, -1), (-1, 2, -2, 1), (2, -3, 0, 0), (-1, -1, 1, 1), (0, -2, 3, 0)])
+@pytest.mark.parametrize("mode", ["circular", "replicate", "constant"])
+def test_pad_with_negative_amounts_crops(amounts, mode):
+    data = np.arange(24, dtype=np.float32).reshape(1, 1, 4, 6)
+    F = {zero: ZF, torch: TF}
+    _same(lambda m: F[m].pad(m.tensor(data), amounts, mode=mode))
+
+    def grad(m):
+        x = m.tensor(data, requires_grad=True)
+        y = F[m].pad(x, amounts, mode=mode)
+        (y * m.arange(y.numel(), dtype=m.float32).reshape(y.shape)).sum().backward()
+        return x.grad
+    _same(grad)

@@ -154,6 +154,12 @@ def _source_positions(mode: str, n: int, before: int, after: int, device: Device
         raise ShapeError(f"pad: circular padding of {max(before, after)} wraps around a dimension of {n} "
                          "more than once")
     positions = np.arange(-before, n + after)
+    if mode == "circular" and min(before, after) < 0:
+        # a negative amount crops first; the wrap-around then reads the cropped part (PyTorch)
+        start, kept = max(-before, 0), n + min(before, 0) + min(after, 0)
+        if kept <= 0:
+            raise ShapeError(f"pad: circular padding ({before}, {after}) crops all {n} elements of a dimension")
+        return tensor(start + np.arange(-max(before, 0), kept + max(after, 0)) % kept, device=device)
     if mode == "replicate":
         positions = positions.clip(0, n - 1)
     elif mode == "circular":
