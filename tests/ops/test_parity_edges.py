@@ -268,3 +268,38 @@ def test_pad_with_negative_amounts_crops(amounts, mode):
         (y * m.arange(y.numel(), dtype=m.float32).reshape(y.shape)).sum().backward()
         return x.grad
     _same(grad)
+
+
+# -- item 6, continued: view as another dtype, std_mean(axis=) -----------------------------------
+
+
+@pytest.mark.parametrize("source, target", [("float32", "int32"), ("float32", "float64"), ("float64", "float32"),
+                                            ("int64", "float64"), ("float32", "float16"), ("int32", "uint8"),
+                                            ("uint8", "int32"), ("float32", "bfloat16"), ("bool", "uint8")])
+def test_view_as_another_dtype(source, target):
+    data = np.arange(1, 25).reshape(3, 8)
+    make = lambda m: m.tensor(data).to(getattr(m, source))        # noqa: E731
+    _same(lambda m: make(m).view(getattr(m, target)).to(m.float64) if target == "bfloat16"
+          else make(m).view(getattr(m, target)))
+    _same(lambda m: make(m)[1:, 4:8].view(getattr(m, target)).to(m.float64))
+    z = make(zero)
+    v = z.view(getattr(zero, target))
+    v.zero_()                                                      # the same memory
+    assert not z.to(zero.float64).numpy().any()
+
+
+def test_view_as_another_dtype_refused_as_pytorch():
+    _same_error(lambda m: m.ones(3, 2).t().view(m.float16))
+    _same_error(lambda m: m.ones(3).view(m.float64))
+    _same_error(lambda m: m.tensor(1.0).view(m.float16))
+    _same_error(lambda m: m.ones(4, 3)[:, :2].view(m.float64))
+    _same_error(lambda m: m.ones(4)[1:3].view(m.float64))
+    _same(lambda m: m.tensor(1.0).view(m.int32))
+
+
+@pytest.mark.parametrize("op", ["std_mean", "var_mean"])
+def test_std_mean_takes_axis(op):
+    data = np.arange(12.0, dtype=np.float32).reshape(3, 4) ** 1.5
+    _same(lambda m: getattr(m, op)(m.tensor(data), axis=1))
+    _same(lambda m: getattr(m, op)(m.tensor(data), axis=(0, 1), keepdim=True))
+    _same(lambda m: getattr(m, op)(m.tensor(data), 0, correction=0))

@@ -20,7 +20,8 @@ from typing import Any
 
 from ..autograd.op import Grads, Op
 from ..errors import ShapeError, ViewError, ZeroIndexError, describe
-from ..tensors.meta import infer_shape, normalize_dim, numel, view_strides
+from ..dtypes import DType
+from ..tensors.meta import TensorMeta, infer_shape, normalize_dim, numel, view_strides
 from ..tensors.tensor import Tensor
 from .arguments import Sizes, sizes_of
 from .broadcast import sum_to_shape
@@ -176,8 +177,45 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def view(input: Tensor, *shape: int | Sizes) -> Tensor:
     """``x.view(2, 3)`` or ``x.view((2, 3))``: the same elements read in a new shape, where
-    the strides allow it (``reshape`` copies where they do not)."""
+    the strides allow it (``reshape`` copies where they do not). ``x.view(zero.int32)``: the
+    same bytes read as another dtype (``view_dtype``)."""
+    if len(shape) == 1 and isinstance(shape[0], DType):
+        return view_dtype(input, shape[0])
     return View.apply(input, sizes_of(shape))
+
+
+def view_dtype(input: Tensor, dtype: DType) -> Tensor:
+    """The same storage read as ``dtype``, PyTorch's rules: of the same itemsize, the same
+    shape; otherwise the last dimension (stride 1) holds proportionally more or fewer elements,
+    and every other stride and the offset must convert exactly. Not differentiable (no graph),
+    as in PyTorch."""
+    meta = input._meta
+    old, new = meta.dtype.itemsize, dtype.itemsize
+    shape, strides, offset = meta.shape, meta.strides, meta.offset
+    if old != new:
+        what = f"to view {meta.dtype.name} as {dtype.name} (different element sizes)"
+        if not shape:
+            raise ViewError(f"view: a 0-d tensor cannot be viewed {what[3:]}: {describe(input)}")
+        if strides[-1] != 1 and shape[-1] != 1:
+            raise ViewError(f"view: the last dimension must have stride 1 {what}, got strides {list(strides)}")
+        if old > new:
+            r = old // new
+            shape = shape[:-1] + (shape[-1] * r,)
+            strides = tuple(s * r for s in strides[:-1]) + (1,)
+            offset *= r
+        else:
+            r = new // old
+            if shape[-1] % r:
+                raise ViewError(f"view: the last size must be divisible by {r} {what}, got {describe(input)}")
+            for d, s in enumerate(strides[:-1]):
+                if s % r:
+                    raise ViewError(f"view: stride {s} of dimension {d} must be divisible by {r} {what}")
+            if offset % r:
+                raise ViewError(f"view: the storage offset {offset} must be divisible by {r} {what}")
+            shape = shape[:-1] + (shape[-1] // r,)
+            strides = tuple(s // r for s in strides[:-1]) + (1,)
+            offset //= r
+    return Tensor._from_storage(input._storage, TensorMeta(shape, strides, offset, dtype, meta.device))
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
