@@ -303,3 +303,25 @@ def test_std_mean_takes_axis(op):
     _same(lambda m: getattr(m, op)(m.tensor(data), axis=1))
     _same(lambda m: getattr(m, op)(m.tensor(data), axis=(0, 1), keepdim=True))
     _same(lambda m: getattr(m, op)(m.tensor(data), 0, correction=0))
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("ii->i", [(3, 3)]), ("ii", [(3, 3)]), ("...ii->...", [(2, 3, 3)]), ("...ii->...i", [(2, 3, 3)]),
+    ("iij->ji", [(3, 3, 2)]), ("iji->j", [(3, 2, 3)]), ("iii->i", [(2, 2, 2)]), ("ii,ij->j", [(3, 3), (3, 4)]),
+    ("bii,bj->bij", [(2, 3, 3), (2, 4)]), ("ijij->ij", [(2, 3, 2, 3)]),
+])
+def test_einsum_with_a_repeated_letter_takes_the_diagonal(equation, shapes):
+    rng = np.random.default_rng(0)
+    data = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    _same(lambda m: m.einsum(equation, *[m.tensor(d) for d in data]))
+
+    def grads(m):
+        xs = [m.tensor(d, requires_grad=True) for d in data]
+        y = m.einsum(equation, *xs)
+        (y * m.arange(y.numel(), dtype=m.float32).reshape(y.shape)).sum().backward()
+        return tuple(x.grad for x in xs)
+    _same(grads)
+
+
+def test_einsum_repeated_letter_of_unequal_sizes_refused():
+    _same_error(lambda m: m.einsum("ii->i", m.ones(2, 3)))
