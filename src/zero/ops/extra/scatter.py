@@ -143,7 +143,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None 
             raise ValueRangeError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
         if reduce == "add" and src is not None:
             return ScatterAdd.apply(input, dim, index, src)
-        if src is None and isinstance(input, Tensor) and isinstance(index, Tensor):
+        if src is None and value is not None and isinstance(input, Tensor) and isinstance(index, Tensor):
             return _scatter_value_reduce(input, dim, index, value, reduce)
         raise DTypeError("scatter: reduce='multiply' takes a number value (a src tensor is not supported); "
                          "use reduce='add' with src, or scatter_add")
