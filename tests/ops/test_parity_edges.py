@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from op_harness import DEVICE
 
 import zero
 import zero.nn.functional as ZF
@@ -325,3 +326,25 @@ def test_einsum_with_a_repeated_letter_takes_the_diagonal(equation, shapes):
 
 def test_einsum_repeated_letter_of_unequal_sizes_refused():
     _same_error(lambda m: m.einsum("ii->i", m.ones(2, 3)))
+
+
+# -- the same rules on the test device (ZERO_TEST_DEVICE=cuda: the GPU's kernels) ------------------
+
+
+def test_parity_edges_on_the_test_device():
+    on = lambda t: t.to(DEVICE)                                              # noqa: E731
+    base, exponent = [-3, -1, 0, 1, 2, -1], [-1, -3, -1, -2, -1, 2]
+    z = on(zero.tensor(base)) ** on(zero.tensor(exponent))
+    np.testing.assert_array_equal(z.cpu().numpy(), (torch.tensor(base) ** torch.tensor(exponent)).numpy())
+    rows = [[-INF, -INF], [0.0, 1.0]]
+    np.testing.assert_allclose(zero.softmax(on(zero.tensor(rows)), 1).cpu().numpy(),
+                               torch.softmax(torch.tensor(rows), 1).numpy(), equal_nan=True)
+    mask = [[True, False], [False, True]]
+    np.testing.assert_array_equal(on(zero.tensor([1.0, 2.0])).masked_fill(on(zero.tensor(mask)), 0.0).cpu().numpy(),
+                                  torch.tensor([1.0, 2.0]).masked_fill(torch.tensor(mask), 0.0).numpy())
+    v = on(zero.tensor([1.0, 2.0]))
+    np.testing.assert_array_equal(v.view(zero.int32).cpu().numpy(), torch.tensor([1.0, 2.0]).view(torch.int32).numpy())
+    data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    d = [[1], [3]]
+    np.testing.assert_array_equal(on(zero.tensor(data))[0, :, on(zero.tensor(d))].cpu().numpy(),
+                                  torch.tensor(data)[0, :, torch.tensor(d)].numpy())
