@@ -22,8 +22,10 @@ class ShapeValueError(ShapeError, ValueError):
     divide the channels, fan in/out of a 1-D tensor."""
 
 
-class DTypeError(ZeroError, TypeError):
-    """An operand of a dtype the op does not accept."""
+class DTypeError(ZeroError, TypeError, RuntimeError):
+    """An operand of a dtype the op does not accept. A TypeError (what a Python user catches)
+    and a RuntimeError (what PyTorch raises for an operand of the wrong dtype: ``-bool``,
+    ``bool - bool``, an integer tensor requiring grad, true division into integers ...)."""
 
 
 class DTypeNotImplementedError(DTypeError, NotImplementedError):
@@ -54,6 +56,11 @@ class InPlaceError(ZeroError, RuntimeError):
 
 class ZeroIndexError(ZeroError, IndexError):
     """An index or dimension out of range."""
+
+
+class IndexRangeError(ZeroIndexError, RuntimeError):
+    """An index value out of range where PyTorch raises RuntimeError, not IndexError (gather,
+    scatter, one_hot); still an IndexError, as Zero raised before."""
 
 
 class DataError(ZeroError, ValueError):

@@ -348,3 +348,45 @@ def test_parity_edges_on_the_test_device():
     d = [[1], [3]]
     np.testing.assert_array_equal(on(zero.tensor(data))[0, :, on(zero.tensor(d))].cpu().numpy(),
                                   torch.tensor(data)[0, :, torch.tensor(d)].numpy())
+
+
+# -- item 5, continued: a survey of bad inputs, each refused with PyTorch's builtin class ----------
+
+ERROR_CASES = {
+    "stack of nothing": lambda m: m.stack([]),
+    "chunk 0": lambda m: m.ones(4).chunk(0),
+    "gather out of range": lambda m: m.ones(3).gather(0, m.tensor([5])),
+    "scatter out of range": lambda m: m.ones(3).scatter(0, m.tensor([5]), m.ones(1)),
+    "index_select out of range": lambda m: m.ones(3).index_select(0, m.tensor([5])),
+    "index_select float index": lambda m: m.ones(3).index_select(0, m.tensor([0.0])),
+    "embedding out of range": lambda m: (ZF if m is zero else TF).embedding(m.tensor([5]), m.ones(3, 2)),
+    "one_hot out of range": lambda m: (ZF if m is zero else TF).one_hot(m.tensor([3]), 2),
+    "cross_entropy float target of another shape": lambda m: (ZF if m is zero else TF).cross_entropy(
+        m.ones(2, 3), m.ones(2, 4)),
+    "integer requires grad": lambda m: m.ones(2, dtype=m.int64).requires_grad_(),
+    "item of 2 elements": lambda m: m.ones(2).item(),
+    "arange step 0": lambda m: m.arange(0, 5, 0),
+    "clamp without bounds": lambda m: m.ones(2).clamp(),
+    "bool - bool": lambda m: m.tensor([True]) - m.tensor([False]),
+    "-bool": lambda m: -m.tensor([True]),
+    "float & float": lambda m: m.ones(2) & m.ones(2),
+    "int div_": lambda m: m.ones(2, dtype=m.int64).div_(2),
+    "ragged nested list": lambda m: m.tensor([[1, 2], [3]]),
+    "randint low >= high": lambda m: m.randint(5, 2, (3,)),
+    "randperm -1": lambda m: m.randperm(-1),
+    "normal_ std < 0": lambda m: m.ones(2).normal_(0, -1),
+    "reshape to another size": lambda m: m.ones(2, 3).reshape(4),
+    "view of a transposed": lambda m: m.ones(2, 3).t().view(6),
+    "transpose dim out of range": lambda m: m.ones(2, 3).transpose(0, 2),
+    "index out of range": lambda m: m.ones(2, 3)[5],
+    "bmm sizes": lambda m: m.bmm(m.ones(2, 3, 4), m.ones(2, 5, 4)),
+    "Linear in_features": lambda m: m.nn.Linear(3, 4)(m.ones(2, 5)),
+    "layer_norm shape": lambda m: (ZF if m is zero else TF).layer_norm(m.ones(2, 3), (4,)),
+    "copy_ shape": lambda m: m.ones(2).copy_(m.ones(3)),
+    "add_ broadcasting the target": lambda m: m.ones(2).add_(m.ones(3, 2)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERROR_CASES))
+def test_bad_inputs_raise_pytorchs_builtin_class(case):
+    _same_error(ERROR_CASES[case])

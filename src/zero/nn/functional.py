@@ -28,8 +28,8 @@ in ``zero.ops``:
 from __future__ import annotations
 
 from .. import dtypes
-from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
-from ..errors import ShapeValueError  # (issue 37: shape errors PyTorch raises as ValueError)
+from ..errors import DTypeError, ShapeError, describe
+from ..errors import IndexRangeError, ShapeValueError  # (issue 37: the builtin classes PyTorch raises)
 from ..grad_mode import no_grad
 from ..ops import attention, fused, joining
 from ..ops.elementwise import gelu, sigmoid, tanh
@@ -255,7 +255,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise ShapeError("one_hot: cannot infer num_classes of an empty tensor; pass num_classes")
         num_classes = int(tensor.max().item()) + 1
     if tensor.numel() and (int(tensor.min().item()) < 0 or int(tensor.max().item()) >= num_classes):
-        raise ZeroIndexError(f"one_hot: class values must lie in [0, {num_classes - 1}], got "
+        raise IndexRangeError(f"one_hot: class values must lie in [0, {num_classes - 1}], got "
                              f"[{int(tensor.min().item())}, {int(tensor.max().item())}]")
     classes = arange(num_classes, dtype=tensor.dtype, device=tensor.device)   # (num_classes,)
     return (tensor.unsqueeze(-1) == classes).long()                            # (*, num_classes)

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DTypeError, ShapeError, ZeroIndexError, describe, describe_all
+from ..errors import DTypeError, IndexRangeError, ShapeError, ValueRangeError, ZeroIndexError, describe, describe_all
 from ..tensors.creation import zeros
 from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
@@ -31,7 +31,9 @@ def _check_range(op: str, index: Tensor, size: int) -> None:
             return f"index out of range: values must lie in [{-size}, {size - 1}], got [{smallest}, {largest}]"
         return None
 
-    check_index_range(op, index, problem)
+    # PyTorch: IndexError from index_select and embedding, RuntimeError from gather and scatter
+    error = ZeroIndexError if op in ("index_select", "embedding") else IndexRangeError
+    check_index_range(op, index, problem, error=error)
 
 
 class Cat(Op):
@@ -78,7 +80,7 @@ concat = cat  # (NumPy's name, which PyTorch has too)
 def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
+        raise ValueRangeError("stack: expected a non-empty sequence of tensors")
     shape = tensors[0].shape
     for t in tensors[1:]:
         if t.shape != shape:
@@ -114,7 +116,7 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
-        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+        raise ValueRangeError(f"chunk: chunks must be positive, got {chunks}")
     length = x.shape[normalize_dim(dim, x.ndim, "chunk")]
     return split(x, max(1, math.ceil(length / chunks)), dim)
 

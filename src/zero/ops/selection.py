@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DTypeError
+from ..errors import DTypeError, ValueRangeError
 from ..tensors.tensor import Tensor
 from .arguments import Number, Operand, fill_value
 from .broadcast import broadcast_shape_of, sum_to_shape
@@ -19,7 +19,7 @@ class Clamp(Op):
 
     def forward(self, x: Tensor, low: Number | None, high: Number | None) -> Tensor:
         if low is None and high is None:
-            raise ValueError("clamp: at least one of min and max must be given")
+            raise ValueRangeError("clamp: at least one of min and max must be given")
         dtype = dtypes.result_type(x, *(v for v in (low, high) if v is not None))
         out = Tensor._empty(x.shape, dtype, x.device)
         x.device.kernels.clamp(x._array, low, high, out._array)
