@@ -257,7 +257,7 @@ def test_the_issue_example_shape():
 
 
 @pytest.mark.parametrize("amounts", [(1, -2, 2, -1), (-1, 2, -2, 1), (2, -3, 0, 0), (-1, -1, 1, 1), (0, -2, 3, 0)])
-@pytest.mark.parametrize("mode", ["circular", "replicate", "constant"])
+@pytest.mark.parametrize("mode", ["circular", "replicate", "reflect", "constant"])
 def test_pad_with_negative_amounts_crops(amounts, mode):
     data = np.arange(24, dtype=np.float32).reshape(1, 1, 4, 6)
     F = {zero: ZF, torch: TF}
