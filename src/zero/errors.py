@@ -63,6 +63,10 @@ class IndexRangeError(ZeroIndexError, RuntimeError):
     scatter, one_hot); still an IndexError, as Zero raised before."""
 
 
+class IndexDTypeError(DTypeError, IndexError):
+    """An index tensor of a dtype that cannot index (float), where PyTorch raises IndexError."""
+
+
 class DataError(ZeroError, ValueError):
     """A data or checkpoint file that is missing, truncated or corrupt (the message names it)."""
 

@@ -379,6 +379,7 @@ ERROR_CASES = {
     "view of a transposed": lambda m: m.ones(2, 3).t().view(6),
     "transpose dim out of range": lambda m: m.ones(2, 3).transpose(0, 2),
     "index out of range": lambda m: m.ones(2, 3)[5],
+    "float index tensor": lambda m: m.ones(2, 3)[m.tensor([0.0])],
     "bmm sizes": lambda m: m.bmm(m.ones(2, 3, 4), m.ones(2, 5, 4)),
     "Linear in_features": lambda m: m.nn.Linear(3, 4)(m.ones(2, 5)),
     "layer_norm shape": lambda m: (ZF if m is zero else TF).layer_norm(m.ones(2, 3), (4,)),

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DeviceError, DTypeError, ShapeError, ZeroIndexError, describe
+from ..errors import DeviceError, IndexDTypeError, ShapeError, ZeroIndexError, describe
 from ..tensors.creation import tensor, zeros
 from ..tensors.meta import Shape, broadcast_shapes, contiguous_strides, numel
 from ..tensors.tensor import Tensor
@@ -144,7 +144,7 @@ def _advanced_key(x: Tensor, key: tuple[IndexItem, ...]) -> tuple[Any, ...]:
             elif item.device is not x.device:
                 raise DeviceError(f"index: index tensor {describe(item)} for a tensor {describe(x)}")
             if item.dtype.is_floating_point:
-                raise DTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
+                raise IndexDTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
             converted.append(item._array)
         else:
             converted.append(item)
