@@ -67,6 +67,11 @@ class IndexDTypeError(DTypeError, IndexError):
     """An index tensor of a dtype that cannot index (float), where PyTorch raises IndexError."""
 
 
+class EmptyReductionError(ShapeError, IndexError):
+    """A max, min or arg-reduction over an empty dimension: PyTorch raises IndexError for a
+    named dim (and argmax of everything), RuntimeError for max of everything; this is both."""
+
+
 class DataError(ZeroError, ValueError):
     """A data or checkpoint file that is missing, truncated or corrupt (the message names it)."""
 
