@@ -99,7 +99,7 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) 
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0:
-            raise ValueError(f"split: split_size must be positive, got {step}")
+            raise ValueRangeError(f"split: split_size must be positive, got {step}")
         sizes = [min(step, length - s) for s in range(0, length, step)] or [0]
     else:
         sizes = list(split_size_or_sections)
