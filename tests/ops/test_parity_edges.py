@@ -224,11 +224,11 @@ def _keys(m):
         (0, slice(None), d), (slice(None), 0, d), (d, slice(None), 1), (d, 0, d),
         (m.tensor(1), slice(None), d), (Ellipsis, 0, d), (None, 0, slice(None), d), (0, None, slice(None), d),
         (1, b), (0, slice(None), slice(None), [0, 2]), (-1, d, slice(None), -2), (d, slice(None), d),
-        (slice(1, None), d, 0, slice(None), d),
+        (slice(1, None), d, 0, slice(None), d), (np.int64(1), slice(None), d), (m.tensor(1),),
     ]
 
 
-@pytest.mark.parametrize("case", range(14))
+@pytest.mark.parametrize("case", range(16))
 def test_advanced_indices_separated_by_ints_keep_their_place(case):
     data = np.arange(2 * 3 * 4 * 5 * 6, dtype=np.float32).reshape(2, 3, 4, 5, 6)
     _same(lambda m: m.tensor(data)[_keys(m)[case]])
@@ -246,6 +246,13 @@ def test_advanced_indices_separated_by_ints_keep_their_place(case):
         x[_keys(m)[case]] = m.arange(int(np.prod(shape)), dtype=m.float32).reshape(shape) + 1
         return x
     _same(written)
+
+
+def test_a_0d_integer_tensor_index_is_a_view_as_in_pytorch():
+    x = zero.arange(6).reshape(2, 3)
+    row = x[zero.tensor(1)]
+    row += 10
+    assert x.tolist() == [[0, 1, 2], [13, 14, 15]]
 
 
 def test_the_issue_example_shape():

@@ -152,8 +152,8 @@ def _advanced_key(x: Tensor, key: tuple[IndexItem, ...]) -> tuple[Any, ...]:
 
 
 def _is_int_index(item: IndexItem) -> bool:
-    """An int, or what PyTorch treats as one: a 0-d integer tensor (not bool)."""
-    if isinstance(item, int) and not isinstance(item, bool):
+    """An int, or what PyTorch treats as one: a NumPy integer, a 0-d integer tensor (not bool)."""
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
         return True
     return isinstance(item, Tensor) and item.ndim == 0 and item.dtype.category == dtypes.INTEGER
 
@@ -164,12 +164,12 @@ def _split_key(key: tuple[IndexItem, ...]) -> tuple[tuple[BasicItem, ...], tuple
     and the advanced rest over the view that leaves. None when no int needs moving."""
     if not any(_is_int_index(k) for k in key):
         return None
-    items = [tensor(k) if isinstance(k, (list, tuple)) or type(k).__module__ == "numpy" else k for k in key]
+    items = [tensor(k) if isinstance(k, (list, tuple, np.ndarray)) else k for k in key]
     basic: list[BasicItem] = []
     rest: list[IndexItem] = []
     for item in items:
         if _is_int_index(item):
-            basic.append(int(item.item()) if isinstance(item, Tensor) else item)   # type: ignore[arg-type]
+            basic.append(int(item.item() if isinstance(item, Tensor) else item))   # type: ignore[arg-type]
         elif item is None:
             basic.append(None)
             rest.append(slice(None))
