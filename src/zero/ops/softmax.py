@@ -63,8 +63,8 @@ class Softmax(Op):
         self.forward_kernel(x.device.kernels)(rows._array, out_rows._array)
         if self.masked_rows_nan and out_rows.numel():
             # a softmax row sums to 1 except where every entry was -inf (the kernel's zeros)
-            masked = out_rows.sum(-1, keepdim=True) == 0
-            out_rows = out_rows.masked_fill(masked, float("nan"))
+            masked = out_rows.sum(-1, keepdim=True) == 0         # (rows, 1)
+            out_rows.masked_fill_(masked, float("nan"))          # (new memory, in no graph)
         self.save_for_backward(out_rows)
         self.dim, self.ndim, self.moved_shape = dim, ndim, moved_shape
         return rows_back(out_rows, moved_shape, dim, ndim).contiguous()
