@@ -207,6 +207,18 @@ def test_scatter_value_with_reduce(reduce):
     _same_error(lambda m: m.ones(3).scatter(0, m.tensor([0]), 2.0, reduce="mean"))
 
 
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+def test_scatter_src_with_reduce_multiply():
+    src = [[3.0, 4.0, 5.0], [6.0, 7.0, 8.0]]
+    _same(lambda m: m.full((2, 3), 2.0).scatter(1, m.tensor([[0, 0, 1], [2, 2, 2]]), m.tensor(src),
+                                                reduce="multiply"))
+    _same(lambda m: m.full((2, 3), 2.0).scatter(0, m.tensor([[1], [1]]), m.tensor(src), reduce="multiply"))
+    _same(lambda m: m.ones(3, dtype=m.int64).scatter(0, m.tensor([0, 0, 2]), m.tensor([3, 4, 5]),
+                                                     reduce="multiply"))
+    _same(lambda m: m.full((2, 3), 2.0).scatter_(1, m.tensor([[2, 2], [0, 1]]), m.tensor(src), reduce="multiply"))
+    _same(lambda m: m.full((2, 3), 2.0).scatter(1, m.tensor([[2, 2], [0, 1]]), m.tensor(src), reduce="add"))
+
+
 def test_roll_with_a_tuple_of_one_shift_and_no_dims():
     _same(lambda m: m.arange(6).reshape(2, 3).roll((1,)))
     _same(lambda m: m.roll(m.arange(6.0).reshape(2, 3), [-4]))

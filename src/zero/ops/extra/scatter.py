@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any, Literal, overload
 
+import numpy as np
+
 from ... import dtypes
 from ...autograd.op import Grads, Op
 from ...backends.device import Device
@@ -145,8 +147,9 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None 
             return ScatterAdd.apply(input, dim, index, src)
         if src is None and value is not None and isinstance(input, Tensor) and isinstance(index, Tensor):
             return _scatter_value_reduce(input, dim, index, value, reduce)
-        raise DTypeError("scatter: reduce='multiply' takes a number value (a src tensor is not supported); "
-                         "use reduce='add' with src, or scatter_add")
+        if isinstance(src, Tensor) and isinstance(input, Tensor) and isinstance(index, Tensor):
+            return _scatter_multiply(input, dim, index, src)
+        raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
     if src is not None and not isinstance(src, Tensor):
         raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
     return Scatter.apply(input, dim, index, src, value=value)
@@ -161,6 +164,32 @@ def _scatter_value_reduce(input: Tensor, dim: int, index: Tensor, value: Number 
         return ScatterAdd.apply(input, dim, index, input.new_full(index.shape, fill))
     hits = ScatterAdd.apply(input.detach().new_zeros(input.shape), dim, index, input.new_ones(index.shape).detach())
     return input * input.new_full((), fill) ** hits
+
+
+def _scatter_multiply(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """scatter(x, dim, index, src, reduce='multiply'): each indexed place multiplied by every
+    src value sent to it. A place named k times is written in k rounds, each round a write at
+    distinct places (so repeats multiply, in index order); the rounds are found on the host."""
+    dim = _check_scatter("scatter", input, dim, index, src)
+    out = Copy.apply(input)
+    if not index.numel():
+        return out
+    size = input.shape[dim] if input.ndim else 1
+    where = np.indices(index.shape if index.ndim else (1,))
+    where[dim if input.ndim else 0] = index.detach().cpu().numpy().reshape(where.shape[1:]) % size
+    places = np.ravel_multi_index(tuple(where), input.shape if input.ndim else (1,)).reshape(-1)
+    order = np.argsort(places, kind="stable")
+    ranked = places[order]
+    starts = np.r_[0, np.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
+    rank = np.empty_like(places)
+    rank[order] = np.arange(len(places)) - np.repeat(starts, np.diff(np.r_[starts, len(places)]))
+    flat_out = out.reshape(-1)                                   # (a view of out: the writes land there)
+    values = _window(src, index.shape).reshape(-1)
+    for r in range(int(rank.max()) + 1):
+        picked = np.flatnonzero(rank == r)
+        at = Tensor._from_host(places[picked], dtypes.int64, input.device)
+        flat_out[at] = flat_out[at] * values[Tensor._from_host(picked, dtypes.int64, input.device)]
+    return out
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
