@@ -25,7 +25,7 @@ from ..tensors.creation import ones
 from ..tensors.tensor import Tensor
 from . import elementwise
 from .dropout import dropout
-from .softmax import AttentionSoftmax
+from .softmax import softmax
 
 
 def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
@@ -70,7 +70,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         else:
             raise DTypeError(f"scaled_dot_product_attention: attn_mask must be bool (True = attend) or "
                              f"floating point (added to the scores), got {describe(attn_mask)}")
-    probs = AttentionSoftmax.apply(scores, -1)                                # (..., L, S)
+    probs = softmax(scores, -1)                                               # (..., L, S)
     if dropout_p > 0.0:
         probs = dropout(probs, dropout_p, training=True, generator=generator)
     return probs @ value                                                      # (..., L, Ev)

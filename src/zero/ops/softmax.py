@@ -12,9 +12,9 @@ written in terms of it:
     softmax:      dx = y * (dy - sum(dy * y))
     log_softmax:  dx = dy - exp(y) * sum(dy)
 
-A row that is entirely -inf gives NaN from softmax and log_softmax, as in PyTorch;
-attention's softmax (``AttentionSoftmax``, a fully masked query row) gives zeros
-there instead, as PyTorch's attention does.
+A row that is entirely -inf (a fully masked attention row) gives zeros from
+softmax, as PyTorch's attention does (its plain softmax gives NaN there), and
+NaN from log_softmax, as in PyTorch.
 """
 from __future__ import annotations
 
@@ -46,7 +46,6 @@ class Softmax(Op):
 
     forward_kernel = staticmethod(lambda kernels: kernels.softmax_forward)
     backward_kernel = staticmethod(lambda kernels: kernels.softmax_backward)
-    masked_rows_nan = True   # the kernel gives zeros for an all -inf row; PyTorch's softmax gives NaN
 
     def forward(self, x: Tensor, dim: int) -> Tensor:
         name = self.op_name
@@ -61,10 +60,6 @@ class Softmax(Op):
         rows, moved_shape = rows_last(x, dim)                     # (rows, C)
         out_rows = Tensor._empty(rows.shape, x.dtype, x.device)   # (rows, C)
         self.forward_kernel(x.device.kernels)(rows._array, out_rows._array)
-        if self.masked_rows_nan and out_rows.numel():
-            # a softmax row sums to 1 except where every entry was -inf (the kernel's zeros)
-            masked = out_rows.sum(-1, keepdim=True) == 0         # (rows, 1)
-            out_rows.masked_fill_(masked, float("nan"))          # (new memory, in no graph)
         self.save_for_backward(out_rows)
         self.dim, self.ndim, self.moved_shape = dim, ndim, moved_shape
         return rows_back(out_rows, moved_shape, dim, ndim).contiguous()
@@ -82,14 +77,6 @@ class LogSoftmax(Softmax):
 
     forward_kernel = staticmethod(lambda kernels: kernels.log_softmax_forward)
     backward_kernel = staticmethod(lambda kernels: kernels.log_softmax_backward)
-    masked_rows_nan = False  # the kernel's log(0) - ... already gives NaN
-
-
-class AttentionSoftmax(Softmax):
-    """softmax for attention: a fully masked (all -inf) row gives zeros, as PyTorch's
-    scaled_dot_product_attention does."""
-
-    masked_rows_nan = False
 
 
 def softmax(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
