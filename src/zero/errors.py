@@ -11,12 +11,31 @@ class ZeroError(Exception):
     """Base class of every error Zero raises on purpose."""
 
 
-class ShapeError(ZeroError, ValueError):
-    """Operand shapes that an op cannot combine."""
+class ShapeError(ZeroError, RuntimeError):
+    """Operand shapes that an op cannot combine (a RuntimeError, as PyTorch raises for shape
+    and size mismatches)."""
 
 
-class DTypeError(ZeroError, TypeError):
-    """An operand of a dtype the op does not accept."""
+class ShapeValueError(ShapeError, ValueError):
+    """A shape mismatch where PyTorch raises a ValueError rather than a RuntimeError: a loss
+    target of another batch size, a normalization layer's input rank, groups that do not
+    divide the channels, fan in/out of a 1-D tensor."""
+
+
+class DTypeError(ZeroError, TypeError, RuntimeError):
+    """An operand of a dtype the op does not accept. A TypeError (what a Python user catches)
+    and a RuntimeError (what PyTorch raises for an operand of the wrong dtype: ``-bool``,
+    ``bool - bool``, an integer tensor requiring grad, true division into integers ...)."""
+
+
+class DTypeNotImplementedError(DTypeError, NotImplementedError):
+    """A dtype an op has no kernel for, where PyTorch raises NotImplementedError ("... not
+    implemented for 'Bool'"): softmax of an integer tensor, linspace as bool."""
+
+
+class DTypeMismatchError(DTypeError, RuntimeError):
+    """Operands whose dtypes must be equal and are not, where PyTorch raises RuntimeError
+    (scatter's src and input)."""
 
 
 class DeviceError(ZeroError, RuntimeError):
@@ -37,6 +56,20 @@ class InPlaceError(ZeroError, RuntimeError):
 
 class ZeroIndexError(ZeroError, IndexError):
     """An index or dimension out of range."""
+
+
+class IndexRangeError(ZeroIndexError, RuntimeError):
+    """An index value out of range where PyTorch raises RuntimeError, not IndexError (gather,
+    scatter, one_hot); still an IndexError, as Zero raised before."""
+
+
+class IndexDTypeError(DTypeError, IndexError):
+    """An index tensor of a dtype that cannot index (float), where PyTorch raises IndexError."""
+
+
+class EmptyReductionError(ShapeError, IndexError):
+    """A max, min or arg-reduction over an empty dimension: PyTorch raises IndexError for a
+    named dim (and argmax of everything), RuntimeError for max of everything; this is both."""
 
 
 class DataError(ZeroError, ValueError):
@@ -87,6 +120,11 @@ class FileWriteError(ZeroError, OSError, RuntimeError):
 
     def __str__(self) -> str:
         return self.message or OSError.__str__(self)
+
+
+class ValueRangeError(ZeroError, RuntimeError):
+    """Values an op cannot compute with, where PyTorch raises a RuntimeError: an integer to a
+    negative integer power, a negative size."""
 
 
 def human_bytes(nbytes: int) -> str:

@@ -62,7 +62,7 @@ def test_errors():
         default_collate([np.array(["a"]), np.array(["b"])])
     with pytest.raises(RuntimeError, match="same length; got lengths \\[2, 1\\]"):
         default_collate([[1, 2], [3]])
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(RuntimeError, match="same shape"):
         default_collate([zero.zeros(2), zero.zeros(3)])
 
 

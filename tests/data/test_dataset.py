@@ -74,7 +74,7 @@ def test_tensor_dataset_takes_arrays_and_checks_lengths():
     assert x.numpy().tolist() == [2, 3] and y.item() == 2.0
     with pytest.raises(ValueError, match="at least one"):
         TensorDataset()
-    with pytest.raises(ValueError, match="0-d"):
+    with pytest.raises(IndexError, match="0-d"):
         TensorDataset(zero.tensor(1.0))
 
 

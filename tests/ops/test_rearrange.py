@@ -79,5 +79,5 @@ def test_einsum_errors():
         zero.einsum("ij,jk->ik", zero.ones(2, 3), zero.ones(4, 2))
     with pytest.raises(ShapeError, match="names 2 operands, 1 were given"):
         zero.einsum("ij,jk->ik", zero.ones(2, 3))
-    with pytest.raises(ShapeError, match="diagonal"):
-        zero.einsum("ii->i", zero.ones(2, 2))
+    with pytest.raises(ShapeError, match="a diagonal needs equal sizes"):
+        zero.einsum("ii->i", zero.ones(2, 3))

@@ -80,7 +80,7 @@ def test_ranges():
     assert zero.arange(3, dtype=zero.float64).dtype is zero.float64
     assert zero.arange(2, 2).shape == (0,)
     np.testing.assert_allclose(zero.linspace(-1, 1, 5).numpy(), [-1, -0.5, 0, 0.5, 1])
-    with pytest.raises(ValueError, match="step must be non-zero"):
+    with pytest.raises(RuntimeError, match="step must be non-zero"):
         zero.arange(0, 1, 0)
 
 
@@ -111,7 +111,7 @@ def test_random_distributions():
     assert sorted(zero.randperm(6).tolist()) == list(range(6))
     assert zero.randn_like(zero.ones(2, 3, dtype=zero.float64)).dtype is zero.float64
     assert zero.rand_like(zero.ones(2)).shape == (2,)
-    with pytest.raises(ValueError, match="high .* must be greater than low"):
+    with pytest.raises(RuntimeError, match="high .* must be greater than low"):
         zero.randint(5, 5, (2,))
 
 
@@ -155,7 +155,7 @@ def test_item_tolist_and_python_conversions():
     assert float(zero.tensor([1.5])) == 1.5 and int(zero.tensor(7)) == 7
     assert [1, 2, 3][zero.tensor(1)] == 2
     assert bool(zero.tensor([True])) and not bool(zero.tensor(0.0))
-    with pytest.raises(ValueError, match="2 elements cannot be converted to a Python scalar"):
+    with pytest.raises(RuntimeError, match="2 elements cannot be converted to a Python scalar"):
         zero.ones(2).item()
     with pytest.raises(ValueError, match="ambiguous"):
         bool(zero.ones(2))

@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from ..errors import ShapeError
+from ..errors import ShapeError, ZeroIndexError
 from ..grad_mode import no_grad
 from ..ops.joining import index_select
 from ..random import Generator, default_generator
@@ -92,7 +92,7 @@ class TensorDataset(Dataset[tuple]):
         tensors = tuple(as_tensor(t) for t in tensors)
         for i, t in enumerate(tensors):
             if t.ndim == 0:
-                raise ShapeError(f"TensorDataset: tensor {i} is 0-d; every tensor needs a first dimension")
+                raise ZeroIndexError(f"TensorDataset: tensor {i} is 0-d; every tensor needs a first dimension")
             if t.shape[0] != tensors[0].shape[0]:
                 sizes = ", ".join(str(list(t.shape)) for t in tensors)
                 raise ShapeError(f"TensorDataset: tensors must have the same first dimension, got shapes "

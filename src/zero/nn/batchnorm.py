@@ -15,7 +15,7 @@ updated in place, outside the graph.
 from __future__ import annotations
 
 from .. import dtypes
-from ..errors import ShapeError, describe
+from ..errors import ShapeError, ShapeValueError, describe
 from ..grad_mode import no_grad
 from ..tensors.creation import ones, tensor, zeros
 from ..tensors.tensor import Tensor
@@ -53,8 +53,9 @@ class _BatchNorm(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in self.expected_ndim:
-            raise ShapeError(f"{type(self).__name__}: expected a {' or '.join(f'{n}-D' for n in self.expected_ndim)} "
-                             f"input, got {describe(x)}")
+            ranks = " or ".join(f"{n}-D" for n in self.expected_ndim)
+            raise ShapeValueError(f"{type(self).__name__}: expected a {ranks} "
+                                  f"input, got {describe(x)}")
         if x.shape[1] != self.num_features:
             raise ShapeError(f"{type(self).__name__}({self.num_features}): input {describe(x)} has "
                              f"{x.shape[1]} channels in dimension 1")

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import ShapeError
+from ..errors import ShapeValueError
 from ..ops.extra.convolution import conv_padding, int_tuple
 from ..tensors.creation import empty
 from . import functional as F
@@ -31,8 +31,8 @@ class _ConvNd(Module):
         super().__init__()
         name, dims = type(self).__name__, self.dims
         if groups < 1 or in_channels % groups or out_channels % groups:
-            raise ShapeError(f"{name}: groups={groups} must divide in_channels={in_channels} and "
-                             f"out_channels={out_channels}")
+            raise ShapeValueError(f"{name}: groups={groups} must divide in_channels={in_channels} and "
+                                  f"out_channels={out_channels}")
         if padding_mode not in PADDING_MODES:
             raise ValueError(f"{name}: padding_mode must be one of {PADDING_MODES}, got {padding_mode!r}")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups

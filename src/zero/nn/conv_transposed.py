@@ -12,7 +12,7 @@ batch and channel sizes in front) picks the output padding that gives it, one of
 """
 from __future__ import annotations
 
-from ..errors import ShapeError
+from ..errors import ShapeValueError
 from ..ops.extra.convolution import int_tuple
 from ..ops.extra.transposed_convolution import transposed_size
 from ..tensors.creation import empty
@@ -33,8 +33,8 @@ class _ConvTransposeNd(_ConvNd):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {name}, got {padding_mode!r}')
         if not isinstance(groups, int) or groups < 1 or in_channels % groups or out_channels % groups:
-            raise ShapeError(f"{name}: groups={groups} must divide in_channels={in_channels} and "
-                             f"out_channels={out_channels}")
+            raise ShapeValueError(f"{name}: groups={groups} must divide in_channels={in_channels} and "
+                                  f"out_channels={out_channels}")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size = int_tuple(name, "kernel_size", kernel_size, dims, 1)
         self.stride = int_tuple(name, "stride", stride, dims, 1)

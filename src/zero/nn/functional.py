@@ -28,7 +28,8 @@ in ``zero.ops``:
 from __future__ import annotations
 
 from .. import dtypes
-from ..errors import DTypeError, ShapeError, ZeroIndexError, describe
+from ..errors import DTypeError, ShapeError, describe
+from ..errors import IndexRangeError, ShapeValueError  # (issue 37: the builtin classes PyTorch raises)
 from ..grad_mode import no_grad
 from ..ops import attention, fused, joining
 from ..ops.elementwise import gelu, sigmoid, tanh
@@ -182,8 +183,8 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     if use_batch:
         count = input.numel() // channels
         if count <= 1:
-            raise ShapeError(f"batch_norm: expected more than 1 value per channel when training, got "
-                             f"{describe(input)}")
+            raise ShapeValueError(f"batch_norm: expected more than 1 value per channel when training, got "
+                                  f"{describe(input)}")
         mean = input.mean(dims, keepdim=True)
         centred = input - mean
         var = (centred * centred).mean(dims, keepdim=True)
@@ -254,7 +255,7 @@ def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
             raise ShapeError("one_hot: cannot infer num_classes of an empty tensor; pass num_classes")
         num_classes = int(tensor.max().item()) + 1
     if tensor.numel() and (int(tensor.min().item()) < 0 or int(tensor.max().item()) >= num_classes):
-        raise ZeroIndexError(f"one_hot: class values must lie in [0, {num_classes - 1}], got "
+        raise IndexRangeError(f"one_hot: class values must lie in [0, {num_classes - 1}], got "
                              f"[{int(tensor.min().item())}, {int(tensor.max().item())}]")
     classes = arange(num_classes, dtype=tensor.dtype, device=tensor.device)   # (num_classes,)
     return (tensor.unsqueeze(-1) == classes).long()                            # (*, num_classes)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from ..errors import ShapeError
+from ..errors import ShapeValueError
 from ..grad_mode import no_grad
 from ..tensors.tensor import Tensor
 
@@ -27,7 +27,7 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
 def fan_in_and_fan_out(tensor: Tensor) -> tuple[int, int]:
     """For a weight [out, in, *kernel]: fan_in = in * kernel, fan_out = out * kernel."""
     if tensor.ndim < 2:
-        raise ShapeError(f"fan in/out need a tensor with at least 2 dimensions, got shape {list(tensor.shape)}")
+        raise ShapeValueError(f"fan in/out need a tensor with at least 2 dimensions, got shape {list(tensor.shape)}")
     receptive = 1
     for s in tensor.shape[2:]:
         receptive *= s

@@ -9,7 +9,7 @@ InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm (PyTorch's ``torch.nn.modules.n
 """
 from __future__ import annotations
 
-from ..errors import ShapeError, describe
+from ..errors import ShapeValueError, describe
 from ..grad_mode import no_grad
 from ..ops.extra.normalization_extra import group_norm, instance_norm, local_response_norm, rms_norm
 from ..ops.normalization import normalized_shape_of
@@ -82,8 +82,8 @@ class _InstanceNorm(_BatchNorm):
     def forward(self, input: Tensor) -> Tensor:  # noqa: A002
         name = type(self).__name__
         if not isinstance(input, Tensor) or input.ndim not in (self.batched_ndim - 1, self.batched_ndim):
-            raise ShapeError(f"{name}: expected a {self.batched_ndim - 1}-D (unbatched) or "
-                             f"{self.batched_ndim}-D input, got {describe(input)}")
+            raise ShapeValueError(f"{name}: expected a {self.batched_ndim - 1}-D (unbatched) or "
+                                  f"{self.batched_ndim}-D input, got {describe(input)}")
         channel_dim = input.ndim - self.batched_ndim + 1
         if input.shape[channel_dim] != self.num_features and self.affine:
             raise ValueError(f"{name}: expected input's size at dim={channel_dim} to match num_features "

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .. import dtypes
-from ..errors import DTypeError, ShapeError, describe
+from ..errors import DTypeError, ShapeError, ValueRangeError, describe
 from ..random import Generator
 from ..tensors.creation import ones
 from ..tensors.tensor import Tensor
@@ -53,11 +53,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  generator: Generator | None = None) -> Tensor:
     _check(query, key, value, attn_mask)
     if attn_mask is not None and is_causal:
-        raise ValueError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both "
-                         "(fold the causal triangle into attn_mask instead)")
+        raise ValueRangeError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both "
+                              "(fold the causal triangle into attn_mask instead)")
     length, source = query.shape[-2], key.shape[-2]
     if scale is None:
-        scale = 1.0 / math.sqrt(query.shape[-1])
+        scale = 1.0 / math.sqrt(query.shape[-1]) if query.shape[-1] else 1.0   # (E = 0: scores are 0)
     scores = (query * scale) @ key.mT                                         # (..., L, S)
     if is_causal:
         keep = ones((length, source), dtype=dtypes.bool_, device=query.device).tril()  # (L, S)

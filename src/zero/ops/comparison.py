@@ -7,7 +7,7 @@ are compared in their promoted dtype.
 from __future__ import annotations
 
 from .. import dtypes
-from ..errors import DTypeError, describe
+from ..errors import DTypeError, DTypeNotImplementedError, describe
 from ..tensors.tensor import Tensor
 from .arguments import Operand
 from .elementwise import BinaryOp, UnaryOp, _array, _in_dtype
@@ -67,7 +67,8 @@ class Bitwise(BinaryOp):
     def forward(self, a: Operand, b: Operand) -> Tensor:
         for x in (a, b):
             if isinstance(x, float) or (isinstance(x, Tensor) and x.dtype.is_floating_point):
-                raise DTypeError(f"{self.op_name}: defined for integer and bool operands, got {describe(x)}")
+                raise DTypeNotImplementedError(f"{self.op_name}: defined for integer and bool operands, "
+                                               f"got {describe(x)}")
         return super().forward(a, b)
 
 

@@ -21,7 +21,7 @@ from .. import dtypes
 from ..autograd.op import Grads, Op
 from ..backends.device import Device
 from ..dtypes import DType
-from ..errors import DTypeError, describe
+from ..errors import DTypeError, ValueRangeError, describe
 from ..tensors.creation import zeros_like
 from ..tensors.meta import TensorMeta
 from ..tensors.tensor import Tensor
@@ -212,7 +212,7 @@ class Pow(BinaryOp):
     def forward(self, a: Operand, b: Operand) -> Tensor:
         if isinstance(a, Tensor) and a.dtype.category == dtypes.INTEGER and isinstance(b, int) \
                 and not isinstance(b, bool) and b < 0:
-            raise DTypeError(f"pow: integers to negative integer powers are not allowed ({describe(a)} ** {b}); "
+            raise ValueRangeError(f"pow: integers to negative integer powers are not allowed ({describe(a)} ** {b}); "
                              "make the base floating point with .float()")
         out = super().forward(a, b)
         a, b = self.operands
@@ -578,6 +578,8 @@ def positive(input: Tensor) -> Tensor:
 
 
 def square(input: Tensor) -> Tensor:
+    if isinstance(input, Tensor) and input.dtype is dtypes.bool_:
+        input = input.to(dtypes.int64)   # PyTorch squares a bool tensor as int64
     return Mul.apply(input, input)
 
 

@@ -34,7 +34,8 @@ def eager_checks() -> bool:
 
 
 def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str | None],
-                      ignore: int | None = None, valid: int = 0) -> None:
+                      ignore: int | None = None, valid: int = 0,
+                      error: type[ZeroIndexError] = ZeroIndexError) -> None:
     """Raise ZeroIndexError(f"{op}: {problem(smallest, largest)}") when ``problem`` finds
     the extremes of ``index`` unacceptable. Entries equal to ``ignore`` count as ``valid``,
     a value ``problem`` accepts."""
@@ -47,7 +48,7 @@ def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str 
             ((smallest, largest),) = device.kernels.index_extremes_parts(index._array, ignore, valid)
             message = problem(int(smallest), int(largest))
         if message is not None:
-            raise ZeroIndexError(f"{op}: {message}")
+            raise error(f"{op}: {message}")
         return
     parts = device.kernels.index_extremes_parts(index._array, ignore, valid)   # (chunks, 2), on the device
 
@@ -55,7 +56,7 @@ def check_index_range(op: str, index: Tensor, problem: Callable[[int, int], str 
         chunks = device.backend.to_numpy(parts)
         message = problem(int(chunks[:, 0].min()), int(chunks[:, 1].max()))
         if message is not None:
-            raise ZeroIndexError(f"{op}: {message}{where}")
+            raise error(f"{op}: {message}{where}")
 
     if _eager:
         verify()

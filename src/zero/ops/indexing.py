@@ -1,7 +1,13 @@
-"""Indexing: ``t[key]`` and ``t[key] = value``, NumPy's rules.
+"""Indexing: ``t[key]`` and ``t[key] = value``, PyTorch's rules (NumPy's, but for one point).
 
     basic      ints, slices (step > 0), None, ``...``       a view (no copy)
     advanced   integer or boolean tensors (and lists)        a copy
+
+The point where PyTorch differs from NumPy: an int (or a 0-d integer tensor) next to index
+tensors is a basic index, applied first, so it never separates index tensors. In
+``x[1, :, d]`` NumPy counts ``1`` and ``d`` as two advanced indices separated by a slice and
+puts d's dimensions first; PyTorch selects ``x[1]`` and then indexes ``[:, d]``, keeping
+them in place. ``_split_key`` does the same: the basic part (a view), then the rest.
 
 Backward scatters the gradient into zeros of the input's shape: a basic index
 copies it into the viewed region, an advanced index *adds* it at the indexed
@@ -15,8 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DeviceError, DTypeError, ShapeError, ZeroIndexError, describe
+from ..errors import DeviceError, IndexDTypeError, ShapeError, ZeroIndexError, describe
 from ..tensors.creation import tensor, zeros
 from ..tensors.meta import Shape, broadcast_shapes, contiguous_strides, numel
 from ..tensors.tensor import Tensor
@@ -137,17 +144,56 @@ def _advanced_key(x: Tensor, key: tuple[IndexItem, ...]) -> tuple[Any, ...]:
             elif item.device is not x.device:
                 raise DeviceError(f"index: index tensor {describe(item)} for a tensor {describe(x)}")
             if item.dtype.is_floating_point:
-                raise DTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
+                raise IndexDTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
             converted.append(item._array)
         else:
             converted.append(item)
     return tuple(converted)
 
 
+def _is_int_index(item: IndexItem) -> bool:
+    """An int, or what PyTorch treats as one: a NumPy integer, a 0-d integer tensor (not bool)."""
+    if isinstance(item, (int, np.integer)) and not isinstance(item, bool):
+        return True
+    return isinstance(item, Tensor) and item.ndim == 0 and item.dtype.category == dtypes.INTEGER
+
+
+def _split_key(key: tuple[IndexItem, ...]) -> tuple[tuple[BasicItem, ...], tuple[IndexItem, ...]] | None:
+    """A key mixing ints and index tensors, as PyTorch applies it: the basic part (ints,
+    slices, None, ``...``; each index tensor kept as full slices over the dims it consumes)
+    and the advanced rest over the view that leaves. None when no int needs moving."""
+    if not any(_is_int_index(k) for k in key):
+        return None
+    items = [tensor(k) if isinstance(k, (list, tuple, np.ndarray)) else k for k in key]
+    basic: list[BasicItem] = []
+    rest: list[IndexItem] = []
+    for item in items:
+        if _is_int_index(item):
+            basic.append(int(item.item() if isinstance(item, Tensor) else item))   # type: ignore[arg-type]
+        elif item is None:
+            basic.append(None)
+            rest.append(slice(None))
+        elif item is Ellipsis:
+            basic.append(Ellipsis)
+            rest.append(Ellipsis)
+        elif isinstance(item, slice):
+            basic.append(item)
+            rest.append(slice(None))
+        else:   # an index tensor: a bool mask consumes as many dims as it has
+            consumed = item.ndim if isinstance(item, Tensor) and item.dtype is dtypes.bool_ else 1
+            basic.extend([slice(None)] * consumed)
+            rest.append(item)
+    return tuple(basic), tuple(rest)
+
+
 def getitem(x: Tensor, key: Index) -> Tensor:
     key = _normalize_key(key)
     if all(_is_basic(k) for k in key):
         return BasicIndex.apply(x, key)
+    split = _split_key(key)
+    if split is not None:
+        basic, rest = split
+        return getitem(BasicIndex.apply(x, basic), rest)
     return AdvancedIndex.apply(x, _advanced_key(x, key))
 
 
@@ -171,6 +217,11 @@ def setitem(x: Tensor, key: Index, value: Tensor | Number) -> None:
             inplace.copy_(target, value)
         else:
             inplace.fill_(target, value)
+        return
+    split = _split_key(key)
+    if split is not None:   # PyTorch's order: the ints (a view) first, then the index tensors
+        basic, rest = split
+        setitem(BasicIndex.apply(x, basic), rest, value)
         return
     index = _advanced_key(x, key)
     kernels = x._meta.device.kernels

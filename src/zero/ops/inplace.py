@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec
 
 from .. import dtypes
 from ..autograd.op import Grads, Op, is_cpu_scalar
-from ..errors import DeviceError, DTypeError, InPlaceError, ShapeError, describe
+from ..errors import DeviceError, DTypeError, InPlaceError, ShapeError, ValueRangeError, describe
 from ..grad_mode import _state, no_grad
 from ..random import Generator, default_generator
 from ..tensors.creation import full_like, zeros_like
@@ -257,6 +257,8 @@ def where_(target: Tensor, condition: Tensor, other: Operand) -> Tensor:
 
 
 def normal_(target: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None) -> Tensor:
+    if std < 0:
+        raise ValueRangeError(f"normal_: std must be non-negative, got {std}")
     rng = generator or default_generator()
     return modify(target, "normal_", (), lambda: rng.fill_normal(target, mean, std),
                   lambda old: _random_like(old, lambda t: rng.fill_normal(t, mean, std)))

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DTypeError, ShapeError, ZeroIndexError, describe, describe_all
+from ..errors import DTypeError, IndexRangeError, ShapeError, ValueRangeError, ZeroIndexError, describe, describe_all
 from ..tensors.creation import zeros
 from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
@@ -31,7 +31,9 @@ def _check_range(op: str, index: Tensor, size: int) -> None:
             return f"index out of range: values must lie in [{-size}, {size - 1}], got [{smallest}, {largest}]"
         return None
 
-    check_index_range(op, index, problem)
+    # PyTorch: IndexError from index_select and embedding, RuntimeError from gather and scatter
+    error = ZeroIndexError if op in ("index_select", "embedding") else IndexRangeError
+    check_index_range(op, index, problem, error=error)
 
 
 class Cat(Op):
@@ -78,7 +80,7 @@ concat = cat  # (NumPy's name, which PyTorch has too)
 def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
     if not tensors:
-        raise ValueError("stack: expected a non-empty sequence of tensors")
+        raise ValueRangeError("stack: expected a non-empty sequence of tensors")
     shape = tensors[0].shape
     for t in tensors[1:]:
         if t.shape != shape:
@@ -97,7 +99,7 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) 
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
         if step <= 0:
-            raise ValueError(f"split: split_size must be positive, got {step}")
+            raise ValueRangeError(f"split: split_size must be positive, got {step}")
         sizes = [min(step, length - s) for s in range(0, length, step)] or [0]
     else:
         sizes = list(split_size_or_sections)
@@ -114,7 +116,7 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) 
 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
-        raise ValueError(f"chunk: chunks must be positive, got {chunks}")
+        raise ValueRangeError(f"chunk: chunks must be positive, got {chunks}")
     length = x.shape[normalize_dim(dim, x.ndim, "chunk")]
     return split(x, max(1, math.ceil(length / chunks)), dim)
 
@@ -163,6 +165,13 @@ class Gather(PickAlongDim):
 
 
 def gather(x: Tensor, dim: int, index: Tensor) -> Tensor:
+    if isinstance(x, Tensor) and x.ndim == 0 and isinstance(index, Tensor):
+        # a 0-d input acts as a 1-element vector, as in PyTorch; the result has index's shape
+        normalize_dim(dim, 0, "gather")
+        if index.ndim > 1:
+            raise ShapeError(f"gather: index {describe(index)} must have the same number of dimensions "
+                             f"as the input {describe(x)} (or 1, for a 0-d input)")
+        return Gather.apply(x.reshape(1), 0, index.reshape(-1)).reshape(index.shape)
     return Gather.apply(x, dim, index)
 
 
@@ -183,6 +192,13 @@ class IndexSelect(PickAlongDim):
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
     if isinstance(index, Tensor) and index.ndim > 1:
         raise ShapeError(f"index_select: index must be 0-D or 1-D, got {describe(index)}")
+    if isinstance(x, Tensor) and x.ndim == 0 and isinstance(index, Tensor):
+        # a 0-d input acts as a 1-element vector, as in PyTorch: one index, a 0-d result
+        normalize_dim(dim, 0, "index_select")
+        if index.numel() != 1:
+            raise ShapeError(f"index_select: an index into a 0-d input ({describe(x)}) must hold exactly "
+                             f"one value, got {describe(index)}")
+        return IndexSelect.apply(x.reshape(1), 0, index.reshape(1)).reshape(())
     return IndexSelect.apply(x, dim, index)
 
 

@@ -27,7 +27,7 @@ import warnings
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DTypeError, ShapeError, describe
+from ..errors import DTypeError, ShapeError, ShapeValueError, ValueRangeError, describe
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, flat_of, laid_out, rows_of
 from .index_checks import check_index_range
@@ -71,9 +71,12 @@ class ClassLoss(Op):
             raise ShapeError(f"{op}: input must have a class dimension, got {describe(x)}")
         expected = () if x.ndim == 1 else (x.shape[0],) + x.shape[2:]
         if target.shape != expected:
-            raise ShapeError(f"{op}: target {describe(target)} does not match input {describe(x)}: "
-                             f"expected a target of shape {list(expected)} (the input's shape without "
-                             "its class dimension 1)")
+            # another batch size: PyTorch's ValueError; other sizes: its RuntimeError
+            batch_differs = x.ndim > 1 and (target.ndim == 0 or target.shape[0] != x.shape[0])
+            error = ShapeValueError if batch_differs else ShapeError
+            raise error(f"{op}: target {describe(target)} does not match input {describe(x)}: "
+                        f"expected a target of shape {list(expected)} (the input's shape without "
+                        "its class dimension 1)")
         classes = x.shape[0] if x.ndim == 1 else x.shape[1]
         if weight is not None:
             if not isinstance(weight, Tensor) or weight.shape != (classes,) or weight.dtype is not x.dtype:
@@ -151,7 +154,7 @@ class CrossEntropy(ClassLoss):
     def forward(self, x: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                 reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
+            raise ValueRangeError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
         rows, target_rows, weight = self.prepare(x, target, weight, ignore_index, reduction)
         count = rows.shape[0]
         loss_rows = Tensor._empty((count,), rows.dtype, rows.device)     # (R,)
@@ -213,7 +216,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
             and target.shape == input.shape:
         check_reduction("cross_entropy", reduction)
         if not 0.0 <= label_smoothing <= 1.0:
-            raise ValueError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
+            raise ValueRangeError(f"cross_entropy: label_smoothing must lie in [0, 1], got {label_smoothing}")
         return soft_target_cross_entropy(input, target, weight, reduction, label_smoothing)
     return CrossEntropy.apply(input, target, weight, ignore_index, reduction, label_smoothing)
 

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple, TypeVar, overload
 from .. import dtypes
 from ..autograd.op import Grads, Op
 from ..dtypes import DType, DTypeLike
-from ..errors import DTypeError, ShapeError, describe
+from ..errors import DTypeError, EmptyReductionError, ShapeError, describe
 from ..tensors.creation import zeros
 from ..tensors.meta import Shape, normalize_dim, normalize_dims, numel
 from ..tensors.tensor import Tensor
@@ -52,7 +52,7 @@ def _check_not_empty(name: str, x: Tensor, dims: tuple[int, ...]) -> None:
     must be non-empty (an empty tensor reduced over its other dimensions is fine)."""
     shape = x._meta.shape
     if builtins.any(shape[d] == 0 for d in dims):
-        raise ShapeError(f"{name}: cannot reduce over an empty dimension of {describe(x)}; the reduced "
+        raise EmptyReductionError(f"{name}: cannot reduce over an empty dimension of {describe(x)}; the reduced "
                          f"dimensions {list(dims)} must have non-zero sizes")
 
 
@@ -349,6 +349,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False, *, axis
 
 
 def logsumexp(input: Tensor, dim: Dims = None, keepdim: bool = False, *, axis: Dims = None) -> Tensor:
+    if isinstance(input, Tensor) and not input.dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())   # integers and bools promote, as in PyTorch
     return LogSumExp.apply(input, _dim(dim, axis), keepdim)
 
 

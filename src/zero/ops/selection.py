@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.op import Grads, Op
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, ValueRangeError
 from ..tensors.tensor import Tensor
 from .arguments import Number, Operand, fill_value
-from .broadcast import broadcast_shape_of
+from .broadcast import broadcast_shape_of, sum_to_shape
 from .elementwise import Maximum, Where
 
 
@@ -19,7 +19,7 @@ class Clamp(Op):
 
     def forward(self, x: Tensor, low: Number | None, high: Number | None) -> Tensor:
         if low is None and high is None:
-            raise ValueError("clamp: at least one of min and max must be given")
+            raise ValueRangeError("clamp: at least one of min and max must be given")
         dtype = dtypes.result_type(x, *(v for v in (low, high) if v is not None))
         out = Tensor._empty(x.shape, dtype, x.device)
         x.device.kernels.clamp(x._array, low, high, out._array)
@@ -39,24 +39,23 @@ class Clamp(Op):
 
 
 class MaskedFill(Op):
-    """masked_fill(x, mask, value): value where mask holds; mask broadcasts to x."""
+    """masked_fill(x, mask, value): value where mask holds; x and mask broadcast together
+    (the result may be larger than x, as in PyTorch; the in-place form refuses that)."""
 
     def forward(self, x: Tensor, mask: Tensor, value: Number | Tensor) -> Tensor:
         if not isinstance(mask, Tensor) or mask.dtype is not dtypes.bool_:
             raise DTypeError("masked_fill: mask must be a bool tensor")
         shape = broadcast_shape_of("masked_fill", x, mask)
-        if shape != x.shape:
-            raise ShapeError(f"masked_fill: mask {list(mask.shape)} must broadcast to the input's "
-                             f"shape {list(x.shape)}")
         value = fill_value("masked_fill", value, x.dtype)
-        out = Tensor._empty(x.shape, x.dtype, x.device)
+        out = Tensor._empty(shape, x.dtype, x.device)
         x.device.kernels.where(mask._array, value, x._array, out._array)
         self.save_for_backward(mask)
+        self.x_shape = x.shape
         return out
 
     def backward(self, grad: Tensor) -> Grads:
         (mask,) = self.saved_tensors
-        return (Where.apply(mask, grad.new_zeros(()), grad), None, None)
+        return (sum_to_shape(Where.apply(mask, grad.new_zeros(()), grad), self.x_shape), None, None)
 
 
 class ClampMin(Maximum):

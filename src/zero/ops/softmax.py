@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from ..autograd.op import Grads, Op
 from ..dtypes import DTypeLike
-from ..errors import DTypeError, describe
+from ..errors import DTypeNotImplementedError, describe
 from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
 from .arguments import rows_of
@@ -52,7 +52,7 @@ class Softmax(Op):
         if not isinstance(x, Tensor):
             raise TypeError(f"{name}: expected a tensor, got {type(x).__name__}")
         if not x.dtype.is_floating_point:
-            raise DTypeError(f"{name}: needs a floating-point input, got {describe(x)}; "
+            raise DTypeNotImplementedError(f"{name}: needs a floating-point input, got {describe(x)}; "
                              "convert it with .float() first")
         ndim = x.ndim
         dim = normalize_dim(dim, ndim, name)

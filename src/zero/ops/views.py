@@ -15,11 +15,13 @@ the end of the file.
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from ..autograd.op import Grads, Op
 from ..errors import ShapeError, ViewError, ZeroIndexError, describe
-from ..tensors.meta import infer_shape, normalize_dim, numel, view_strides
+from ..dtypes import DType
+from ..tensors.meta import TensorMeta, infer_shape, normalize_dim, numel, view_strides
 from ..tensors.tensor import Tensor
 from .arguments import Sizes, sizes_of
 from .broadcast import sum_to_shape
@@ -110,6 +112,10 @@ class Expand(Op):
             raise ShapeError(f"expand: target {list(shape)} has fewer dimensions than {describe(x)}")
         new_shape: list[int] = []
         new_strides: list[int] = []
+        for size in shape:
+            if size < -1:   # (-1 keeps a size; any other negative one is no size at all)
+                raise ShapeError(f"expand: sizes must be non-negative (or -1 to keep a dimension's size), "
+                                 f"got {list(shape)} for {describe(x)}")
         for i, size in enumerate(shape):
             if i < lead:
                 if size < 0:
@@ -171,8 +177,45 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 def view(input: Tensor, *shape: int | Sizes) -> Tensor:
     """``x.view(2, 3)`` or ``x.view((2, 3))``: the same elements read in a new shape, where
-    the strides allow it (``reshape`` copies where they do not)."""
+    the strides allow it (``reshape`` copies where they do not). ``x.view(zero.int32)``: the
+    same bytes read as another dtype (``view_dtype``)."""
+    if len(shape) == 1 and isinstance(shape[0], DType):
+        return view_dtype(input, shape[0])
     return View.apply(input, sizes_of(shape))
+
+
+def view_dtype(input: Tensor, dtype: DType) -> Tensor:
+    """The same storage read as ``dtype``, PyTorch's rules: of the same itemsize, the same
+    shape; otherwise the last dimension (stride 1) holds proportionally more or fewer elements,
+    and every other stride and the offset must convert exactly. Not differentiable (no graph),
+    as in PyTorch."""
+    meta = input._meta
+    old, new = meta.dtype.itemsize, dtype.itemsize
+    shape, strides, offset = meta.shape, meta.strides, meta.offset
+    if old != new:
+        what = f"to view {meta.dtype.name} as {dtype.name} (different element sizes)"
+        if not shape:
+            raise ViewError(f"view: a 0-d tensor cannot be viewed {what[3:]}: {describe(input)}")
+        if strides[-1] != 1 and shape[-1] != 1:
+            raise ViewError(f"view: the last dimension must have stride 1 {what}, got strides {list(strides)}")
+        if old > new:
+            r = old // new
+            shape = shape[:-1] + (shape[-1] * r,)
+            strides = tuple(s * r for s in strides[:-1]) + (1,)
+            offset *= r
+        else:
+            r = new // old
+            if shape[-1] % r:
+                raise ViewError(f"view: the last size must be divisible by {r} {what}, got {describe(input)}")
+            for d, s in enumerate(strides[:-1]):
+                if s % r:
+                    raise ViewError(f"view: stride {s} of dimension {d} must be divisible by {r} {what}")
+            if offset % r:
+                raise ViewError(f"view: the storage offset {offset} must be divisible by {r} {what}")
+            shape = shape[:-1] + (shape[-1] // r,)
+            strides = tuple(s // r for s in strides[:-1]) + (1,)
+            offset //= r
+    return Tensor._from_storage(input._storage, TensorMeta(shape, strides, offset, dtype, meta.device))
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
@@ -200,7 +243,15 @@ def all_dims_reversed(input: Tensor) -> Tensor:
 
 
 def last_two_dims_swapped(input: Tensor) -> Tensor:
-    """``x.mT``: the matrices of a batch transposed."""
+    """``x.mT``: the matrices of a batch transposed (a 0-d tensor: itself, as a view, with
+    PyTorch's deprecation warning; a 1-d tensor is refused, as in PyTorch)."""
+    if input.ndim == 0:
+        warnings.warn("Tensor.mT is deprecated on 0-D tensors. This function is the identity in these "
+                      "cases.", UserWarning, stacklevel=3)
+        return input.view(())
+    if input.ndim == 1:
+        raise ShapeError(f"mT: only supported on matrices or batches of matrices, got a 1-D tensor "
+                         f"({describe(input)})")
     return transpose(input, -2, -1)
 
 

@@ -37,7 +37,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes
-from ..errors import DeviceError, DTypeError, ShapeError
+from ..errors import DataError, DeviceError, DTypeError, ShapeError
 from ..grad_mode import enable_grad, no_grad
 from ..nn.utils import zero_grads
 from ..ops.elementwise import add
@@ -286,7 +286,7 @@ class Optimizer:
             return step
         if isinstance(value, Tensor):
             if key in self.state_names and value.shape != p.shape:
-                raise ShapeError(f"{type(self).__name__}.load_state_dict: state {key!r} of parameter {index} "
+                raise DataError(f"{type(self).__name__}.load_state_dict: state {key!r} of parameter {index} "
                                  f"has shape {list(value.shape)}, the parameter {list(p.shape)}")
             return value.to(device=p.device, dtype=p.dtype if p.is_floating_point() else None, copy=True)
         if isinstance(value, dict):

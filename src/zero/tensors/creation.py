@@ -14,7 +14,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.device import Device, cpu, to_device
 from ..dtypes import DType, DTypeLike, Number
-from ..errors import DTypeError, ShapeError
+from ..errors import DTypeError, DTypeNotImplementedError, ShapeError, ShapeValueError, ValueRangeError
 from ..random import Generator, default_generator
 from .meta import Shape, Sizes, TensorMeta
 from .storage import Storage
@@ -145,8 +145,8 @@ def _nested_shape(data: object, where: str = "data") -> Shape:
         shapes = [_nested_shape(item, f"{where}[{i}]") for i, item in enumerate(data)]
         for i, s in enumerate(shapes[1:], start=1):
             if s != shapes[0]:
-                raise ShapeError(f"tensor(): nested sequences must be regular, but {where}[0] has shape "
-                                 f"{list(shapes[0])} and {where}[{i}] has shape {list(s)}")
+                raise ShapeValueError(f"tensor(): nested sequences must be regular, but {where}[0] has shape "
+                                      f"{list(shapes[0])} and {where}[{i}] has shape {list(s)}")
         return (len(data),) + shapes[0]
     if isinstance(data, Tensor):
         return data.shape
@@ -242,7 +242,7 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
     if end is None:
         start, end = 0, start
     if step == 0:
-        raise ValueError("arange: step must be non-zero")
+        raise ValueRangeError("arange: step must be non-zero")
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
@@ -256,6 +256,9 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
 def linspace(start: float, end: float, steps: int, *, dtype: DTypeLike | None = None,
              device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if dtype is dtypes.bool_:
+        raise DTypeNotImplementedError("linspace: not implemented for dtype bool (as in PyTorch); "
+                                       "use an integer or floating-point dtype")
     values = np.linspace(start, end, steps)
     return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 
@@ -298,7 +301,7 @@ def randint(low: int, high: int | Sizes | None = None, size: Sizes = (), *, gene
     elif high is None:
         low, high = 0, low
     if high <= low:
-        raise ValueError(f"randint: high ({high}) must be greater than low ({low})")
+        raise ValueRangeError(f"randint: high ({high}) must be greater than low ({low})")
     t = empty(*_shape_args((size,)), dtype=dtype or dtypes.int64, device=device)
     _generator(generator).fill_integers(t, low, high)
     return t
@@ -306,5 +309,7 @@ def randint(low: int, high: int | Sizes | None = None, size: Sizes = (), *, gene
 
 def randperm(n: int, *, generator: Generator | None = None, dtype: DTypeLike | None = None,
              device: Device | str | None = None) -> Tensor:
+    if n < 0:
+        raise ValueRangeError(f"randperm: n must be non-negative, got {n}")
     values = _generator(generator).permutation(n)
     return Tensor._from_host(values, dtypes.to_dtype(dtype) if dtype else dtypes.int64, to_device(device or cpu))

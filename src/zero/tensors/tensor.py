@@ -31,7 +31,7 @@ import numpy as np
 from .. import dtypes
 from ..backends.device import Device
 from ..dtypes import DType
-from ..errors import AutogradError, DeviceError, DTypeError
+from ..errors import AutogradError, DeviceError, DTypeError, ValueRangeError
 from . import printing
 from .meta import Shape, TensorMeta, contiguous_meta, contiguous_strides, normalize_dim, numel
 from .storage import Storage
@@ -301,7 +301,7 @@ class Tensor(TensorMethods):
     def item(self) -> bool | int | float:
         n = self.numel()
         if n != 1:
-            raise ValueError(f"item(): a tensor with {n} elements cannot be converted to a Python scalar")
+            raise ValueRangeError(f"item(): a tensor with {n} elements cannot be converted to a Python scalar")
         return self._host_array().reshape(()).item()
 
     def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:

@@ -36,6 +36,16 @@ def div(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
 
 
 def pow(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
+    exponent = xp.asarray(b)
+    if out.dtype.kind in "iu" and exponent.dtype.kind == "i" and bool((exponent < 0).any()):
+        # an integer to a negative integer power, as PyTorch gives it (NumPy refuses): the
+        # truncated 1 / a ** -b, that is 1 for a == 1, +-1 for a == -1 (by the parity), else 0
+        base = xp.asarray(a)
+        negative = exponent < 0
+        xp.power(a, xp.where(negative, 0, exponent), out=out, casting="unsafe")
+        special = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent % 2), 0))
+        xp.copyto(out, xp.where(negative, special, out), casting="unsafe")
+        return
     with quiet(xp):
         xp.power(a, b, out=out, casting="unsafe")
 

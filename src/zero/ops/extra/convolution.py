@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...autograd.op import Grads, Op
-from ...errors import ShapeError, describe
+from ...errors import ShapeError, ShapeValueError, describe
 from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
 from ..arguments import Sizes, array_or_none, check_floats
@@ -58,12 +58,12 @@ def conv_padding(op: str, padding: str | int | Sizes, kernel: Shape, stride: tup
         return tuple((0, 0) for _ in kernel)
     if padding == "same":
         if any(s != 1 for s in stride):
-            raise ShapeError(f"{op}: padding='same' is not supported for strided convolutions "
-                             f"(stride={list(stride)}); pad explicitly instead")
+            raise ShapeValueError(f"{op}: padding='same' is not supported for strided convolutions "
+                                  f"(stride={list(stride)}); pad explicitly instead")
         totals = [d * (k - 1) for k, d in zip(kernel, dilation)]
         return tuple((t // 2, t - t // 2) for t in totals)
     if isinstance(padding, str):
-        raise ShapeError(f"{op}: padding must be 'valid', 'same', an int or {len(kernel)} ints, got {padding!r}")
+        raise ShapeValueError(f"{op}: padding must be 'valid', 'same', an int or {len(kernel)} ints, got {padding!r}")
     return tuple((p, p) for p in int_tuple(op, "padding", padding, len(kernel), 0))
 
 

@@ -14,8 +14,8 @@ The equation is computed with the ops that already have a backward:
 
 ``...`` stands for the same leading dimensions (broadcast) in every operand. Without
 ``->`` the output is every letter that appears once, in alphabetical order (NumPy's and
-PyTorch's rule). A letter repeated inside one operand (a diagonal, ``"ii->i"``) is not
-supported.
+PyTorch's rule). A letter repeated inside one operand (``"ii->i"``, ``"...ii->..."``) takes
+that operand's diagonal first (a view), as in PyTorch.
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
 from ..matmul import matmul
+from .linalg import diagonal
 
 _ELLIPSIS_LETTERS = string.ascii_uppercase[::-1]  # stand-ins for "...", never in a user's equation of lowercase
 
@@ -38,10 +39,18 @@ def einsum(equation: str, *operands: Tensor | list[Tensor] | tuple[Tensor, ...])
         raise TypeError(f"einsum: expected tensors after the equation, got {[describe(t) for t in operands]}")
     inputs, output = _parse(equation.replace(" ", ""), tensors)
     sizes: dict[str, int] = {}
-    for letters, t in zip(inputs, tensors):
-        if len(set(letters)) != len(letters):
-            raise ShapeError(f"einsum: a letter repeated within one operand ({letters!r}, a diagonal) is not "
-                             "supported")
+    for k, (letters, t) in enumerate(zip(inputs, tensors)):
+        while len(set(letters)) != len(letters):   # a repeated letter: the diagonal, appended last
+            letter = next(c for c in letters if letters.count(c) > 1)
+            i = letters.index(letter)
+            j = letters.index(letter, i + 1)
+            if t.shape[i] != t.shape[j]:
+                raise ShapeError(f"einsum: the repeated letter {letter!r} of {equation!r} names dimensions of "
+                                 f"sizes {t.shape[i]} and {t.shape[j]} in {describe(t)}; a diagonal needs "
+                                 "equal sizes")
+            t = diagonal(t, 0, i, j)
+            letters = letters[:i] + letters[i + 1:j] + letters[j + 1:] + letter
+        inputs[k], tensors[k] = letters, t
         for letter, n in zip(letters, t.shape):
             known = sizes.setdefault(letter, n)
             if known != n and 1 not in (known, n):

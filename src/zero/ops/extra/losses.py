@@ -33,7 +33,7 @@ import math
 import warnings
 
 from ...autograd.op import Grads, Op
-from ...errors import DTypeError, ShapeError, describe
+from ...errors import DTypeError, ShapeValueError, describe
 from ...grad_mode import no_grad
 from ...tensors.creation import arange
 from ...tensors.tensor import Tensor
@@ -101,9 +101,9 @@ class BinaryCrossEntropy(ElementLoss):
         check_reduction("binary_cross_entropy", reduction)
         _check_tensors("binary_cross_entropy", input=p, target=y)
         if p.shape != y.shape:
-            raise ShapeError(f"binary_cross_entropy: using a target size ({list(y.shape)}) that is different to "
-                             f"the input size ({list(p.shape)}) is not supported; please ensure they have the "
-                             "same size")
+            raise ShapeValueError(f"binary_cross_entropy: using a target size ({list(y.shape)}) that is different to "
+                                  f"the input size ({list(p.shape)}) is not supported; please ensure they have the "
+                                  "same size")
         if not p.dtype.is_floating_point:
             raise DTypeError(f"binary_cross_entropy: input must be floating point, got {describe(p)}")
         self.reduction = reduction
@@ -136,8 +136,8 @@ class BinaryCrossEntropyWithLogits(ElementLoss):
         check_reduction("binary_cross_entropy_with_logits", reduction)
         _check_tensors("binary_cross_entropy_with_logits", input=x, target=y)
         if x.shape != y.shape:
-            raise ShapeError(f"binary_cross_entropy_with_logits: target size ({list(y.shape)}) must be the same "
-                             f"as input size ({list(x.shape)})")
+            raise ShapeValueError(f"binary_cross_entropy_with_logits: target size ({list(y.shape)}) must be the same "
+                                  f"as input size ({list(x.shape)})")
         if not x.dtype.is_floating_point:
             raise DTypeError(f"binary_cross_entropy_with_logits: input must be floating point, got {describe(x)}")
         self.reduction = reduction

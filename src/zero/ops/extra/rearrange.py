@@ -36,8 +36,11 @@ Pairs = tuple[tuple[int, int], ...]  # (before, after) for each dimension, first
 def flip(input: Tensor, dims: int | Sizes) -> Tensor:
     """New memory, as in PyTorch, also where nothing is flipped (``dims`` empty)."""
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    normalized = [normalize_dim(d, input.ndim, "flip") for d in dims]
+    if len(set(normalized)) != len(normalized):
+        raise ShapeError(f"flip: a dim appears more than once in dims {list(dims)} (for {describe(input)})")
     x = input
-    for d in {normalize_dim(d, input.ndim, "flip") for d in dims}:
+    for d in normalized:
         n = x.shape[d]
         x = x.index_select(d, arange(n - 1, -1, -1, device=x.device))
     return new_memory(x, input)
@@ -48,13 +51,15 @@ def roll(input: Tensor, shifts: int | Sizes, dims: int | Sizes | None = None) ->
     back at the other); without ``dims``, over the flattened tensor, keeping the shape.
     New memory, as in PyTorch, also where every shift is a multiple of its size."""
     if dims is None:
+        if not isinstance(shifts, int) and len(tuple(shifts)) == 1:
+            shifts = tuple(shifts)[0]   # roll((1,)): one shift over the flattened tensor, as in PyTorch
         if not isinstance(shifts, int):
-            raise ValueError(f"roll: without dims, shifts must be one int, got {shifts!r}")
+            raise ShapeError(f"roll: without dims, shifts must be one int, got {shifts!r}")
         return roll(input.reshape(-1), shifts, 0).reshape(input.shape)
     shifts = (shifts,) if isinstance(shifts, int) else tuple(shifts)
     dims = (dims,) if isinstance(dims, int) else tuple(dims)
     if len(shifts) != len(dims):
-        raise ValueError(f"roll: {len(shifts)} shifts for {len(dims)} dims; give one shift per dim")
+        raise ShapeError(f"roll: {len(shifts)} shifts for {len(dims)} dims; give one shift per dim")
     x = input
     for shift, dim in zip(shifts, dims):
         d = normalize_dim(dim, x.ndim, "roll")
@@ -157,6 +162,12 @@ def _source_positions(mode: str, n: int, before: int, after: int, device: Device
         raise ShapeError(f"pad: circular padding of {max(before, after)} wraps around a dimension of {n} "
                          "more than once")
     positions = np.arange(-before, n + after)
+    if mode == "circular" and min(before, after) < 0:
+        # a negative amount crops first; the wrap-around then reads the cropped part (PyTorch)
+        start, kept = max(-before, 0), n + min(before, 0) + min(after, 0)
+        if kept <= 0:
+            raise ShapeError(f"pad: circular padding ({before}, {after}) crops all {n} elements of a dimension")
+        return tensor(start + np.arange(-max(before, 0), kept + max(after, 0)) % kept, device=device)
     if mode == "replicate":
         positions = positions.clip(0, n - 1)
     elif mode == "circular":

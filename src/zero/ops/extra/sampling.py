@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from ... import dtypes
 from ...errors import ShapeError, ZeroError, describe
 from ...random import Generator, default_generator
 from ...tensors.creation import tensor
 from ...tensors.tensor import Tensor
 
 
-class SamplingError(ZeroError, ValueError):
-    """Weights that are no distribution (negative, infinite, NaN, or all zero)."""
+class SamplingError(ZeroError, RuntimeError):
+    """Weights that are no distribution (negative, infinite, NaN, or all zero); a RuntimeError,
+    as PyTorch raises."""
 
 
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
@@ -27,7 +29,9 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *,
     if not isinstance(input, Tensor) or input.ndim not in (1, 2) or not input.dtype.is_floating_point:
         raise ShapeError(f"multinomial: weights must be a 1-D or 2-D floating-point tensor, got {describe(input)}")
     if not isinstance(num_samples, int) or num_samples < 1:
-        raise ValueError(f"multinomial: num_samples must be a positive int, got {num_samples!r}")
+        raise SamplingError(f"multinomial: num_samples must be a positive int, got {num_samples!r}")
+    if input.ndim == 2 and input.shape[0] == 0:   # no rows: nothing to draw, as in PyTorch
+        return Tensor._empty((0, num_samples), dtypes.int64, input.device)
     rows = input.detach()._host_array().astype(np.float64).reshape(-1, input.shape[-1])
     if not np.isfinite(rows).all() or (rows < 0).any():
         raise SamplingError("multinomial: the weights contain inf, nan or a negative number")

@@ -14,17 +14,19 @@ passes whole and the added values get theirs gathered. take, take_along_dim and
 masked_select are compositions of indexing and gather (whose backward scatter-adds).
 
 Index tensors are int64 (or int32) and checked against the dimension's size; PyTorch's
-``reduce=`` of scatter is supported for "add" only ("multiply" raises NotImplementedError).
+``reduce=`` of scatter: "add" with a src tensor or a value, "multiply" with a value.
 """
 from __future__ import annotations
 
 from typing import Any, Literal, overload
 
+import numpy as np
+
 from ... import dtypes
 from ...autograd.op import Grads, Op
 from ...backends.device import Device
 from ...dtypes import DType
-from ...errors import DTypeError, ShapeError, describe
+from ...errors import DTypeError, DTypeMismatchError, ShapeError, ValueRangeError, describe
 from ...tensors.meta import Shape, broadcast_shapes, normalize_dim
 from ...tensors.tensor import Tensor
 from ..arguments import Number, fill_value
@@ -47,6 +49,9 @@ def _check_scatter(op: str, x: Tensor, dim: int, index: Tensor, src: Tensor | No
         raise TypeError(f"{op}: expected a tensor, got {describe(x)}")
     _check_index(op, index)
     dim = normalize_dim(dim, x.ndim, op)
+    if isinstance(src, Tensor) and src.dtype is not x.dtype:
+        raise DTypeMismatchError(f"{op}: src {describe(src)} must have the input's dtype ({describe(x)}), "
+                                 "as in PyTorch; convert it with .to(input.dtype)")
     if index.ndim != x.ndim and not (index.ndim <= 1 and x.ndim <= 1):
         raise ShapeError(f"{op}: index {describe(index)} must have as many dimensions as the input {describe(x)}")
     for d in range(index.ndim):
@@ -136,13 +141,55 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | Number | None 
     if (src is None) == (value is None):
         raise TypeError("scatter: give either src (a tensor) or value (a number)")
     if reduce is not None:
+        if reduce not in ("add", "multiply"):
+            raise ValueRangeError(f"scatter: reduce must be 'add' or 'multiply', got {reduce!r}")
         if reduce == "add" and src is not None:
             return ScatterAdd.apply(input, dim, index, src)
-        raise NotImplementedError(f"scatter: reduce={reduce!r} is not supported by Zero (reduce='add' with a src "
-                                  "tensor is; use scatter_add, or index arithmetic, instead)")
+        if src is None and value is not None and isinstance(input, Tensor) and isinstance(index, Tensor):
+            return _scatter_value_reduce(input, dim, index, value, reduce)
+        if isinstance(src, Tensor) and isinstance(input, Tensor) and isinstance(index, Tensor):
+            return _scatter_multiply(input, dim, index, src)
+        raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
     if src is not None and not isinstance(src, Tensor):
         raise TypeError(f"scatter: src must be a tensor, got {describe(src)}")
     return Scatter.apply(input, dim, index, src, value=value)
+
+
+def _scatter_value_reduce(input: Tensor, dim: int, index: Tensor, value: Number | Tensor,
+                          reduce: str) -> Tensor:
+    """scatter(x, dim, index, value=v, reduce=...): each indexed place gets v added (or is
+    multiplied by v) once per time the index names it -- x + v * hits, or x * v ** hits."""
+    fill = fill_value("scatter", value, input.dtype)
+    if reduce == "add":
+        return ScatterAdd.apply(input, dim, index, input.new_full(index.shape, fill))
+    hits = ScatterAdd.apply(input.detach().new_zeros(input.shape), dim, index, input.new_ones(index.shape).detach())
+    return input * input.new_full((), fill) ** hits
+
+
+def _scatter_multiply(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    """scatter(x, dim, index, src, reduce='multiply'): each indexed place multiplied by every
+    src value sent to it. A place named k times is written in k rounds, each round a write at
+    distinct places (so repeats multiply, in index order); the rounds are found on the host."""
+    dim = _check_scatter("scatter", input, dim, index, src)
+    out = Copy.apply(input)
+    if not index.numel():
+        return out
+    size = input.shape[dim] if input.ndim else 1
+    where = np.indices(index.shape if index.ndim else (1,))
+    where[dim if input.ndim else 0] = index.detach().cpu().numpy().reshape(where.shape[1:]) % size
+    places = np.ravel_multi_index(tuple(where), input.shape if input.ndim else (1,)).reshape(-1)
+    order = np.argsort(places, kind="stable")
+    ranked = places[order]
+    starts = np.r_[0, np.flatnonzero(ranked[1:] != ranked[:-1]) + 1]
+    rank = np.empty_like(places)
+    rank[order] = np.arange(len(places)) - np.repeat(starts, np.diff(np.r_[starts, len(places)]))
+    flat_out = out.reshape(-1)                                   # (a view of out: the writes land there)
+    values = _window(src, index.shape).reshape(-1)
+    for r in range(int(rank.max()) + 1):
+        picked = np.flatnonzero(rank == r)
+        at = Tensor._from_host(places[picked], dtypes.int64, input.device)
+        flat_out[at] = flat_out[at] * values[Tensor._from_host(picked, dtypes.int64, input.device)]
+    return out
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from ... import dtypes
-from ...errors import DTypeError, ShapeError, describe, describe_all
+from ...errors import DTypeError, ShapeError, ValueRangeError, describe, describe_all
 from ...tensors.creation import zeros
 from ...tensors.meta import normalize_dim
 from ...tensors.tensor import Tensor
@@ -146,7 +146,7 @@ def tensor_split(input: Tensor, indices_or_sections: int | Sequence[int] | Tenso
     if isinstance(indices_or_sections, int):
         sections = indices_or_sections
         if sections <= 0:
-            raise ValueError(f"tensor_split: the number of sections must be positive, got {sections}")
+            raise ValueRangeError(f"tensor_split: the number of sections must be positive, got {sections}")
         small, extra = divmod(size, sections)
         bounds = [0]
         for k in range(sections):

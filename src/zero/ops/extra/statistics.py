@@ -140,16 +140,27 @@ def _correction(correction: int | None, unbiased: bool | None) -> int:
     return 1 if correction is None else correction
 
 
+def _dim_or_axis(op: str, dim: Dims, axis: Dims) -> Dims:
+    """``dim``, or NumPy's name for it, ``axis`` (PyTorch takes either, not both)."""
+    if axis is None:
+        return dim
+    if dim is not None:
+        raise TypeError(f"{op}: pass dim or axis (its NumPy name), not both")
+    return axis
+
+
 def var_mean(input: Tensor, dim: Dims = None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction: int | None = None) -> tuple[Tensor, Tensor]:
+             correction: int | None = None, axis: Dims = None) -> tuple[Tensor, Tensor]:
     """(var, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
     check_floats("var_mean", input=input)
+    dim = _dim_or_axis("var_mean", dim, axis)
     return Var.apply(input, dim, _correction(correction, unbiased), keepdim), mean(input, dim, keepdim)
 
 
 def std_mean(input: Tensor, dim: Dims = None, unbiased: bool | None = None, keepdim: bool = False, *,
-             correction: int | None = None) -> tuple[Tensor, Tensor]:
+             correction: int | None = None, axis: Dims = None) -> tuple[Tensor, Tensor]:
     """(std, mean) over ``dim`` with Bessel's ``correction`` (1 by default)."""
     check_floats("std_mean", input=input)
+    dim = _dim_or_axis("std_mean", dim, axis)
     return std(input, dim, _correction(correction, unbiased), keepdim), mean(input, dim, keepdim)
 
