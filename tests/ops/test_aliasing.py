@@ -262,7 +262,7 @@ METHODS: dict[str, list[A]] = {
     "float": [A(x), A(ii)], "double": [A(x), A(ii)], "half": [A(x)], "bfloat16": [A(x)], "int": [A(x)], "long": [A(ii)],
     "bool": [A(mask), A(x)], "cpu": [A(x)], "type_as": [A(x, y), A(x, ii)], "detach": [A(x)],
     "expand": [A(v, 3, 4), A(x, 3, 4), A(x, -1, -1), A(x, (3, 4))], "expand_as": [A(v, x)],
-    "view": [A(x, 4, 3), A(x, 3, 4)],
+    "view": [A(x, 4, 3), A(x, 3, 4), A(x, zero.int32), A(x, zero.float32)],
     "view_as": [A(x, y)], "reshape_as": [A(x, y)], "repeat": [A(x, 1, 1), A(x, 2, 1), A(x, 1, 1, 1), A(x, (1, 1))],
     "new_empty": [A(x, (2,))], "new_full": [A(x, (2,), 1.0)], "new_ones": [A(x, (2,))],
     "new_zeros": [A(x, (2,))], "new_tensor": [A(x, [1.0])],
