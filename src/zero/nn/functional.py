@@ -41,6 +41,8 @@ from ..ops.dropout import alpha_dropout, dropout1d, dropout3d, feature_alpha_dro
 from ..ops.extra import embedding as extra_embedding
 from ..ops.extra.bilinear import bilinear
 from ..ops.extra.embedding import embedding_bag
+from ..ops.extra.nn_compositions import (channel_shuffle, gumbel_softmax, lp_pool1d, lp_pool2d, lp_pool3d, pdist,
+                                         triplet_margin_with_distance_loss)
 from ..ops.extra.normalization_extra import group_norm, instance_norm, local_response_norm, normalize, rms_norm
 from ..ops.loss import cross_entropy, mse_loss, nll_loss
 from ..ops.extra.activations import (celu, celu_, elu, elu_, glu, hardshrink, hardsigmoid, hardswish, hardtanh,
@@ -385,13 +387,8 @@ __all__ += ["group_norm", "instance_norm", "rms_norm", "normalize", "local_respo
             "bilinear", "dropout1d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
-
-
 # -- smaller compositions: channel shuffle, power-average pooling, pdist, Gumbel-softmax, ---------
 # a triplet loss with any distance, and the pools' *_with_indices names (ops.extra.nn_compositions)
-
-from ..ops.extra.nn_compositions import (channel_shuffle, gumbel_softmax, lp_pool1d, lp_pool2d,  # noqa: E402
-                                         lp_pool3d, pdist, triplet_margin_with_distance_loss)
 
 native_channel_shuffle = channel_shuffle
 __all__ += ["channel_shuffle", "native_channel_shuffle", "gumbel_softmax", "lp_pool1d", "lp_pool2d", "lp_pool3d",
