@@ -235,3 +235,78 @@ def test_update_bn_equals_pytorch():
     swa_utils.update_bn([zero.tensor(b) for b in batches], averaged, device="cpu")
     np.testing.assert_allclose(averaged.module[1].running_mean.numpy(), theirs["1.running_mean"], rtol=1e-5,
                                atol=1e-6)
+
+
+# -- swap_in_optimizer_params_and_state ------------------------------------------------------------------------
+
+def swapped_step(lib):
+    """Adam on two parameters for two steps, then one step on copies and a copied state with another lr."""
+    import copy
+
+    rng = np.random.default_rng(5)
+    start = [rng.normal(size=(2, 3)), rng.normal(size=3)]
+    params = [lib.nn.Parameter(lib.tensor(a)) for a in start]
+    optimizer = lib.optim.Adam([{"params": [params[0]]}, {"params": [params[1]], "lr": 0.2}], lr=0.1)
+    for _ in range(2):
+        optimizer.zero_grad()
+        (params[0].sum() ** 2 + (params[1] ** 3).sum()).backward()
+        optimizer.step()
+    live = [p.detach().clone() for p in params]
+    saved = optimizer.state_dict()
+    saved = {"state": {k: {n: v.clone() for n, v in s.items()} for k, s in saved["state"].items()},
+             "param_groups": copy.deepcopy(saved["param_groups"])}
+    saved["param_groups"][1]["lr"] = 0.05
+    copies = {}
+    for name, a in (("w", start[0] * 2), ("b", start[1] - 1)):
+        p = lib.nn.Parameter(lib.tensor(a))
+        p.grad = lib.tensor(np.full(a.shape, 0.5))
+        copies[name] = p
+    params_list = optimizer.param_groups[0]["params"]
+    with lib.optim.swap_in_optimizer_params_and_state(optimizer, copies, saved):
+        assert optimizer.param_groups[1]["lr"] == 0.05 and optimizer.param_groups[0]["params"][0] is copies["w"]
+        optimizer.step()
+    assert optimizer.param_groups[1]["lr"] == 0.2 and optimizer.param_groups[0]["params"] is params_list
+    for p, before in zip(params, live):
+        np.testing.assert_array_equal(p.detach().numpy(), before.numpy())   # the live model untouched
+    return ([p.detach().numpy() for p in copies.values()], saved["state"][1]["exp_avg"].numpy(),
+            float(saved["state"][0]["step"]), optimizer)
+
+
+def test_swap_in_optimizer_params_and_state_equals_pytorch():
+    ours_params, ours_avg, ours_step, optimizer = swapped_step(zero)
+    theirs_params, theirs_avg, theirs_step, _ = swapped_step(torch)
+    for a, b in zip(ours_params, theirs_params):
+        np.testing.assert_allclose(a, b, rtol=1e-12)
+    np.testing.assert_allclose(ours_avg, theirs_avg, rtol=1e-12)   # the caller's state updated in place
+    assert ours_step == theirs_step == 3.0
+    assert float(optimizer.state[optimizer.param_groups[0]["params"][0]]["step"]) == 2.0   # live state kept
+
+
+def test_swap_in_errors_like_pytorch():
+    for lib in (zero, torch):
+        p = lib.nn.Parameter(lib.zeros(2))
+        optimizer = lib.optim.SGD([p], lr=0.1, momentum=0.9)
+        with pytest.raises(RuntimeError, match="requires initialized optimizer state"):
+            with lib.optim.swap_in_optimizer_params_and_state(optimizer, {"p": p}, optimizer.state_dict()):
+                pass
+        p.grad = lib.ones(2)
+        optimizer.step()
+        good = optimizer.state_dict()
+        bad_cases = [
+            ("not a dict", "DCP-style"),
+            ({"state": [], "param_groups": good["param_groups"]}, "to be a dict mapping"),
+            ({"state": {0: 1}, "param_groups": good["param_groups"]}, "entries to be dictionaries"),
+            ({"state": good["state"], "param_groups": {}}, "list of param-group"),
+            ({"state": good["state"], "param_groups": []}, "different number of parameter groups"),
+            ({"state": good["state"], "param_groups": [dict(good["param_groups"][0], params=[])]},
+             "different number of params"),
+            ({"state": good["state"], "param_groups": [dict(good["param_groups"][0], extra=1)]}, "Keys only in"),
+            ({"state": {**good["state"], 7: {}}, "param_groups": good["param_groups"]}, "extra keys"),
+        ]
+        for bad, message in bad_cases:
+            with pytest.raises(RuntimeError, match=message):
+                with lib.optim.swap_in_optimizer_params_and_state(optimizer, {"p": p}, bad):
+                    pass
+        with pytest.raises(RuntimeError, match="ordering"):
+            with lib.optim.swap_in_optimizer_params_and_state(optimizer, {}, good):
+                pass
