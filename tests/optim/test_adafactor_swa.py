@@ -310,3 +310,35 @@ def test_swap_in_errors_like_pytorch():
         with pytest.raises(RuntimeError, match="ordering"):
             with lib.optim.swap_in_optimizer_params_and_state(optimizer, {}, good):
                 pass
+
+
+@pytest.mark.parametrize("name,options", [("Adafactor", {"lr": 0.05, "weight_decay": 0.1}),
+                                          ("Muon", {"lr": 0.02})])
+def test_runs_where_the_parameters_are(name, options, second_device):
+    """Written with tensor ops, they run on the parameters' device (here "cuda"), with the same result."""
+    rng = np.random.default_rng(2)
+    start, target = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+    results = []
+    for device in ("cpu", second_device):
+        params = [zero.nn.Parameter(zero.tensor(start, dtype=zero.float32, device=device))]
+        goal = zero.tensor(target, dtype=zero.float32, device=device)
+        optimizer = getattr(optim, name)(params, **options)
+        for _ in range(3):
+            optimizer.zero_grad()
+            ((params[0] - goal) ** 2).sum().backward()
+            optimizer.step()
+        assert params[0].device == zero.device(device) if device == "cpu" else params[0].device is device
+        results.append(params[0].detach().cpu().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-6, atol=1e-7)
+
+
+def test_averaged_model_on_the_parameters_device(second_device):
+    model = zero.nn.Linear(3, 2).to(second_device)
+    averaged = swa_utils.AveragedModel(model, multi_avg_fn=swa_utils.get_ema_multi_avg_fn(0.5))
+    start = model.weight.detach().cpu().numpy().copy()
+    averaged.update_parameters(model)
+    with zero.no_grad():
+        model.weight.add_(1.0)
+    averaged.update_parameters(model)
+    assert averaged.module.weight.device is second_device
+    np.testing.assert_allclose(averaged.module.weight.detach().cpu().numpy(), start + 0.5, rtol=1e-6)
