@@ -427,3 +427,60 @@ def test_sharding_twice_on_a_path_refused():
     dp = ziter.IterableWrapper(range(4)).sharding_filter().sharding_filter()
     with pytest.raises(RuntimeError, match="Sharding twice"):
         loader_items(dp, batch_size=None)
+
+
+def outcome(action):
+    try:
+        return ("ok", plain(action()))
+    except Exception as error:
+        return (type(error).__name__, "invalidated" in str(error))
+
+
+def single_iterator_scripts(it):
+    """Sequences of iterator uses whose outcomes (values, or the error's type) PyTorch defines."""
+    def second_iterator_invalidates_first():
+        dp = it.IterableWrapper(range(5)).map(double)
+        first = iter(dp)
+        values = [next(first)]
+        second = iter(dp)
+        values.append(next(second))
+        return outcome(lambda: values + [next(first)])
+
+    def lazily_numbered():   # an iterator takes its number at its first next(), as PyTorch's
+        dp = it.IterableWrapper(range(5)).map(double)
+        first, second = iter(dp), iter(dp)
+        values = [next(first), next(first), next(second)]
+        return outcome(lambda: values + [next(first)])
+
+    def zip_with_itself():
+        dp = it.IterableWrapper(range(3)).map(double)
+        return outcome(lambda: list(dp.zip(dp)))
+
+    def fresh_iterator_after_the_end():
+        dp = it.IterableWrapper(range(3)).map(double)
+        return outcome(lambda: [list(dp), list(dp)])
+
+    def fork_child_restarted():
+        a, b = it.IterableWrapper(range(4)).fork(2)
+        old_b = iter(b)
+        values = [next(iter(a)), next(old_b)]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            values.append(next(iter(b)))   # b again, while a is mid-way: everything restarts
+        return outcome(lambda: values + [next(old_b)])
+
+    return [second_iterator_invalidates_first(), lazily_numbered(), zip_with_itself(),
+            fresh_iterator_after_the_end(), fork_child_restarted()]
+
+
+def test_single_iterator_rule_like_pytorch():
+    ours, theirs = single_iterator_scripts(ziter), single_iterator_scripts(titer)
+    assert ours == theirs
+    assert [o[0] for o in ours] == ["RuntimeError", "RuntimeError", "RuntimeError", "ok", "RuntimeError"]
+
+
+def test_errors_inside_a_pipe_name_it_like_pytorch():
+    for it, name in ((ziter, "Mapper"), (titer, "MapperIterDataPipe")):
+        with pytest.raises(ZeroDivisionError, match=f"thrown by __iter__ of {name}\\(") as caught:
+            list(it.IterableWrapper(range(3)).map(lambda x: 1 / 0).filter(bool))
+        assert str(caught.value).count("thrown by __iter__") == 1   # named once, by the innermost pipe

@@ -15,9 +15,14 @@ kind: ``dp.name(*args)`` is ``TheClass(dp, *args)``. The built-ins:
                     sharding_filter (ShardingFilter), Sampler
     map-style       SequenceWrapper, map, batch, concat, zip, shuffle (-> an IterDataPipe)
 
-**Iteration resets.** ``iter(dp)`` calls ``dp.reset()`` first (a no-op unless a
-DataPipe keeps state); a ``Shuffler`` draws its order there: from the seed given
-by ``set_seed(seed)`` (used once), else from Zero's default generator, so
+**One iterator at a time, reset at its start** (PyTorch's rule). An iterator of a
+DataPipe calls ``dp.reset()`` when it starts (at its first ``next``; a no-op
+unless the DataPipe keeps state) and invalidates the DataPipe's earlier
+iterators: using one of those raises ``RuntimeError`` (``fork()`` is the way to
+read one DataPipe twice). An error raised inside a DataPipe's ``__iter__`` gets
+"This exception is thrown by __iter__ of Name(args)" added to its message. A
+``Shuffler`` draws its order in ``reset``: from the seed given by
+``set_seed(seed)`` (used once), else from Zero's default generator, so
 ``zero.manual_seed`` makes a shuffle reproducible.
 
 **With the DataLoader** (as PyTorch's): ``shuffle=`` turns every Shuffler in the
@@ -124,15 +129,85 @@ class _FunctionalForms:
         return list(super().__dir__()) + list(type(self)._registry())
 
 
-def _resetting(iter_function: Callable) -> Callable:
-    """``__iter__`` that calls ``reset()`` first (every ``iter(dp)`` starts afresh)."""
+def _describe(datapipe) -> str:
+    """``Name(arg=value, ...)``: a DataPipe and its constructor arguments, for error messages."""
+    try:
+        names = set(inspect.signature(type(datapipe)).parameters)
+    except (TypeError, ValueError):
+        names = set()
+    values = vars(datapipe)
+    shown = [f"{n}={values[n].__name__ if inspect.isfunction(values[n]) else values[n]!r}"
+             for n in sorted(names) if n in values]
+    return f"{type(datapipe).__name__}({', '.join(shown)})"
 
-    @functools.wraps(iter_function)
+
+_ONE_ITERATOR = ("This iterator has been invalidated because another iterator has been created from the same "
+                 "IterDataPipe: {}\nThis may be caused by multiple references to the same IterDataPipe. We "
+                 "recommend using `.fork()` if that is necessary.")
+
+
+def _new_iterator(datapipe) -> int:
+    """Number a new iterator of ``datapipe`` (the only valid one from now on) and reset it."""
+    number = datapipe._valid_iterator_id
+    datapipe._valid_iterator_id = number = 0 if number is None else number + 1
+    datapipe.reset()
+    return number
+
+
+def _check_valid(datapipe, number: int) -> None:
+    if datapipe._valid_iterator_id != number:
+        raise RuntimeError(_ONE_ITERATOR.format(_describe(datapipe)))
+
+
+def _annotated(error: Exception, datapipe) -> None:
+    """Add which DataPipe raised ``error`` to its message, as PyTorch does (once)."""
+    where = f"thrown by __iter__ of {_describe(datapipe)}"
+    if not error.args or not isinstance(error.args[0], str):
+        error.args = (f"\nThis exception is {where}",)
+    elif "thrown by __iter__ of" not in error.args[0] and "another iterator has been created" not in error.args[0]:
+        error.args = (error.args[0] + f"\nThis exception is {where}",) + error.args[1:]
+
+
+class _CheckedIterator:
+    """The iterator of a DataPipe whose ``__iter__`` returns one: checked at each ``next``."""
+
+    def __init__(self, iterator, datapipe, number: int) -> None:
+        self.iterator, self.datapipe, self.number = iterator, datapipe, number
+
     def __iter__(self):
-        self.reset()
-        return iter_function(self)
+        return self
 
-    __iter__._zero_resets = True  # type: ignore[attr-defined]
+    def __next__(self):
+        _check_valid(self.datapipe, self.number)
+        return next(self.iterator)
+
+
+def _one_iterator_at_a_time(iter_function: Callable) -> Callable:
+    """Wrap an IterDataPipe's ``__iter__`` as PyTorch does: each iterator, when it starts, resets the
+    DataPipe and invalidates the ones before it (using one of those raises ``RuntimeError``)."""
+    if inspect.isgeneratorfunction(iter_function):
+        @functools.wraps(iter_function)
+        def __iter__(self):
+            generator = iter_function(self)
+            number = _new_iterator(self)   # (at the first next(), as PyTorch's)
+            try:
+                item = next(generator)
+                while True:
+                    yield item
+                    _check_valid(self, number)
+                    item = next(generator)
+            except StopIteration:
+                return
+            except Exception as error:
+                _annotated(error, self)
+                raise
+    else:
+        @functools.wraps(iter_function)
+        def __iter__(self):
+            iterator = iter_function(self)
+            return _CheckedIterator(iterator, self, _new_iterator(self))
+
+    __iter__._zero_wrapped = True  # type: ignore[attr-defined]
     return __iter__
 
 
@@ -140,6 +215,7 @@ class IterDataPipe(_FunctionalForms, IterableDataset[T_co]):
     """An iterable-style DataPipe (an ``IterableDataset``); subclasses define ``__iter__``, may define ``reset``."""
 
     functions: dict[str, Callable] = {}
+    _valid_iterator_id: int | None = None
 
     @classmethod
     def _registry(cls) -> dict[str, Callable]:
@@ -148,8 +224,8 @@ class IterDataPipe(_FunctionalForms, IterableDataset[T_co]):
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("__iter__")
-        if own is not None and not getattr(own, "_zero_resets", False):
-            cls.__iter__ = _resetting(own)  # type: ignore[method-assign]
+        if own is not None and not getattr(own, "_zero_wrapped", False):
+            cls.__iter__ = _one_iterator_at_a_time(own)  # type: ignore[method-assign]
 
     def __iter__(self) -> Iterator[T_co]:
         return self  # (PyTorch's default: a DataPipe that is its own iterator)
@@ -709,6 +785,7 @@ class _Branches:
         self._restart()
 
     def _restart(self) -> None:
+        self.generation = getattr(self, "generation", -1) + 1   # (a child's iterator of an older one is stale)
         self.iterator: Iterator | None = None
         self.queues: list[deque] = [deque() for _ in range(self.num_instances)]
         self.started = [False] * self.num_instances
@@ -811,7 +888,11 @@ class _Child(IterDataPipe):
     def __iter__(self):
         branches, instance_id = self.main_datapipe, self.instance_id
         branches.begin(instance_id)
+        generation = branches.generation
         while True:
+            if branches.generation != generation:
+                raise RuntimeError("This iterator has been invalidated, because a new iterator has been created "
+                                   f"from one of the ChildDataPipes of {_describe(branches)}.")
             try:
                 item = branches.next_for(instance_id)
             except StopIteration:
