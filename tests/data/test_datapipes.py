@@ -13,6 +13,7 @@ from zero.utils.data.datapipes import iter as ziter
 from zero.utils.data.datapipes import map as zmap
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.filterwarnings("ignore:Local function is not supported by pickle")  # (PyTorch's, on lambdas)
 import torch.utils.data as tdata
 from torch.utils.data.datapipes import iter as titer
 from torch.utils.data.datapipes import map as tmap
@@ -54,6 +55,13 @@ CHAINS = {
                                                                                   output_col="b"),
     "filter_col": lambda it, mp: it.IterableWrapper([(1, "x"), (2, "y"), (3, "z")]).filter(lambda v: v != 2,
                                                                                            input_col=0),
+    "groupby": lambda it, mp: it.IterableWrapper(range(20)).groupby(lambda x: x % 3),
+    "groupby_sized": lambda it, mp: it.IterableWrapper(range(20)).groupby(lambda x: x % 3, group_size=3,
+                                                                           keep_key=True),
+    "groupby_buffer": lambda it, mp: it.IterableWrapper([1, 2, 4, 5, 7, 3, 8, 6, 9]).groupby(
+        lambda x: x % 3, buffer_size=4),
+    "groupby_guaranteed": lambda it, mp: it.IterableWrapper([0, 3, 1, 6, 4, 9, 2, 5, 12]).groupby(
+        lambda x: x % 3, buffer_size=4, group_size=3, guaranteed_group_size=2, drop_remaining=True),
     "sharding_default": lambda it, mp: it.IterableWrapper(range(7)).sharding_filter(),
     "sampler": lambda it, mp: it.Sampler(it.IterableWrapper(range(5))),
     "shuffle_off": lambda it, mp: it.IterableWrapper(range(8)).shuffle().set_shuffle(False),
@@ -183,6 +191,10 @@ def test_errors_like_pytorch():
         (lambda it, mp: it.IterableWrapper(range(3)).map(double, output_col=1), ValueError),
         (lambda it, mp: it.IterableWrapper(range(3)).map(double, input_col=0, output_col=[1, 2]), ValueError),
         (lambda it, mp: it.Concater(), ValueError),
+        (lambda it, mp: it.IterableWrapper(range(3)).groupby(bool, buffer_size=2, group_size=3), AssertionError),
+        (lambda it, mp: it.IterableWrapper(range(3)).groupby(bool, guaranteed_group_size=2), AssertionError),
+        (lambda it, mp: list(it.IterableWrapper([0, 1, 2, 4]).groupby(lambda x: x % 3, buffer_size=2, group_size=2,
+                                                                      guaranteed_group_size=2)), RuntimeError),
         (lambda it, mp: it.IterableWrapper(range(3)).concat([1]), TypeError),
         (lambda it, mp: it.IterableWrapper(range(3)).zip([1]), TypeError),
         (lambda it, mp: it.IterableWrapper(range(3)).shuffle(buffer_size=0), AssertionError),

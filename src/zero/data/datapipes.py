@@ -643,6 +643,64 @@ class UnBatcher(IterDataPipe):
             raise IndexError(f"unbatch_level {self.unbatch_level} exceeds the depth of the DataPipe")
 
 
+@functional_datapipe("groupby")
+class Grouper(IterDataPipe):
+    """Items in DataChunks of one ``group_key_fn`` key each (``(key, chunk)`` with ``keep_key``).
+
+    A group is yielded when it reaches ``group_size``; when ``buffer_size`` items wait, the largest
+    group goes (dropped if smaller than ``guaranteed_group_size`` with ``drop_remaining``, else a
+    RuntimeError); at the end the rest, in the order their keys first came. (PyTorch pairs a group
+    evicted from a full buffer with the key of the item just read; Zero with the group's own.)
+    """
+
+    def __init__(self, datapipe: IterDataPipe, group_key_fn: Callable, *, keep_key: bool = False,
+                 buffer_size: int = 10000, group_size: int | None = None, guaranteed_group_size: int | None = None,
+                 drop_remaining: bool = False) -> None:
+        self.datapipe = datapipe
+        self.group_key_fn = group_key_fn
+        self.keep_key = keep_key
+        self.max_buffer_size = buffer_size
+        self.group_size = group_size
+        self.guaranteed_group_size = None
+        if group_size is not None and buffer_size is not None:
+            if not 0 < group_size <= buffer_size:
+                raise AssertionError("group_size must be > 0 and <= buffer_size")
+            self.guaranteed_group_size = group_size
+        if guaranteed_group_size is not None:
+            if group_size is None or not 0 < guaranteed_group_size <= group_size:
+                raise AssertionError("guaranteed_group_size must be > 0 and <= group_size and group_size must be "
+                                     "set")
+            self.guaranteed_group_size = guaranteed_group_size
+        self.drop_remaining = drop_remaining
+        self.wrapper_class = DataChunk
+
+    def _out(self, key, items):
+        chunk = self.wrapper_class(items)
+        return (key, chunk) if self.keep_key else chunk
+
+    def __iter__(self):
+        groups: dict = {}
+        waiting = 0
+        for item in self.datapipe:
+            key = self.group_key_fn(item)
+            groups.setdefault(key, []).append(item)
+            waiting += 1
+            if self.group_size is not None and len(groups[key]) == self.group_size:
+                waiting -= self.group_size
+                yield self._out(key, groups.pop(key))
+            if waiting == self.max_buffer_size:
+                biggest = max(groups, key=lambda k: len(groups[k]))   # (the first of the largest)
+                items = groups.pop(biggest)
+                waiting -= len(items)
+                guaranteed = self.guaranteed_group_size
+                if guaranteed is None or len(items) >= guaranteed:
+                    yield self._out(biggest, items)
+                elif not self.drop_remaining:
+                    raise RuntimeError("Failed to group items", str(items))
+        for key in list(groups):
+            yield self._out(key, groups.pop(key))
+
+
 @functional_datapipe("shuffle")
 class Shuffler(IterDataPipe):
     """The items in a random order, through a buffer of ``buffer_size`` (a full shuffle when it holds them all).

@@ -1,8 +1,9 @@
 """``torch.utils.data.datapipes.iter``: the built-in iterable-style DataPipes (``zero.data.datapipes``)."""
 from __future__ import annotations
 
-from ....data.datapipes import (Batcher, Collator, Concater, Demultiplexer, Filter, Forker, IterableWrapper, Mapper,
-                                Multiplexer, Sampler, ShardingFilter, Shuffler, UnBatcher, Zipper)
+from ....data.datapipes import (Batcher, Collator, Concater, Demultiplexer, Filter, Forker, Grouper,
+                                IterableWrapper, Mapper, Multiplexer, Sampler, ShardingFilter, Shuffler, UnBatcher,
+                                Zipper)
 
-__all__ = ["Batcher", "Collator", "Concater", "Demultiplexer", "Filter", "Forker", "IterableWrapper", "Mapper",
-           "Multiplexer", "Sampler", "ShardingFilter", "Shuffler", "UnBatcher", "Zipper"]
+__all__ = ["Batcher", "Collator", "Concater", "Demultiplexer", "Filter", "Forker", "Grouper", "IterableWrapper",
+           "Mapper", "Multiplexer", "Sampler", "ShardingFilter", "Shuffler", "UnBatcher", "Zipper"]
