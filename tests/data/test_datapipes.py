@@ -496,3 +496,39 @@ def test_errors_inside_a_pipe_name_it_like_pytorch():
         with pytest.raises(ZeroDivisionError, match=f"thrown by __iter__ of {name}\\(") as caught:
             list(it.IterableWrapper(range(3)).map(lambda x: 1 / 0).filter(bool))
         assert str(caught.value).count("thrown by __iter__") == 1   # named once, by the innermost pipe
+
+
+def test_file_pipes_like_pytorch(tmp_path):
+    (tmp_path / "sub").mkdir()
+    for name, text in (("b.txt", "bee\nline"), ("a.txt", "ay"), ("c.csv", "1,2"), ("sub/d.txt", "dee")):
+        (tmp_path / name).write_text(text)
+    root = str(tmp_path)
+    for options in ({}, {"masks": "*.txt"}, {"masks": ["*.csv", "d*"], "recursive": True}, {"recursive": True}):
+        ours = list(ziter.FileLister(root, **options))
+        assert ours == list(titer.FileLister(root, **options)) and ours
+    assert list(ziter.IterableWrapper([root, str(tmp_path / "a.txt")]).list_files(masks="a*")) == \
+        [str(tmp_path / "a.txt")] * 2
+    assert list(ziter.FileLister(root, abspath=True)) == list(titer.FileLister(root, abspath=True))
+    for mode, chunk in (("r", None), ("b", 3), ("rt", 2)):
+        results = []
+        for it in (ziter, titer):
+            files = it.FileLister(root, "*.txt").open_files(mode=mode)
+            results.append(list(files.read_from_stream(chunk=chunk)))
+        assert results[0] == results[1] and results[0]
+    path, stream = next(iter(ziter.FileOpener([str(tmp_path / "a.txt")], mode="b")))
+    assert stream.read() == b"ay" and not stream.closed
+    stream.close()
+    assert stream.file_obj.closed
+    for it in (ziter, titer):
+        with pytest.raises(ValueError, match="Invalid mode"):
+            it.FileOpener([root], mode="w")
+        with pytest.raises(ValueError, match="binary mode"):
+            it.FileOpener([root], mode="b", encoding="utf-8")
+        with pytest.raises(TypeError, match="valid length"):
+            len(it.FileLister(root))
+        assert len(it.FileLister(root, length=3)) == 3
+        with pytest.raises(TypeError, match="Expected string type"):
+            list(it.FileOpener([3]))
+        with pytest.raises(FileNotFoundError), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            list(it.FileLister(str(tmp_path / "missing")))

@@ -12,7 +12,8 @@ kind: ``dp.name(*args)`` is ``TheClass(dp, *args)``. The built-ins:
     iterable        IterableWrapper, map (Mapper), filter (Filter), batch (Batcher -> DataChunk),
                     unbatch (UnBatcher), shuffle (Shuffler), collate (Collator), concat (Concater),
                     zip (Zipper), mux (Multiplexer), fork (Forker), demux (Demultiplexer),
-                    sharding_filter (ShardingFilter), Sampler
+                    groupby (Grouper), sharding_filter (ShardingFilter), Sampler,
+                    list_files (FileLister), open_files (FileOpener), read_from_stream (StreamReader)
     map-style       SequenceWrapper, map, batch, concat, zip, shuffle (-> an IterDataPipe)
 
 **One iterator at a time, reset at its start** (PyTorch's rule). An iterator of a
@@ -42,8 +43,10 @@ raise ``AttributeError`` on a DataPipe; Zero does what they document.)
 from __future__ import annotations
 
 import copy as copy_module
+import fnmatch
 import functools
 import inspect
+import os
 import random
 import typing
 import warnings
@@ -1039,6 +1042,150 @@ class Sampler(IterDataPipe):
 
     def __len__(self) -> int:
         return len(self.sampler)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# files
+
+
+class StreamWrapper:
+    """An open file as the file DataPipes yield it: the file's methods, and closed when dropped."""
+
+    def __init__(self, file_obj, parent_stream=None, name: str | None = None) -> None:
+        self.file_obj = file_obj
+        self.parent_stream = parent_stream
+        self.name = name
+        self.closed = False
+
+    def __getattr__(self, name: str):
+        if name == "file_obj" or name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.file_obj, name)
+
+    def close(self, *args, **kwargs) -> None:
+        if not self.closed:
+            self.closed = True
+            self.file_obj.close(*args, **kwargs)
+
+    def __iter__(self):
+        yield from self.file_obj
+
+    def __next__(self):
+        return next(self.file_obj)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if not getattr(self, "closed", True):
+            self.close()
+
+    def __repr__(self) -> str:
+        return f"StreamWrapper<{self.name!r}>" if self.name is not None else f"StreamWrapper<{self.file_obj!r}>"
+
+
+def _matches(name: str, masks) -> bool:
+    if not masks:
+        return True
+    return any(fnmatch.fnmatch(name, mask) for mask in ([masks] if isinstance(masks, str) else masks))
+
+
+@functional_datapipe("list_files")
+class FileLister(IterDataPipe):
+    """The paths of the files under each root (its files only, or all below with ``recursive``), whose
+    names match ``masks`` (shell patterns; none: all), in sorted order unless ``non_deterministic``."""
+
+    def __init__(self, root=".", masks="", *, recursive: bool = False, abspath: bool = False,
+                 non_deterministic: bool = False, length: int = -1) -> None:
+        if isinstance(root, str):
+            root = [root]
+        self.datapipe = root if isinstance(root, IterDataPipe) else IterableWrapper(root)
+        self.masks = masks
+        self.recursive = recursive
+        self.abspath = abspath
+        self.non_deterministic = non_deterministic
+        self.length = length
+
+    def _paths(self, root: str):
+        if os.path.isfile(root):
+            path = os.path.abspath(root) if self.abspath else root
+            if _matches(os.path.basename(path), self.masks):
+                yield path
+            return
+        for directory, subdirectories, files in os.walk(root, onerror=_raise_os_error):
+            if self.abspath:
+                directory = os.path.abspath(directory)
+            if not self.non_deterministic:
+                files.sort()
+                subdirectories.sort()   # (in place: os.walk descends in this order)
+            for name in files:
+                if _matches(name, self.masks):
+                    yield os.path.join(directory, name)
+            if not self.recursive:
+                return
+
+    def __iter__(self):
+        for root in self.datapipe:
+            yield from self._paths(root)
+
+    def __len__(self) -> int:
+        if self.length == -1:
+            raise TypeError(f"{type(self).__name__} instance doesn't have valid length")
+        return self.length
+
+
+def _raise_os_error(error: OSError):
+    warnings.warn(f"{error.filename} : {error.strerror}", stacklevel=2)
+    raise error
+
+
+@functional_datapipe("open_files")
+class FileOpener(IterDataPipe):
+    """``(path, stream)`` for each path: the file opened in ``mode`` ("r", "rt", "t", "rb" or "b")."""
+
+    def __init__(self, datapipe: Iterable[str], mode: str = "r", encoding: str | None = None,
+                 length: int = -1) -> None:
+        if mode not in ("b", "t", "rb", "rt", "r"):
+            raise ValueError(f"Invalid mode {mode}")
+        if "b" in mode and encoding is not None:
+            raise ValueError("binary mode doesn't take an encoding argument")
+        self.datapipe = datapipe
+        self.mode = mode
+        self.encoding = encoding
+        self.length = length
+
+    def __iter__(self):
+        mode = "r" + self.mode if self.mode in ("b", "t") else self.mode
+        for path in self.datapipe:
+            if not isinstance(path, str):
+                raise TypeError(f"Expected string type for pathname, but got {type(path)}")
+            yield path, StreamWrapper(open(path, mode, encoding=self.encoding))  # (closed by its reader)
+
+    def __len__(self) -> int:
+        if self.length == -1:
+            raise TypeError(f"{type(self).__name__} instance doesn't have valid length")
+        return self.length
+
+
+@functional_datapipe("read_from_stream")
+class StreamReader(IterDataPipe):
+    """``(path, data)``: each stream read whole, or in pieces of ``chunk``; closed at its end."""
+
+    def __init__(self, datapipe: IterDataPipe, chunk: int | None = None) -> None:
+        self.datapipe = datapipe
+        self.chunk = chunk
+
+    def __iter__(self):
+        for path, stream in self.datapipe:
+            while True:
+                data = stream.read(self.chunk)
+                if not data:
+                    stream.close()
+                    break
+                yield path, data
 
 
 # ----------------------------------------------------------------------------------------------------------
