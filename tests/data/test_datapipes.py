@@ -532,3 +532,19 @@ def test_file_pipes_like_pytorch(tmp_path):
         with pytest.raises(FileNotFoundError), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             list(it.FileLister(str(tmp_path / "missing")))
+
+
+def test_pytorchs_addresses():
+    import importlib
+    import subprocess
+    import sys
+
+    assert zdata.datapipes.iter.Mapper is ziter.Mapper and zdata.datapipes.map.SequenceWrapper is zmap.SequenceWrapper
+    assert sorted(ziter.__all__) == sorted(n for n in titer.__all__ if n != "RoutedDecoder")
+    assert sorted(zmap.__all__) == sorted(tmap.__all__)
+    assert importlib.import_module("zero.utils.data.datapipes.iter") is ziter
+    # a fresh interpreter reaching them by attribute only (no import statement for the submodules)
+    code = ("import zero; d = zero.utils.data; "
+            "print(d.datapipes.iter.IterableWrapper([1]).map(abs).batch(1).__class__.__name__)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "Batcher"

@@ -21,6 +21,7 @@ from ...data.datapipes import (DataChunk, DFIterDataPipe, IterDataPipe, MapDataP
                                functional_datapipe, guaranteed_datapipes_determinism, non_deterministic,
                                runtime_validation, runtime_validation_disabled)
 from ...data.fetch import _DatasetKind
+from . import datapipes  # noqa: F401 (zero.utils.data.datapipes, as torch.utils.data.datapipes)
 
 __path__: list[str] = []  # (a package to the import system: zero.utils.data.datapipes is an alias under it)
 
