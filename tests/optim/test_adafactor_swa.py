@@ -342,3 +342,32 @@ def test_averaged_model_on_the_parameters_device(second_device):
     averaged.update_parameters(model)
     assert averaged.module.weight.device is second_device
     np.testing.assert_allclose(averaged.module.weight.detach().cpu().numpy(), start + 0.5, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,options", [("Adafactor", {"lr": 0.05, "weight_decay": 0.1}),
+                                          ("Muon", {"lr": 0.02})])
+def test_pytorch_state_dict_continues_in_zero(name, options):
+    """PyTorch's checkpoint (3 steps) loads into Zero's optimizer, and 4 more steps give PyTorch's result."""
+    rng = np.random.default_rng(4)
+    start, target = rng.normal(size=(3, 4)), rng.normal(size=(3, 4))
+
+    def steps(lib, params, optimizer, n):
+        goal = lib.tensor(target, dtype=lib.float32)
+        for _ in range(n):
+            optimizer.zero_grad()
+            ((params[0] - goal) ** 4).sum().backward()
+            optimizer.step()
+
+    tparams = [torch.nn.Parameter(torch.tensor(start, dtype=torch.float32))]
+    toptimizer = getattr(torch.optim, name)(tparams, **options)
+    steps(torch, tparams, toptimizer, 3)
+    saved = toptimizer.state_dict()
+    zparams = [zero.nn.Parameter(zero.tensor(tparams[0].detach().numpy()))]
+    zoptimizer = getattr(optim, name)(zparams, **options)
+    zoptimizer.load_state_dict({"state": {k: {n: zero.tensor(v.numpy()) for n, v in s.items()}
+                                          for k, s in saved["state"].items()},
+                                "param_groups": saved["param_groups"]})
+    steps(torch, tparams, toptimizer, 4)
+    steps(zero, zparams, zoptimizer, 4)
+    np.testing.assert_allclose(zparams[0].detach().numpy(), tparams[0].detach().numpy(), rtol=1e-5, atol=1e-6)
+    assert sorted(zoptimizer.state_dict()["state"][0]) == sorted(toptimizer.state_dict()["state"][0])
