@@ -188,6 +188,8 @@ def test_errors_like_pytorch():
         (lambda it, mp: list(it.IterableWrapper([[1], 2]).unbatch(unbatch_level=2)), IndexError),
         (lambda it, mp: list(it.IterableWrapper([[1]]).unbatch(unbatch_level=-2)), ValueError),
         (lambda it, mp: list(it.IterableWrapper(range(3)).filter(lambda x: x)), ValueError),
+        (lambda it, mp: list(it.IterableWrapper([1]).filter(lambda x: (zero if it is ziter else torch).tensor(True))),
+         ValueError),
         (lambda it, mp: it.IterableWrapper(range(3)).map(double, output_col=1), ValueError),
         (lambda it, mp: it.IterableWrapper(range(3)).map(double, input_col=0, output_col=[1, 2]), ValueError),
         (lambda it, mp: it.Concater(), ValueError),

@@ -579,9 +579,9 @@ class Filter(IterDataPipe):
             keep = self.filter_fn(*(data[c] for c in column))
         else:
             keep = self.filter_fn(data[column])
-        if not isinstance(keep, bool) and not (hasattr(keep, "dtype") and str(keep.dtype).endswith("bool")):
+        if not isinstance(keep, bool):   # (a 0-d bool tensor too, as PyTorch)
             raise ValueError("Boolean output is required for `filter_fn` of FilterIterDataPipe, got", type(keep))
-        return bool(keep)
+        return keep
 
     def __iter__(self):
         for data in self.datapipe:
@@ -1331,7 +1331,7 @@ MapDataPipe.register_datapipe_as_function("shuffle", MapShuffler)
 
 def _children(datapipe) -> list:
     found = []
-    for value in vars(datapipe).values():
+    for value in getattr(datapipe, "__dict__", {}).values():
         for item in (value if isinstance(value, (list, tuple)) else (value,)):
             if isinstance(item, (IterDataPipe, MapDataPipe, _Branches)):
                 found.append(item)
