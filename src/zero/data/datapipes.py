@@ -90,12 +90,13 @@ def _no_attribute(datapipe, name: str) -> AttributeError:
 
 
 class _FunctionalForms:
-    """What both kinds share: ``functions`` (name -> the DataPipe it makes), ``dp.name(...)``, repr."""
+    """What both kinds share: ``functions`` (name -> the DataPipe it makes; one dict per kind, defined
+    by the kind's base class), ``dp.name(...)``, repr."""
 
-    functions: dict[str, Callable] = {}
+    functions: dict[str, Callable]
 
     def __getattr__(self, name: str):
-        function = type(self)._registry().get(name)
+        function = type(self).functions.get(name)
         if function is None or name.startswith("__"):
             raise _no_attribute(self, name)
         bound = functools.partial(function, self)
@@ -103,16 +104,12 @@ class _FunctionalForms:
         return bound
 
     @classmethod
-    def _registry(cls) -> dict[str, Callable]:
-        raise NotImplementedError  # (each base class names its own dict)
-
-    @classmethod
     def register_function(cls, function_name: str, function: Callable) -> None:
-        cls._registry()[function_name] = function
+        cls.functions[function_name] = function
 
     @classmethod
     def register_datapipe_as_function(cls, function_name: str, cls_to_register, enable_df_api_tracing=False) -> None:
-        registry = cls._registry()
+        registry = cls.functions
         if function_name in registry:
             raise RuntimeError(f"Unable to add DataPipe function name {function_name} as it is already taken")
 
@@ -129,7 +126,7 @@ class _FunctionalForms:
         return type(self).__qualname__
 
     def __dir__(self):
-        return list(super().__dir__()) + list(type(self)._registry())
+        return list(super().__dir__()) + list(type(self).functions)
 
 
 def _describe(datapipe) -> str:
@@ -220,10 +217,6 @@ class IterDataPipe(_FunctionalForms, IterableDataset[T_co]):
     functions: dict[str, Callable] = {}
     _valid_iterator_id: int | None = None
 
-    @classmethod
-    def _registry(cls) -> dict[str, Callable]:
-        return IterDataPipe.functions
-
     def __init_subclass__(cls, **kwargs) -> None:
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("__iter__")
@@ -248,10 +241,6 @@ class MapDataPipe(_FunctionalForms, Dataset[T_co]):
     """A map-style DataPipe (a ``Dataset``); subclasses define ``__getitem__`` and usually ``__len__``."""
 
     functions: dict[str, Callable] = {}
-
-    @classmethod
-    def _registry(cls) -> dict[str, Callable]:
-        return MapDataPipe.functions
 
 
 # ----------------------------------------------------------------------------------------------------------
