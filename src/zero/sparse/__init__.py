@@ -1,0 +1,49 @@
+"""``zero.sparse``: sparse COO tensors (PyTorch's ``torch.sparse`` and its sparse Tensor methods).
+
+    s = zero.sparse_coo_tensor(indices, values, (n, n))     indices int64 (2, nnz), values (nnz,)
+    s @ x, zero.sparse.mm(s, x), zero.spmm(s, x)            dense (n, p); gradients for x and values
+    s.to_dense(), x.to_sparse(), s.coalesce()               conversions (differentiable)
+    zero.sparse.sum / softmax / log_softmax / addmm / spdiags
+
+The tensor (``tensor.py``): a ``Tensor`` of layout ``zero.sparse_coo`` made of an indices and a
+values tensor, which refuses every dense op. The functions (``functions.py``): compositions of
+dense ops on those parts (``ops/extra/sparse_products.py``). Dense tensors gain the methods
+that meet sparse ones here (``layout``, ``is_sparse``, ``to_sparse``, ``to_dense``, ``sparse_dim``,
+``dense_dim``, ``sparse_mask``), attached as ``zero.ops`` attaches the others.
+"""
+from __future__ import annotations
+
+from ..tensors.tensor import Tensor
+from .functions import (addmm, hspmm, log_softmax, matmul, mm, softmax, sparse_coo_tensor, sparse_mask, spdiags,
+                        sum, to_dense, to_sparse)
+from .tensor import Layout, SparseTensor, sparse_coo, strided
+
+__all__ = ["addmm", "log_softmax", "mm", "softmax", "spdiags", "sum"]
+
+spmm = mm   # torch.spmm: a sparse matrix times a dense one
+
+
+class _DenseTensorMethods:
+    """What a strided tensor answers about layouts (SparseTensor overrides each one)."""
+
+    layout = property(lambda self: strided)
+    is_sparse = property(lambda self: False)
+    to_sparse = to_sparse
+    to_dense = to_dense
+    sparse_mask = sparse_mask
+
+    def to_sparse_coo(self: Tensor) -> SparseTensor:
+        return to_sparse(self)
+
+    def sparse_dim(self: Tensor) -> int:
+        return 0
+
+    def dense_dim(self: Tensor) -> int:
+        return self.ndim
+
+
+for _name, _value in vars(_DenseTensorMethods).items():
+    if not _name.startswith("__"):
+        setattr(Tensor, _name, _value)
+setattr(SparseTensor, "sum", sum)
+setattr(SparseTensor, "hspmm", hspmm)
