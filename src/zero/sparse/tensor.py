@@ -330,9 +330,12 @@ class SparseTensor(Tensor):
         self._array.refuse()
 
     def numpy(self, *, force: bool = False) -> np.ndarray:  # type: ignore[override]
-        self._array.refuse()
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 
     def __bool__(self) -> bool:
+        self._array.refuse()
+
+    def item(self) -> NoReturn:
         self._array.refuse()
 
     def __reduce__(self) -> tuple[Any, ...]:
