@@ -22,10 +22,15 @@ VALUES = np.array([1.5, -2.0, 0.5, 3.0, 4.0])
 SIZE = (4, 3)
 
 
+def Z(data, **kwargs):  # noqa: N802
+    """A Zero tensor on the tested device."""
+    return zero.tensor(data, device=DEVICE, **kwargs)
+
+
 def pair(array, dtype=np.float64, requires_grad=False):
     """The same data as a Zero tensor and a PyTorch tensor (leaves)."""
     array = np.asarray(array, dtype=dtype)
-    z = zero.tensor(array, device=DEVICE)
+    z = Z(array)
     t = torch.tensor(array)
     if requires_grad:
         z.requires_grad_(True)
@@ -74,17 +79,17 @@ def test_construction_parts_and_coalesce_sum_repeats():
 
 def test_size_inferred_hybrid_and_flags():
     zi, ti = pair(INDICES, np.int64)
-    zs, ts = zero.sparse_coo_tensor(zi, zero.tensor(VALUES)), torch.sparse_coo_tensor(ti, torch.tensor(VALUES))
+    zs, ts = zero.sparse_coo_tensor(zi, Z(VALUES)), torch.sparse_coo_tensor(ti, torch.tensor(VALUES))
     assert zs.shape == ts.shape == (4, 3)
     block = np.arange(10.0).reshape(5, 2)       # a hybrid tensor: each entry a (2,) block
-    zh = zero.sparse_coo_tensor(zi, zero.tensor(block, device=DEVICE), (4, 3, 2))
+    zh = zero.sparse_coo_tensor(zi, Z(block), (4, 3, 2))
     th = torch.sparse_coo_tensor(ti, torch.tensor(block), (4, 3, 2))
     assert (zh.sparse_dim(), zh.dense_dim()) == (th.sparse_dim(), th.dense_dim()) == (2, 1)
     close(zh, th)
     close(zh.coalesce().values(), th.coalesce().values())
-    one = zero.sparse_coo_tensor(zero.tensor([[1]]), zero.tensor([2.0]), (3,))
+    one = zero.sparse_coo_tensor(Z([[1]]), Z([2.0]), (3,))
     assert one.is_coalesced() == torch.sparse_coo_tensor(torch.tensor([[1]]), torch.tensor([2.0]), (3,)).is_coalesced()
-    assert zero.sparse_coo_tensor(zi, zero.tensor(VALUES), SIZE, is_coalesced=True).is_coalesced()
+    assert zero.sparse_coo_tensor(zi, Z(VALUES), SIZE, is_coalesced=True).is_coalesced()
     typed = zero.sparse_coo_tensor(zi, VALUES.tolist(), SIZE, dtype=zero.float32)
     assert typed.dtype is zero.float32 and typed._indices().dtype is zero.int64
     assert zero.ones(2).layout is zero.strided and not zero.ones(2).is_sparse
@@ -113,7 +118,7 @@ def test_round_trips_dense_sparse_dense():
 def test_to_dense_and_to_sparse_gradients():
     zs, ts, zv, tv = sparse_pair(requires_grad=True)
     weight = np.arange(12.0).reshape(SIZE)
-    (zs.to_dense() * zero.tensor(weight)).sum().backward()
+    (zs.to_dense() * Z(weight)).sum().backward()
     (ts.to_dense() * torch.tensor(weight)).sum().backward()
     close(zv.grad, tv.grad)
     dense = np.array([[0.0, 1.5, 0.0], [0.0, 0.0, 2.0]])
@@ -128,7 +133,7 @@ def test_to_dense_and_to_sparse_gradients():
 
 def test_sparse_leaf_that_requires_grad_gets_a_sparse_grad():
     zi, ti = pair(INDICES[:, :4], np.int64)     # no repeated place
-    zs = zero.sparse_coo_tensor(zi, zero.tensor(VALUES[:4]), SIZE, requires_grad=True)
+    zs = zero.sparse_coo_tensor(zi, Z(VALUES[:4]), SIZE, requires_grad=True)
     ts = torch.sparse_coo_tensor(ti, torch.tensor(VALUES[:4]), SIZE, requires_grad=True)
     assert zs.requires_grad and zs.is_leaf and ts.is_leaf
     zs, ts = zs.coalesce().detach().requires_grad_(True), ts.coalesce().detach().requires_grad_(True)
@@ -157,7 +162,7 @@ def test_sparse_times_dense_with_gradients(form):
     assert not zo.is_sparse and zo.shape == to.shape
     close(zo, to)
     g = np.random.default_rng(1).normal(size=(4, 4))
-    (zo * zero.tensor(g)).sum().backward()
+    (zo * Z(g)).sum().backward()
     (to * torch.tensor(g)).sum().backward()
     close(zx.grad, tx.grad)
     close(zv.grad, tv.grad)
@@ -238,7 +243,7 @@ def test_sum(dim):
 def test_sum_of_a_hybrid_tensor_and_the_method():
     zi, ti = pair(INDICES, np.int64)
     block = np.arange(10.0).reshape(5, 2)
-    zh = zero.sparse_coo_tensor(zi, zero.tensor(block, device=DEVICE), (4, 3, 2))
+    zh = zero.sparse_coo_tensor(zi, Z(block), (4, 3, 2))
     th = torch.sparse_coo_tensor(ti, torch.tensor(block), (4, 3, 2))
     for dim in (2, (0, 2), (0, 1), 1):
         close(zero.sparse.sum(zh, dim), torch.sparse.sum(th, dim))
@@ -253,7 +258,7 @@ def test_softmax_over_specified_entries(name, dim):
     assert zo.is_sparse and zo._nnz() == to._nnz()
     close(zo.values(), to.coalesce().values())
     weight = np.random.default_rng(2).normal(size=to._nnz())
-    (zo.values() * zero.tensor(weight)).sum().backward()
+    (zo.values() * Z(weight)).sum().backward()
     (to.coalesce().values() * torch.tensor(weight)).sum().backward()
     close(zv.grad, tv.grad)
 
@@ -261,7 +266,7 @@ def test_softmax_over_specified_entries(name, dim):
 def test_softmax_over_a_dense_dim():
     zi, ti = pair(INDICES, np.int64)
     block = np.random.default_rng(3).normal(size=(5, 2))
-    zh = zero.sparse_coo_tensor(zi, zero.tensor(block, device=DEVICE), (4, 3, 2))
+    zh = zero.sparse_coo_tensor(zi, Z(block), (4, 3, 2))
     th = torch.sparse_coo_tensor(ti, torch.tensor(block), (4, 3, 2))
     close(zero.sparse.softmax(zh, 2), torch.sparse.softmax(th, 2))
     close(zero.sparse.softmax(zh, 0), torch.sparse.softmax(th, 0))
@@ -270,7 +275,7 @@ def test_softmax_over_a_dense_dim():
 def test_spdiags():
     zd, td = pair(np.arange(1.0, 10.0).reshape(3, 3), requires_grad=True)
     for offsets, shape in (([0, 1, -1], (3, 3)), ([0, 2, -2], (4, 3)), ([1, -1, 0], (2, 4))):
-        zo = zero.sparse.spdiags(zd, zero.tensor(offsets), shape)
+        zo = zero.sparse.spdiags(zd, Z(offsets), shape)
         to = torch.sparse.spdiags(td, torch.tensor(offsets), shape)
         assert zo.shape == to.shape
         close(zo._indices(), to._indices())
@@ -286,12 +291,14 @@ def test_spdiags():
 
 
 def test_repr_is_pytorchs():
-    zs, ts, _, _ = sparse_pair(values=[1.0, -2.0, 5.0, 3.0, 4.0])     # (numbers both print alike)
+    values = [1.0, -2.0, 5.0, 3.0, 4.0]       # (numbers both print alike)
+    zs = zero.sparse_coo_tensor(zero.tensor(INDICES), zero.tensor(values, dtype=zero.float64), SIZE)
+    ts = torch.sparse_coo_tensor(torch.tensor(INDICES), torch.tensor(values, dtype=torch.float64), SIZE)
     assert repr(zs) == repr(ts).replace("torch.", "zero.")
     zf = zero.sparse_coo_tensor(zero.tensor(INDICES), zero.tensor([1.0, 2, 3, 4, 5], dtype=zero.float32), SIZE)
     tf = torch.sparse_coo_tensor(torch.tensor(INDICES), torch.tensor([1.0, 2, 3, 4, 5], dtype=torch.float32), SIZE)
     assert repr(zf) == repr(tf).replace("torch.", "zero.")
-    zg = zero.sparse_coo_tensor(zero.tensor(INDICES), zero.tensor(VALUES, dtype=zero.float32), SIZE,
+    zg = zero.sparse_coo_tensor(Z(INDICES), Z(VALUES, dtype=zero.float32), SIZE,
                                 requires_grad=True)
     assert repr(zg).endswith("layout=zero.sparse_coo, requires_grad=True)")
     empty = zero.sparse_coo_tensor(zero.zeros((2, 0), dtype=zero.int64), zero.zeros(0), (2, 2))
@@ -372,10 +379,11 @@ def test_two_layer_gcn_trains_as_pytorchs():
     w1, w2 = rng.normal(size=(features, hidden)) * 0.5, rng.normal(size=(hidden, classes)) * 0.5
 
     def train(lib, nn):
-        adj = lib.sparse_coo_tensor(lib.tensor(indices), lib.tensor(values), (n, n))
-        weights = [nn.Parameter(lib.tensor(w1)), nn.Parameter(lib.tensor(w2))]
+        make = Z if lib is zero else torch.tensor
+        adj = lib.sparse_coo_tensor(make(indices), make(values), (n, n))
+        weights = [nn.Parameter(make(w1)), nn.Parameter(make(w2))]
         optimizer = lib.optim.Adam(weights, lr=0.05)
-        features_t, labels_t = lib.tensor(x), lib.tensor(labels)
+        features_t, labels_t = make(x), make(labels)
         losses = []
         for _ in range(5):
             optimizer.zero_grad()

@@ -25,7 +25,7 @@ from typing import Any, NoReturn
 import numpy as np
 
 from ..dtypes import DType, bfloat16, bool_, float32, float64, int64
-from ..errors import ShapeError, SparseLayoutError, describe
+from ..errors import DeviceError, ShapeError, SparseLayoutError, describe
 from ..ops.extra import sparse_products as products
 from ..ops.extra.scatter import index_add
 from ..ops.extra.searching import unique
@@ -299,6 +299,9 @@ class SparseTensor(Tensor):
         if other.shape[0] != self.shape[1]:
             raise ShapeError(f"{op}: mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} "
                              f"and {'x'.join(str(n) for n in other.shape)})")
+        if other.device != self.device:
+            raise DeviceError(f"{op}: the sparse operand is on {self.device} and the dense one on {other.device}; "
+                              "move one with .to(device) first")
         if other.dtype is not self.dtype:
             raise RuntimeError(f"{op}: expected mat1 and mat2 to have the same dtype, but got: {self.dtype} != "
                                f"{other.dtype}")
