@@ -22,7 +22,7 @@ VALUES = np.array([1.5, -2.0, 0.5, 3.0, 4.0])
 SIZE = (4, 3)
 
 
-def Z(data, **kwargs):  # noqa: N802
+def Z(data, **kwargs):
     """A Zero tensor on the tested device."""
     return zero.tensor(data, device=DEVICE, **kwargs)
 

@@ -14,36 +14,36 @@ that meet sparse ones here (``layout``, ``is_sparse``, ``to_sparse``, ``to_dense
 from __future__ import annotations
 
 from ..tensors.tensor import Tensor
-from .functions import (addmm, hspmm, log_softmax, matmul, mm, softmax, sparse_coo_tensor, sparse_mask, spdiags,
-                        sum, to_dense, to_sparse)
+from .functions import (addmm, hspmm, log_softmax, matmul, softmax, sparse_coo_tensor, sparse_mask, sparse_mm,
+                        spdiags, sum, to_dense, to_sparse)
+from .functions import mm as spmm
 from .tensor import Layout, SparseTensor, sparse_coo, strided
 
 __all__ = ["addmm", "log_softmax", "mm", "softmax", "spdiags", "sum"]
 
-spmm = mm   # torch.spmm: a sparse matrix times a dense one
+mm = sparse_mm
 
 
-class _DenseTensorMethods:
-    """What a strided tensor answers about layouts (SparseTensor overrides each one)."""
-
-    layout = property(lambda self: strided)
-    is_sparse = property(lambda self: False)
-    to_sparse = to_sparse
-    to_dense = to_dense
-    sparse_mask = sparse_mask
-
-    def to_sparse_coo(self: Tensor) -> SparseTensor:
-        return to_sparse(self)
-
-    def sparse_dim(self: Tensor) -> int:
-        return 0
-
-    def dense_dim(self: Tensor) -> int:
-        return self.ndim
+def _to_sparse_coo(self: Tensor) -> SparseTensor:
+    return to_sparse(self)
 
 
-for _name, _value in vars(_DenseTensorMethods).items():
-    if not _name.startswith("__"):
-        setattr(Tensor, _name, _value)
-setattr(SparseTensor, "sum", sum)
-setattr(SparseTensor, "hspmm", hspmm)
+def _sparse_dim(self: Tensor) -> int:
+    return 0
+
+
+def _dense_dim(self: Tensor) -> int:
+    return self.ndim
+
+
+# What a strided tensor answers about layouts (SparseTensor overrides each one), and the sparse
+# tensor's methods that are zero.sparse's functions.
+_DENSE_TENSOR_METHODS = {
+    "layout": property(lambda self: strided), "is_sparse": property(lambda self: False),
+    "to_sparse": to_sparse, "to_sparse_coo": _to_sparse_coo, "to_dense": to_dense, "sparse_mask": sparse_mask,
+    "sparse_dim": _sparse_dim, "dense_dim": _dense_dim,
+}
+for _name, _value in _DENSE_TENSOR_METHODS.items():
+    setattr(Tensor, _name, _value)
+for _name, _value in {"sum": sum, "hspmm": hspmm}.items():
+    setattr(SparseTensor, _name, _value)

@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import dtypes
 from ..dtypes import DType, int64
-from ..errors import ShapeError, describe
+from ..errors import describe
 from ..ops.extra import linalg as dense_linalg
 from ..ops.extra import sparse_products as products
 from ..ops.extra.scatter import index_add, nonzero
@@ -129,13 +129,19 @@ def sparse_mask(input: Tensor, mask: SparseTensor) -> SparseTensor:
 # -- products ---------------------------------------------------------------------------------------------
 
 
-def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
-    """``mat1 @ mat2`` with either one sparse (2-D): a dense result; both dense: ``zero.mm``."""
-    if isinstance(mat1, SparseTensor):
-        return mat1.matmul(mat2)
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    """``zero.mm``, ``zero.spmm``: ``input @ mat2`` with either one sparse (2-D): a dense result;
+    both dense: the dense mm."""
+    if isinstance(input, SparseTensor):
+        return input.matmul(mat2)
     if isinstance(mat2, SparseTensor):
-        return mat2.__rmatmul__(mat1)
-    return dense_linalg.mm(mat1, mat2)
+        return mat2.__rmatmul__(input)
+    return dense_linalg.mm(input, mat2)
+
+
+def sparse_mm(mat1: Tensor, mat2: Tensor) -> Tensor:
+    """``zero.sparse.mm(mat1, mat2)`` (its parameters' names): as ``zero.mm``."""
+    return mm(mat1, mat2)
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
@@ -172,7 +178,7 @@ def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
 # -- reductions ---------------------------------------------------------------------------------------------
 
 
-def sum(input: SparseTensor, dim: int | Sequence[int] | None = None, dtype: DType | None = None) -> Tensor:  # noqa: A001
+def sum(input: SparseTensor, dim: int | Sequence[int] | None = None, dtype: DType | None = None) -> Tensor:
     """The sum over ``dim`` (every dim when None: a 0-d dense tensor). Summing some of the sparse
     dims leaves a coalesced sparse tensor; summing all of them, a dense one."""
     if not isinstance(input, SparseTensor):

@@ -33,7 +33,6 @@ from ..ops.joining import cat, index_select
 from ..tensors import printing
 from ..tensors.creation import arange, zeros
 from ..tensors.meta import TensorMeta, contiguous_strides
-from ..tensors.size import Size
 from ..tensors.storage import Storage
 from ..tensors.tensor import Tensor
 
@@ -57,6 +56,12 @@ strided = Layout("strided")
 sparse_coo = Layout("sparse_coo")
 
 
+def refusal(size: tuple[int, ...]) -> SparseLayoutError:
+    return SparseLayoutError(
+        f"a dense (strided) operation was given a sparse tensor (layout=zero.sparse_coo, size {tuple(size)}), "
+        "which it cannot read; convert it with .to_dense(), or use zero.sparse's functions")
+
+
 class _DenseReadGuard:
     """What a sparse tensor shows where a dense one has its array and its view record: any
     use raises SparseLayoutError (see the module's docstring)."""
@@ -67,10 +72,7 @@ class _DenseReadGuard:
         self.size = size
 
     def refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise SparseLayoutError(
-            f"a dense (strided) operation was given a sparse tensor (layout=zero.sparse_coo, size "
-            f"{tuple(self.size)}), which it cannot read; convert it with .to_dense(), or use zero.sparse's "
-            "functions")
+        raise refusal(self.size)
 
     def __getattr__(self, name: str) -> NoReturn:
         self.refuse()
@@ -239,7 +241,7 @@ class SparseTensor(Tensor):
     def __add__(self, other: Any) -> SparseTensor:  # type: ignore[override]
         return self.add(other)
 
-    def add(self, other: Any, *, alpha: Any = 1) -> SparseTensor:  # type: ignore[override]
+    def add(self, other: Any, *, alpha: Any = 1) -> SparseTensor:
         """sparse + sparse (same size): a sparse tensor, coalesced when both were. PyTorch refuses
         sparse + dense; dense + sparse is dense (``__radd__``)."""
         if not isinstance(other, SparseTensor):
@@ -254,7 +256,7 @@ class SparseTensor(Tensor):
                                     cat([self._sparse_values, other_values.to(self.dtype)], 0), self.shape, False)
         return summed.coalesce() if self._coalesced and other._coalesced else summed
 
-    def __radd__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __radd__(self, other: Any) -> Tensor:
         """dense + sparse: the dense tensor with the entries added (a dense result)."""
         if isinstance(other, Tensor) or isinstance(other, (int, float)):
             return other + self.to_dense()
@@ -263,30 +265,30 @@ class SparseTensor(Tensor):
     def __sub__(self, other: Any) -> SparseTensor:  # type: ignore[override]
         return self.add(other, alpha=-1)
 
-    def __rsub__(self, other: Any) -> Tensor:  # type: ignore[override]
+    def __rsub__(self, other: Any) -> Tensor:
         return other - self.to_dense()
 
     def __neg__(self) -> SparseTensor:
         return SparseTensor._make(self._sparse_indices, -self._sparse_values, self.shape, self._coalesced)
 
-    def mul(self, other: Any) -> SparseTensor:  # type: ignore[override]
+    def mul(self, other: Any) -> SparseTensor:
         """sparse * number, sparse * 0-d tensor: the values scaled, the places kept."""
         if isinstance(other, SparseTensor) or (isinstance(other, Tensor) and other.ndim != 0):
             raise SparseLayoutError(f"mul: Zero multiplies a sparse tensor by a number or a 0-d tensor only, "
                                     f"got {describe(other)}")
         return SparseTensor._make(self._sparse_indices, self._sparse_values * other, self.shape, self._coalesced)
 
-    __mul__ = __rmul__ = mul  # type: ignore[assignment]
+    __mul__ = __rmul__ = mul
 
-    def __truediv__(self, other: Any) -> SparseTensor:  # type: ignore[override]
+    def __truediv__(self, other: Any) -> SparseTensor:
         if isinstance(other, Tensor) and other.ndim != 0:
             raise SparseLayoutError(f"div: Zero divides a sparse tensor by a number or a 0-d tensor only, "
                                     f"got {describe(other)}")
         return SparseTensor._make(self._sparse_indices, self._sparse_values / other, self.shape, self._coalesced)
 
-    div = __truediv__  # type: ignore[assignment]
+    div = __truediv__
 
-    def matmul(self, other: Tensor) -> Tensor:  # type: ignore[override]
+    def matmul(self, other: Tensor) -> Tensor:
         """(n, m) sparse @ (m, p) or (m,) dense -> dense; gradients for both operands' values."""
         op = "mm"
         if not isinstance(other, Tensor) or isinstance(other, SparseTensor):
@@ -309,37 +311,37 @@ class SparseTensor(Tensor):
         out = products.sparse_dense_mm(self._sparse_indices, self._sparse_values, self.shape[0], column)
         return out.squeeze(1) if other.ndim == 1 else out
 
-    __matmul__ = mm = matmul  # type: ignore[assignment]
+    __matmul__ = mm = matmul
 
-    def __rmatmul__(self, other: Tensor) -> Tensor:  # type: ignore[override]
+    def __rmatmul__(self, other: Tensor) -> Tensor:
         """dense (n, m) @ sparse (m, p) -> dense (n, p), as (sparseᵀ @ denseᵀ)ᵀ."""
         if not isinstance(other, Tensor) or other.ndim != 2:
             raise RuntimeError(f"mm: a dense matrix times a sparse one takes a 2-D dense operand, got "
                                f"{describe(other)}")
         return self.t().matmul(other.mT).mT
 
-    def t(self) -> SparseTensor:  # type: ignore[override]
+    def t(self) -> SparseTensor:
         """The transpose of a sparse matrix: its places' rows swapped."""
         if self.ndim != 2 or self.sparse_dim() != 2:
             raise RuntimeError(f"t: expects a 2-D sparse matrix, got size {tuple(self.shape)}")
         swapped = index_select(self._sparse_indices, 0, arange(1, -1, -1, device=self.device))
         return SparseTensor._make(swapped, self._sparse_values, (self.shape[1], self.shape[0]), False)
 
-    def sparse_mask(self, mask: SparseTensor) -> SparseTensor:  # type: ignore[override]
+    def sparse_mask(self, mask: SparseTensor) -> SparseTensor:
         return sparse_mask_of(self.to_dense(), mask)
 
     # -- what has no dense meaning -----------------------------------------------------------------
     def _host_array(self) -> np.ndarray:
-        self._array.refuse()
+        raise refusal(self.shape)
 
-    def numpy(self, *, force: bool = False) -> np.ndarray:  # type: ignore[override]
+    def numpy(self, *, force: bool = False) -> np.ndarray:
         raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
 
     def __bool__(self) -> bool:
-        self._array.refuse()
+        raise refusal(self.shape)
 
     def item(self) -> NoReturn:
-        self._array.refuse()
+        raise refusal(self.shape)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (_rebuild, (self._sparse_indices, self._sparse_values, tuple(self.shape), self._coalesced))
