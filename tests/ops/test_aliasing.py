@@ -370,7 +370,8 @@ NOT_CALLED.update({
 # sparse COO tensors (issue 37: zero/sparse/): spmm of dense operands is mm; the rest take or give sparse tensors
 FUNCS.update({"spmm": [A(x, m)]})
 NOT_CALLED.update({
-    "hspmm": "takes a sparse tensor (tests/sparse)", "sparse_mask": "takes a sparse mask (tests/sparse)",
+    "hspmm": "takes a sparse tensor (tests/sparse)", "smm": "takes a sparse tensor (tests/sparse)",
+    "sparse_mask": "takes a sparse mask (tests/sparse)",
     "to_sparse_coo": "a sparse tensor (tests/sparse)", "sparse_dim": "an int", "dense_dim": "an int",
 })
 

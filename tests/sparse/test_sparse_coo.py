@@ -188,6 +188,10 @@ def test_sparse_times_vector_dense_times_sparse_addmm_and_hspmm():
     assert (zh.sparse_dim(), zh.dense_dim(), zh._nnz()) == (th.sparse_dim(), th.dense_dim(), th._nnz())
     close(zh._indices(), th._indices())
     close(zh, th)
+    for zm, tm in ((zero.smm(zs, zx2), torch.smm(ts, tx2)), (zs.smm(zx2), ts.smm(tx2))):
+        assert zm._nnz() == tm._nnz() and zm.is_coalesced() == tm.is_coalesced()
+        close(zm._indices(), tm._indices())
+        close(zm._values(), tm._values())
 
 
 def test_additions_and_scaling():
@@ -261,6 +265,13 @@ def test_softmax_over_specified_entries(name, dim):
     (zo.values() * Z(weight)).sum().backward()
     (to.coalesce().values() * torch.tensor(weight)).sum().backward()
     close(zv.grad, tv.grad)
+
+
+def test_log_softmax_is_the_log_of_softmax():
+    zs, ts, _, _ = sparse_pair()
+    close(zero.sparse.log_softmax(zs, 1), torch.sparse.log_softmax(ts, 1))
+    close(zero.sparse.log_softmax(zs, 0, dtype=zero.float32).values().exp(),
+          torch.sparse.softmax(ts, 0, dtype=torch.float32).coalesce().values(), atol=1e-6)
 
 
 def test_softmax_over_a_dense_dim():
@@ -344,6 +355,15 @@ def test_dense_ops_on_a_sparse_tensor_refuse_naming_the_layout():
         zs.numpy()
     with pytest.raises(TypeError, match="Sparse layout tensor to numpy"):
         ts.numpy()
+
+
+def test_sparse_methods_on_a_strided_tensor_refuse_as_pytorch():
+    zd, td = pair(np.ones((2, 2)))
+    for name in ("coalesce", "is_coalesced", "indices", "values"):
+        with pytest.raises(RuntimeError, match=f"{name} expected sparse .*but got Strided"):
+            getattr(zd, name)()
+        with pytest.raises(RuntimeError, match=f"{name} expected sparse .*but got Strided"):
+            getattr(td, name)()
 
 
 def test_to_and_detach_keep_the_layout():

@@ -13,9 +13,11 @@ that meet sparse ones here (``layout``, ``is_sparse``, ``to_sparse``, ``to_dense
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..tensors.tensor import Tensor
 from .functions import (addmm, hspmm, log_softmax, matmul, softmax, sparse_coo_tensor, sparse_mask, sparse_mm,
-                        spdiags, sum, to_dense, to_sparse)
+                        smm, spdiags, sum, to_dense, to_sparse)
 from .functions import mm as spmm
 from .tensor import Layout, SparseTensor, sparse_coo, strided
 
@@ -36,14 +38,26 @@ def _dense_dim(self: Tensor) -> int:
     return self.ndim
 
 
+def _sparse_only(name: str, layouts: str = "sparse coordinate tensor") -> property:
+    """A sparse tensor's method on a strided one: PyTorch's refusal."""
+    def refuse(self: Tensor) -> Any:
+        def method(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError(f"{name} expected {layouts} layout but got Strided")
+        return method
+    return property(refuse)
+
+
 # What a strided tensor answers about layouts (SparseTensor overrides each one), and the sparse
 # tensor's methods that are zero.sparse's functions.
 _DENSE_TENSOR_METHODS = {
     "layout": property(lambda self: strided), "is_sparse": property(lambda self: False),
     "to_sparse": to_sparse, "to_sparse_coo": _to_sparse_coo, "to_dense": to_dense, "sparse_mask": sparse_mask,
     "sparse_dim": _sparse_dim, "dense_dim": _dense_dim,
+    "coalesce": _sparse_only("coalesce"), "is_coalesced": _sparse_only("is_coalesced"),
+    "indices": _sparse_only("indices"), "values": _sparse_only("values", "sparse tensor"),
+    "smm": smm,
 }
 for _name, _value in _DENSE_TENSOR_METHODS.items():
     setattr(Tensor, _name, _value)
-for _name, _value in {"sum": sum, "hspmm": hspmm}.items():
+for _name, _value in {"sum": sum, "hspmm": hspmm, "smm": smm}.items():
     setattr(SparseTensor, _name, _value)

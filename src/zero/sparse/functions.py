@@ -2,7 +2,7 @@
 
     sparse_coo_tensor(indices, values, size=None, *, dtype, device, requires_grad, check_invariants, is_coalesced)
     to_sparse(dense, sparse_dim=None)   the nonzero places of a strided tensor (a nonzero block, for a hybrid)
-    mm(a, b)  addmm(input, a, b, *, beta, alpha)  hspmm(a, b)
+    mm(a, b)  addmm(input, a, b, *, beta, alpha)  hspmm(a, b)  smm(a, b)
                                         products with a sparse operand (sparse @ dense, dense @ sparse)
     sum(input, dim=None, dtype=None)    over every dim (a 0-d dense tensor), or some: sparse while a
                                         sparse dim remains, dense when all are summed
@@ -28,9 +28,9 @@ from ..ops.extra import sparse_products as products
 from ..ops.extra.scatter import index_add, nonzero
 from ..ops.extra.scatter_reduce import scatter_reduce
 from ..ops.extra.searching import unique
-from ..ops.joining import index_select
+from ..ops.joining import index_select, stack
 from ..ops.matmul import matmul as dense_matmul
-from ..tensors.creation import full, tensor, zeros
+from ..tensors.creation import arange, full, tensor, zeros
 from ..tensors.meta import normalize_dim, normalize_dims
 from ..tensors.tensor import Tensor
 from .tensor import Layout, SparseTensor, sparse_coo, sparse_mask_of
@@ -174,6 +174,16 @@ def hspmm(mat1: SparseTensor, mat2: Tensor) -> SparseTensor:
     rows = unique(mat1._sparse_indices[0]) if mat1._nnz() else zeros((0,), dtype=int64, device=mat2.device)
     return SparseTensor._make(rows.unsqueeze(0), index_select(product, 0, rows), product.shape, True)
 
+
+
+def smm(input: SparseTensor, mat: Tensor) -> SparseTensor:
+    """sparse (n, m) @ dense (m, p) as a 2-D sparse tensor: hspmm's rows, every column of each
+    (zeros included), in order (PyTorch leaves it marked uncoalesced)."""
+    rows = hspmm(input, mat)
+    row_places, columns = rows._sparse_indices[0], rows.shape[1]
+    device = mat.device
+    indices = stack([row_places.repeat_interleave(columns), arange(columns, device=device).repeat(len(row_places))])
+    return SparseTensor._make(indices, rows._sparse_values.reshape(-1), rows.shape, False)
 
 # -- reductions ---------------------------------------------------------------------------------------------
 
