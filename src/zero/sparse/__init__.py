@@ -3,7 +3,7 @@
     s = zero.sparse_coo_tensor(indices, values, (n, n))     indices int64 (2, nnz), values (nnz,)
     s @ x, zero.sparse.mm(s, x), zero.spmm(s, x)            dense (n, p); gradients for x and values
     s.to_dense(), x.to_sparse(), s.coalesce()               conversions (differentiable)
-    zero.sparse.sum / softmax / log_softmax / addmm / spdiags
+    zero.sparse.sum / softmax / log_softmax / addmm / spdiags / as_sparse_gradcheck
 
 The tensor (``tensor.py``): a ``Tensor`` of layout ``zero.sparse_coo`` made of an indices and a
 values tensor, which refuses every dense op. The functions (``functions.py``): compositions of
@@ -19,9 +19,10 @@ from ..tensors.tensor import Tensor
 from .functions import (addmm, hspmm, log_softmax, matmul, softmax, sparse_coo_tensor, sparse_mask, sparse_mm,
                         smm, spdiags, sum, to_dense, to_sparse)
 from .functions import mm as spmm
+from .gradcheck import as_sparse_gradcheck
 from .tensor import Layout, SparseTensor, sparse_coo, strided
 
-__all__ = ["addmm", "log_softmax", "mm", "softmax", "spdiags", "sum"]
+__all__ = ["addmm", "as_sparse_gradcheck", "log_softmax", "mm", "softmax", "spdiags", "sum"]
 
 mm = sparse_mm
 

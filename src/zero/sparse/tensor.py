@@ -272,10 +272,13 @@ class SparseTensor(Tensor):
         return SparseTensor._make(self._sparse_indices, -self._sparse_values, self.shape, self._coalesced)
 
     def mul(self, other: Any) -> SparseTensor:
-        """sparse * number, sparse * 0-d tensor: the values scaled, the places kept."""
-        if isinstance(other, SparseTensor) or (isinstance(other, Tensor) and other.ndim != 0):
-            raise SparseLayoutError(f"mul: Zero multiplies a sparse tensor by a number or a 0-d tensor only, "
-                                    f"got {describe(other)}")
+        """sparse * number or 0-d tensor: the values scaled; sparse * dense of the same size: each
+        entry times the dense element at its place. The places are kept."""
+        if isinstance(other, Tensor) and other.ndim != 0:
+            if isinstance(other, SparseTensor) or tuple(other.shape) != tuple(self.shape):
+                raise SparseLayoutError(f"mul: Zero multiplies a sparse tensor by a number, a 0-d tensor or a "
+                                        f"dense tensor of its size {tuple(self.shape)}, got {describe(other)}")
+            other = products.gather_values(other, self._sparse_indices)     # (nnz, *dense_sizes)
         return SparseTensor._make(self._sparse_indices, self._sparse_values * other, self.shape, self._coalesced)
 
     __mul__ = __rmul__ = mul
