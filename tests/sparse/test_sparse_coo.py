@@ -415,6 +415,27 @@ def test_sparse_methods_on_a_strided_tensor_refuse_as_pytorch():
             getattr(td, name)()
 
 
+@pytest.mark.filterwarnings("ignore:torch.sparse.SparseTensor")
+def test_legacy_sparse_types_of_older_graph_networks():
+    zi, ti = pair(INDICES, np.int64)
+    zs = zero.sparse.FloatTensor(zi, Z(VALUES, dtype=zero.float32), zero.Size(SIZE))
+    ts = torch.sparse.FloatTensor(ti, torch.tensor(VALUES, dtype=torch.float32), torch.Size(SIZE))
+    assert zs.dtype is zero.float32 and zs.shape == ts.shape
+    close(zs, ts)
+    zd = zero.sparse.FloatTensor(zi, Z(VALUES))          # the values keep their dtype, as PyTorch's
+    td = torch.sparse.FloatTensor(ti, torch.tensor(VALUES))
+    assert zd.dtype is zero.float64 and td.dtype is torch.float64
+    assert zd.shape == td.shape
+    empty, tempty = zero.sparse.DoubleTensor(2, 3), torch.sparse.DoubleTensor(2, 3)
+    assert empty.shape == tempty.shape and empty._nnz() == tempty._nnz() == 0 and empty.dtype is zero.float64
+    assert (empty.sparse_dim(), empty.dense_dim()) == (tempty.sparse_dim(), tempty.dense_dim())
+    if DEVICE == "cpu":
+        assert isinstance(zd, zero.sparse.DoubleTensor) and not isinstance(zd, zero.sparse.FloatTensor)
+        assert isinstance(td, torch.sparse.DoubleTensor) and not isinstance(td, torch.sparse.FloatTensor)
+    assert not isinstance(zero.ones(2), zero.sparse.FloatTensor)
+    assert not isinstance(torch.ones(2), torch.sparse.FloatTensor)
+
+
 def test_to_and_detach_keep_the_layout():
     zs, _, zv, _ = sparse_pair(requires_grad=True)
     z32 = zs.to(zero.float32)

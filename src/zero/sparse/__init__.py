@@ -20,6 +20,8 @@ from .functions import (addmm, hspmm, log_softmax, matmul, softmax, sparse_coo_t
                         smm, spdiags, sum, to_dense, to_sparse)
 from .functions import mm as spmm
 from .gradcheck import as_sparse_gradcheck
+from .legacy import (BFloat16Tensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                     LongTensor)
 from .tensor import Layout, SparseTensor, sparse_coo, strided
 
 __all__ = ["addmm", "as_sparse_gradcheck", "log_softmax", "mm", "softmax", "spdiags", "sum"]
