@@ -104,6 +104,11 @@ from .ops.extra.scatter_reduce import scatter_reduce
 from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
                                      IntTensor, LongTensor)
 from .tensors.size import Size
+# sparse COO tensors (issue 37); mm, matmul and addmm also take a sparse operand (they replace the dense ones)
+from . import sparse
+from .sparse import Layout as layout
+from .sparse import hspmm, smm, sparse_coo, sparse_coo_tensor, spmm, strided
+mm, matmul, addmm = spmm, sparse.matmul, sparse.addmm  # noqa: F811  (the dense ones, extended)
 
 __version__ = "0.1.0"
 

@@ -367,6 +367,13 @@ NOT_CALLED.update({
     "is_complex": "a bool", "Size": "a shape", "typename": "a string", "to_sparse": "a sparse tensor",
     "to_dense": "of a sparse tensor", "coalesce": "of a sparse tensor", "sparse_coo_tensor": "a sparse tensor",
 })
+# sparse COO tensors (issue 37: zero/sparse/): spmm of dense operands is mm; the rest take or give sparse tensors
+FUNCS.update({"spmm": [A(x, m)]})
+NOT_CALLED.update({
+    "hspmm": "takes a sparse tensor (tests/sparse)", "smm": "takes a sparse tensor (tests/sparse)",
+    "sparse_mask": "takes a sparse mask (tests/sparse)",
+    "to_sparse_coo": "a sparse tensor (tests/sparse)", "sparse_dim": "an int", "dense_dim": "an int",
+})
 
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
