@@ -468,7 +468,7 @@ class TensorMethods:
     heaviside_ = in_place(special_math.heaviside)
     logaddexp2 = special_math.logaddexp2
     float_power = special_math.float_power
-    float_power_ = in_place(special_math.float_power)
+    float_power_ = special_math.float_power_
     ldexp = special_math.ldexp
     ldexp_ = in_place(special_math.ldexp)
     gcd = special_math.gcd

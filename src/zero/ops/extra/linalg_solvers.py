@@ -23,7 +23,7 @@ from ...errors import describe
 from ...tensors.creation import arange, eye, zeros
 from ...tensors.tensor import Tensor
 from ..joining import cat, tril, triu
-from .decompositions import check_matrices
+from .decompositions import check_matrices, solve
 from .linalg_compositions import householder_product, solve_triangular
 from .linalg_lu import _order_of, lu_factor_ex
 from .linalg_lu import lu_solve as linalg_lu_solve
@@ -38,11 +38,12 @@ def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
     if B.shape[-2] != L.shape[-1]:
         raise RuntimeError(f"Incompatible matrix sizes for cholesky_solve: each A matrix is {L.shape[-1]} by "
                            f"{L.shape[-1]} but each b matrix is {B.shape[-2]} by {B.shape[-1]}")
-    if upper:   # A = U^T U
-        y = solve_triangular(L.mT, B, upper=False)
-        return solve_triangular(L, y, upper=True)
-    y = solve_triangular(L, B, upper=False)
-    return solve_triangular(L.mT, y, upper=True)
+    # Only L's triangle is read; the gradient is PyTorch's, that of A = L L^T with L taken whole
+    # (the triangle's value, the whole matrix's gradient), through a solve with A.
+    triangle = triu(L) if upper else tril(L)
+    factor = triangle.detach() + (L - L.detach())
+    A = factor.mT @ factor if upper else factor @ factor.mT
+    return solve(A, B)
 
 
 def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:

@@ -26,6 +26,7 @@ from typing import NamedTuple
 
 from ... import dtypes
 from ...tensors.creation import tensor as make_tensor
+from ...autograd.op import Grads, Op
 from ...tensors.tensor import Tensor
 from ..comparison import eq, logical_not
 from ..elementwise import abs, log, mul, pow, sin, sub, where
@@ -70,11 +71,28 @@ def sinc(input: Tensor) -> Tensor:
     return where(at_zero, 1.0, sin(safe) / safe)
 
 
+class Logit(Op):
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] first when eps is given, with PyTorch's
+    gradient: 1 / (x (1 - x)); NaN outside [0, 1] without eps, 0 outside [eps, 1 - eps] with it."""
+
+    def forward(self, x: Tensor, eps: float | None) -> Tensor:
+        self.eps = eps
+        xs = x.detach()
+        if eps is not None:
+            xs = clamp(xs, eps, 1.0 - eps)
+        self.save_for_backward(x)
+        return log(xs / (1.0 - xs))
+
+    def backward(self, grad: Tensor) -> Grads:
+        (x,) = self.saved_tensors
+        slope = grad / (x * (1.0 - x))
+        if self.eps is None:
+            return (where((x < 0) | (x > 1), math.nan, slope), None)
+        return (where((x < self.eps) | (x > 1.0 - self.eps), 0.0, slope), None)
+
+
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
-    x = _floating(_check_tensor("logit", input))
-    if eps is not None:
-        x = clamp(x, eps, 1.0 - eps)
-    return log(x / (1.0 - x))
+    return Logit.apply(_floating(_check_tensor("logit", input)), eps)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -108,6 +126,14 @@ def float_power(input: Operand, exponent: Operand) -> Tensor:
         return pow(a, b)
     assert isinstance(b, Tensor)
     return pow(a, b)
+
+
+def float_power_(self: Tensor, exponent: Operand) -> Tensor:
+    """``x.float_power_(e)``: only a float64 x can hold float_power's result."""
+    if self.dtype is not dtypes.float64:
+        raise RuntimeError(f"the base given to float_power_ has dtype {_torch_name(self.dtype)} but the "
+                           "operation's result requires dtype Double")
+    return self.copy_(float_power(self, exponent))
 
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
@@ -156,18 +182,18 @@ def frexp(input: Tensor) -> FrexpResult:
     x = _check_tensor("frexp", input)
     if not x.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    x = x.detach()
-    magnitude = abs(x)
+    magnitude = abs(x.detach()).to(dtypes.float64)
     special = eq(magnitude, 0) | ~(magnitude < math.inf)   # 0, inf, nan: (x, 0)
-    safe = where(special, 1.0, magnitude).to(dtypes.float64)
+    safe = where(special, 1.0, magnitude)
     exponent = floor(log2(safe)) + 1
-    mantissa = safe / pow(2.0, exponent)
     # log2 may round across a power of two: put the mantissa back into [0.5, 1)
-    high, low = mantissa >= 1.0, mantissa < 0.5
-    exponent = exponent + high.to(exponent.dtype) - low.to(exponent.dtype)
-    mantissa = safe / pow(2.0, exponent)
-    mantissa = where(special, x, where(x < 0, -mantissa, mantissa).to(x.dtype))
-    return FrexpResult(mantissa, where(special, 0, exponent).to(dtypes.int32))
+    scaled = safe / pow(2.0, exponent)
+    exponent = where(special, 0.0, exponent + (scaled >= 1.0).to(exponent.dtype) - (scaled < 0.5).to(exponent.dtype))
+    # mantissa = x 2^-exponent (differentiable in x, as PyTorch's); in two factors, as 2^-exponent
+    # alone overflows for the smallest subnormals
+    half = floor(exponent / 2)
+    mantissa = x.to(dtypes.float64) * pow(2.0, -half) * pow(2.0, half - exponent)
+    return FrexpResult(mantissa.to(x.dtype), exponent.to(dtypes.int32))
 
 
 def isin(elements: Operand, test_elements: Operand, *, assume_unique: bool = False,

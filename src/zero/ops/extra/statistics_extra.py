@@ -240,12 +240,20 @@ def _trapezoid_terms(op: str, y: Tensor, x: Tensor | float | None, dx: float | N
     return _pair_sums(yf, dim) * spacing / 2
 
 
+def _total(op: str, y: Tensor, x: Tensor | None, dx: float | None, dim: int) -> Tensor:
+    terms = _trapezoid_terms(op, y, x, dx, dim)
+    if y.shape[dim] == 0:   # no samples: zeros, new and constant (as PyTorch's)
+        return zeros(terms.shape[:dim % y.ndim] + terms.shape[dim % y.ndim + 1:], dtype=terms.dtype,
+                     device=terms.device)
+    return terms.sum(dim)
+
+
 def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
-    return _trapezoid_terms("trapezoid", y, x, dx, dim).sum(dim)
+    return _total("trapezoid", y, x, dx, dim)
 
 
 def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
-    return _trapezoid_terms("trapz", y, x, dx, dim).sum(dim)
+    return _total("trapz", y, x, dx, dim)
 
 
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
