@@ -105,8 +105,10 @@ from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, Dou
                                      IntTensor, LongTensor)
 from .tensors.size import Size
 # -- issue 37 (math names): special functions, statistics, windows, old solvers --
-from .ops.extra.special_math import (deg2rad, float_power, frexp, gcd, heaviside, isin, isreal, lcm, ldexp,
-                                     logaddexp2, logit, mvlgamma, polygamma, rad2deg, rsub, sinc)
+from .ops.extra.special_math import (deg2rad, float_power, frexp, gcd, heaviside, i0, igamma, igammac, isin, isreal,
+                                     lcm, ldexp, logaddexp2, logit, mvlgamma, nextafter, polygamma, rad2deg, rsub,
+                                     sinc)
+from .ops.extra.random_draws import binomial, poisson
 from .ops.extra.statistics_extra import (addbmm, addr, adjoint, chain_matmul, corrcoef, cov, cumulative_trapezoid,
                                          diagflat, frobenius_norm, histogram, inner, msort, norm_except_dim,
                                          nuclear_norm, renorm, trapezoid, trapz, unique_consecutive, unravel_index,

@@ -630,6 +630,8 @@ FUNCS.update({
                                        "kaiser_window")},
     "lu": [A(sq)], "lu_solve": [A(x2, eye3, piv3)], "lu_unpack": [A(sq, piv3)], "triangular_solve": [A(x2, sq)],
     "orgqr": [A(x4, w)], "ormqr": [A(x4, w, x4)],
+    "i0": [A(x)], "nextafter": [A(x, y)], "igamma": [A(x, y)], "igammac": [A(x, y)], "poisson": [A(x)],
+    "binomial": [A(In("x3"), In("y3"))],
 })
 TOP.update({"addmv_": [A(w, x, v)]})
 METHODS.update({"polygamma": [A(x, 1)], "polygamma_": [A(x, 1)], "float_power_": [A(x64, 2.0)]})

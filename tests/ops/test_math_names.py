@@ -42,6 +42,8 @@ UNARY = {
     "polygamma 3 negative": (lambda lib, x: lib.polygamma(3, x), (-3.9, -0.1)),
     "polygamma method": (lambda lib, x: x.polygamma(4), (0.2, 30)),
     "isreal": (lambda lib, x: lib.isreal(x), (-1, 1)),
+    "i0": (lambda lib, x: lib.i0(x), (-25, 25)),
+    "i0 method": (lambda lib, x: x.i0(), (-3, 3)),
     "frexp": (lambda lib, x: lib.frexp(x), (-1e6, 1e6)),
     "frexp method": (lambda lib, x: x.frexp(), (-1e-3, 1e-3)),
     "msort": (lambda lib, x: lib.msort(x), (-1, 1)),
@@ -135,7 +137,8 @@ def test_gcd_lcm(name):
     with pytest.raises(RuntimeError):
         getattr(zero, name)(zero.tensor([1.0]), zero.tensor([2.0]))
     x = zero.tensor([12, 9])
-    assert getattr(x, name + "_")(zero.tensor([8, 6])) is x
+    in_place = x.gcd_ if name == "gcd" else x.lcm_
+    assert in_place(zero.tensor([8, 6])) is x
     assert x.tolist() == getattr(torch, name)(torch.tensor([12, 9]), torch.tensor([8, 6])).tolist()
 
 
@@ -158,6 +161,88 @@ def test_isin():
     check_against_torch(lambda lib, a, b: lib.isin(a, b), [u(5, dtype="float32"), np.zeros(0, np.float32)])
     with pytest.raises(TypeError):
         zero.isin(1, 2)
+
+
+def test_i0_edges():
+    x = np.array([0.0, 19.99, 20.0, -20.0, 100.0, 700.0, np.inf, -np.inf, np.nan])
+    check_against_torch(lambda lib, t: lib.i0(t), [x], grad=False)
+    check_against_torch(lambda lib, t: lib.i0(t), [x.astype(np.float32)], grad=False)
+    check_against_torch(lambda lib, t: lib.i0(t), [np.array([0, 1, -4])])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_nextafter(dtype):
+    a = np.array([0.0, 1.0, 1.0, -1.0, np.inf, 1.0, np.nan, 0.0, -0.0, 3.5, -2.0], dtype)
+    b = np.array([-1.0, 2.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, np.inf, -np.inf], dtype)
+    check_against_torch(lambda lib, x, y: lib.nextafter(x, y), [a, b], grad=False)
+    check_against_torch(lambda lib, x, y: x.nextafter(y), [a.reshape(1, -1), b.reshape(1, -1)], grad=False)
+    z = zero.tensor(a[:4])
+    assert z.nextafter_(zero.tensor(b[:4])) is z
+    np.testing.assert_array_equal(z.numpy(), np.nextafter(a[:4], b[:4]))
+    with pytest.raises(RuntimeError):
+        zero.nextafter(zero.tensor([1.0]), zero.tensor([1.0], dtype=zero.float64))
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma(name):
+    a = np.array([0.5, 2.0, 0.0, 3.0, 10.0, 0.1, 50.0, 1.0, 5.0, 2.0, 3.0, -1.0, 0.0])
+    x = np.array([1.0, 0.0, 1.0, 2.5, 12.0, 0.01, 40.0, 100.0, 1e-3, np.inf, 3.9, 1.0, 0.0])
+    # (PyTorch's P(50, 40) is 9e-11 off the exact 0.0703350666593949544; Zero's within 1e-15)
+    check_against_torch(lambda lib, s, t: getattr(lib, name)(s, t), [a, x], grad=False, rtol=1e-9, atol=1e-9)
+    check_against_torch(lambda lib, s, t: getattr(lib, name)(s, t), [a.astype(np.float32), x.astype(np.float32)],
+                        grad=False)
+    check_against_torch(lambda lib, s, t: getattr(s, name)(t), [u((2, 3), 0.1, 5), u(3, 0.1, 5)], grad=False,
+                        rtol=1e-9)
+    # the gradient in x (PyTorch has none in a)
+    s, t = u((2, 3), 0.5, 6), u((2, 3), 0.1, 8)
+    zt, tt = zero.tensor(t, requires_grad=True), torch.tensor(t, requires_grad=True)
+    getattr(zero, name)(zero.tensor(s), zt).sum().backward()
+    getattr(torch, name)(torch.tensor(s), tt).sum().backward()
+    np.testing.assert_allclose(zt.grad.numpy(), tt.grad.numpy(), rtol=1e-9)
+    z = zero.tensor(s)
+    assert getattr(z, name + "_")(zero.tensor(t)) is z
+    np.testing.assert_allclose(z.numpy(), getattr(torch, name)(torch.tensor(s), torch.tensor(t)).numpy(), rtol=1e-9)
+    z = zero.tensor(s)
+    in_place = z.igamma_ if name == "igamma" else z.igammac_
+    assert in_place(zero.tensor(t)) is z
+
+
+def test_i0_in_place():
+    z = zero.tensor([0.5, 1.5])
+    assert z.i0_() is z
+    np.testing.assert_allclose(z.numpy(), torch.i0(torch.tensor([0.5, 1.5])).numpy(), rtol=1e-6)
+
+
+def test_poisson_binomial():
+    rates = zero.tensor([0.0, 0.5, 3.0, 40.0] * 500)
+    g = zero.Generator().manual_seed(7)
+    draws = zero.poisson(rates, generator=g)
+    assert draws.dtype is zero.float32 and draws.shape == rates.shape
+    values = draws.numpy().reshape(500, 4)
+    assert (values >= 0).all() and (values == np.round(values)).all() and (values[:, 0] == 0).all()
+    np.testing.assert_allclose(values.mean(0), [0.0, 0.5, 3.0, 40.0], rtol=0.1, atol=0.05)
+    np.testing.assert_allclose(values.var(0), [0.0, 0.5, 3.0, 40.0], rtol=0.2, atol=0.05)
+    again = zero.poisson(rates, generator=zero.Generator().manual_seed(7))
+    np.testing.assert_array_equal(again.numpy(), draws.numpy())   # the same seed, the same draws
+    count = zero.tensor([10.0, 5.0, 0.0, 20.0] * 500, dtype=zero.float64)
+    prob = zero.tensor([0.5, 1.0, 0.3, 0.1] * 500, dtype=zero.float64)
+    zero.manual_seed(3)
+    b = zero.binomial(count, prob)
+    assert b.dtype is zero.float64
+    values = b.numpy().reshape(500, 4)
+    assert (values <= count.numpy().reshape(500, 4)).all() and (values[:, 1] == 5).all() and (values[:, 2] == 0).all()
+    np.testing.assert_allclose(values.mean(0), [5.0, 5.0, 0.0, 2.0], rtol=0.1)
+    zero.manual_seed(3)
+    np.testing.assert_array_equal(zero.binomial(count, prob).numpy(), b.numpy())
+    with pytest.raises(RuntimeError):
+        zero.poisson(zero.tensor([-1.0]))
+    with pytest.raises(NotImplementedError):
+        zero.poisson(zero.tensor([1, 2]))
+    with pytest.raises(ValueError):
+        zero.binomial(zero.tensor([10, 5]), zero.tensor([0.5, 1.0]))
+    # PyTorch refuses the same
+    with pytest.raises(ValueError):
+        torch.binomial(torch.tensor([10, 5]), torch.tensor([0.5, 1.0]))
 
 
 def test_errors_of_the_special_functions():
@@ -202,6 +287,19 @@ def test_products(dtype):
         check_against_torch(lambda lib, a, b, c: lib.chain_matmul(a, b, c),
                             [u((2, 3), dtype=dtype), u((3, 4), dtype=dtype), u((4, 2), dtype=dtype)])
         check_against_torch(lambda lib, a: lib.chain_matmul(a), [u((2, 3), dtype=dtype)])
+
+
+def test_products_in_place():
+    i, a, b = u((3, 2)), u((4, 3, 5)), u((4, 5, 2))
+    zi, ti = zero.tensor(i), torch.tensor(i)
+    assert zi.addbmm_(zero.tensor(a), zero.tensor(b), alpha=2) is zi
+    ti.addbmm_(torch.tensor(a), torch.tensor(b), alpha=2)
+    np.testing.assert_allclose(zi.numpy(), ti.numpy(), rtol=1e-12)
+    i, a, b = u((3, 4)), u(3), u(4)
+    zi, ti = zero.tensor(i), torch.tensor(i)
+    assert zi.addr_(zero.tensor(a), zero.tensor(b), beta=0.5) is zi
+    ti.addr_(torch.tensor(a), torch.tensor(b), beta=0.5)
+    np.testing.assert_allclose(zi.numpy(), ti.numpy(), rtol=1e-12)
 
 
 def test_product_errors():

@@ -510,6 +510,14 @@ class TensorMethods:
     lu = linalg_solvers.lu
     orgqr = linalg_solvers.orgqr
     ormqr = linalg_solvers.ormqr
+    i0 = special_math.i0
+    i0_ = in_place(special_math.i0)
+    nextafter = special_math.nextafter
+    nextafter_ = in_place(special_math.nextafter)
+    igamma = special_math.igamma
+    igamma_ = in_place(special_math.igamma)
+    igammac = special_math.igammac
+    igammac_ = in_place(special_math.igammac)
 
 
 def attach_to(tensor_class: type) -> None:

@@ -24,6 +24,8 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
+import numpy as np
+
 from ... import dtypes
 from ...tensors.creation import tensor as make_tensor
 from ...autograd.op import Grads, Op
@@ -32,7 +34,7 @@ from ..comparison import eq, logical_not
 from ..elementwise import abs, log, mul, pow, sin, sub, where
 from ..selection import clamp
 from .binary_math import logaddexp, remainder
-from .more_math import digamma, lgamma
+from .more_math import broadcast_tensors, digamma, lgamma
 from .unary_math import floor, log2
 
 Operand = Tensor | int | float | bool
@@ -269,3 +271,149 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 def polygamma_method(self: Tensor, n: int) -> Tensor:
     """``x.polygamma(n)``: PyTorch's method takes n after the tensor."""
     return polygamma(n, self)
+
+
+# -- i0, nextafter, the incomplete gamma functions -------------------------------------------------
+
+
+def _i0_series(x: Tensor) -> Tensor:
+    """sum over k of (x^2 / 4)^k / (k!)^2, by Horner's rule (|x| < 20: 60 terms)."""
+    y = x * x / 4
+    total = y * 0 + 1.0 / math.factorial(59) ** 2
+    for k in range(58, -1, -1):
+        total = total * y + 1.0 / math.factorial(k) ** 2
+    return total
+
+
+def _i0_asymptotic(x: Tensor) -> Tensor:
+    """e^x / sqrt(2 pi x) * sum over k of ((2k - 1)!!)^2 / (k! 8^k x^k) (x >= 20: 25 terms)."""
+    coefficients, c = [1.0], 1.0
+    for k in range(1, 25):
+        c *= (2 * k - 1) ** 2 / (8 * k)
+        coefficients.append(c)
+    r = 1.0 / x
+    total = r * 0 + coefficients[-1]
+    for c in reversed(coefficients[:-1]):
+        total = total * r + c
+    # e^x split in two, as e^x alone overflows float64 before I0's value does
+    half = (x / 2).exp()
+    return half * (half / (2 * math.pi * x).sqrt()) * total
+
+
+def i0(input: Tensor) -> Tensor:
+    """The modified Bessel function of the first kind, order 0 (float64 inside); its gradient,
+    that of the composition, is i1's value."""
+    x = _floating(_check_tensor("i0", input))
+    magnitude = abs(x.to(dtypes.float64))
+    small = magnitude < 20
+    value = where(small, _i0_series(where(small, magnitude, 0.0)),
+                  _i0_asymptotic(where(small, 20.0, magnitude)))
+    if x.dtype is not dtypes.float64:   # past the dtype's largest value: inf (without NumPy's warning)
+        value = where(value > float(np.finfo(x.dtype.numpy).max), math.inf, value)
+    return value.to(x.dtype)
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next float after input towards other: input's bits (as an integer of its width) one
+    up or down; float32 and float64. Not differentiable."""
+    x = _check_tensor("nextafter", input).detach()
+    y = _as_tensor(other, x).detach()
+    if x.dtype is not y.dtype:
+        raise RuntimeError(f"nextafter: expected both arguments to have the same dtype, got {x.dtype.name} and "
+                           f"{y.dtype.name}")
+    bits = {"float32": dtypes.int32, "float64": dtypes.int64}.get(x.dtype.name)
+    if bits is None:
+        raise RuntimeError(f'"nextafter_cpu" not implemented for \'{_torch_name(x.dtype)}\'')
+    x, y = broadcast_tensors(x, y)
+    as_int = x.contiguous().view(bits)
+    away = (y > x) == (x > 0)     # moving away from zero: the magnitude's bits grow
+    stepped = (as_int + where(away, 1, -1).to(bits)).view(x.dtype)
+    one_bit = make_tensor(1, dtype=bits, device=x.device).view(x.dtype)   # the smallest subnormal
+    from_zero = where(y > 0, one_bit, -one_bit)
+    result = where(eq(x, 0), from_zero, stepped)
+    result = where(eq(x, y), y, result)
+    return where(logical_not(eq(x, x)) | logical_not(eq(y, y)), math.nan, result)
+
+
+def _igamma_series(a: Tensor, x: Tensor) -> Tensor:
+    """P(a, x) by its series x^a e^-x / Gamma(a + 1) * sum x^k / ((a + 1) ... (a + k)), x < a + 1."""
+    term = a * 0 + 1.0
+    total = term
+    for k in range(1, 200):
+        term = term * x / (a + k)
+        total = total + term
+    return total * (a * log(x) - x - lgamma(a + 1)).exp()
+
+
+def _igammac_fraction(a: Tensor, x: Tensor) -> Tensor:
+    """Q(a, x) by Legendre's continued fraction (modified Lentz, 200 steps), x >= a + 1."""
+    tiny = 1e-300
+    b = x + 1.0 - a
+    c = b * 0 + 1.0 / tiny
+    d = 1.0 / b
+    h = d
+    for i in range(1, 200):
+        an = -i * (i - a)
+        b = b + 2.0
+        d = an * d + b
+        d = where(abs(d) < tiny, tiny, d)
+        c = b + an / c
+        c = where(abs(c) < tiny, tiny, c)
+        d = 1.0 / d
+        h = h * (d * c)
+    return h * (a * log(x) - x - lgamma(a)).exp()
+
+
+class _RegularizedGamma(Op):
+    """P(a, x) (upper=False) or Q(a, x) = 1 - P: series or continued fraction, in float64;
+    differentiable in x alone, as PyTorch's: dP/dx = x^(a-1) e^-x / Gamma(a)."""
+
+    def forward(self, a: Tensor, x: Tensor, upper: bool) -> Tensor:
+        self.upper = upper
+        dtype = dtypes.promote_types(a.dtype, x.dtype)
+        if not dtype.is_floating_point:
+            dtype = dtypes.get_default_dtype()
+        a64, x64 = a.detach().to(dtypes.float64), x.detach().to(dtypes.float64)
+        a64, x64 = broadcast_tensors(a64, x64)
+        use_series = x64 < a64 + 1
+        inside = (a64 > 0) & (x64 > 0) & (a64 < math.inf) & (x64 < math.inf)
+        by_series, by_fraction = inside & use_series, inside & logical_not(use_series)
+        # each branch on its own elements; elsewhere a = 1 and an x where it converges
+        series = _igamma_series(where(by_series, a64, 1.0), where(by_series, x64, 0.5))
+        fraction = _igammac_fraction(where(by_fraction, a64, 1.0), where(by_fraction, x64, 2.0))
+        lower = where(use_series, series, 1.0 - fraction)
+        # edges: x = 0 gives P = 0; a = 0 (x > 0) gives P = 1; x = inf gives 1; negatives NaN
+        lower = where(eq(x64, 0) & (a64 > 0), 0.0, lower)
+        lower = where(eq(a64, 0) & (x64 > 0), 1.0, lower)
+        lower = where((a64 < 0) | (x64 < 0) | (eq(a64, 0) & eq(x64, 0)), math.nan, lower)
+        lower = where(eq(x64, math.inf) & (a64 >= 0), 1.0, lower)
+        lower = where(logical_not(eq(a64, a64)) | logical_not(eq(x64, x64)), math.nan, lower)
+        self.dtype = dtype
+        self.save_for_backward(a64, x64)
+        value = (1.0 - lower) if upper else lower
+        return value.to(dtype)
+
+    def backward(self, grad: Tensor) -> Grads:
+        a, x = self.saved_tensors
+        density = ((a - 1) * log(x) - x - lgamma(a)).exp()
+        slope = -density if self.upper else density
+        return (None, (grad.to(dtypes.float64) * slope).to(grad.dtype), None)
+
+
+def _gamma_operands(op: str, input: Operand, other: Operand) -> tuple[Tensor, Tensor]:
+    like = input if isinstance(input, Tensor) else other
+    if not isinstance(like, Tensor):
+        raise TypeError(f"{op}(): expected a Tensor")
+    return _as_tensor(input, like), _as_tensor(other, like)
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized lower incomplete gamma function P(input, other)."""
+    a, x = _gamma_operands("igamma", input, other)
+    return _RegularizedGamma.apply(a, x, False)
+
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function Q(input, other) = 1 - P."""
+    a, x = _gamma_operands("igammac", input, other)
+    return _RegularizedGamma.apply(a, x, True)
