@@ -279,7 +279,8 @@ def test_products(dtype):
                         [u((3, 2), dtype=dtype), u((4, 3, 5), dtype=dtype), u((4, 5, 2), dtype=dtype)])
     check_against_torch(lambda lib, i, a, b: lib.addr(i, a, b, alpha=3),
                         [u((3, 4), dtype=dtype), u(3, dtype=dtype), u(4, dtype=dtype)])
-    check_against_torch(lambda lib, i, a, b: i.addr(a, b), [u((3, 4), dtype=dtype), u(3, dtype=dtype), u(4, dtype=dtype)])
+    check_against_torch(lambda lib, i, a, b: i.addr(a, b),
+                        [u((3, 4), dtype=dtype), u(3, dtype=dtype), u(4, dtype=dtype)])
     check_against_torch(lambda lib, a, b: lib.inner(a, b), [u((2, 3, 4), dtype=dtype), u((5, 4), dtype=dtype)])
     check_against_torch(lambda lib, a, b: lib.inner(a, b), [u((), dtype=dtype), u((5, 4), dtype=dtype)])
     with warnings.catch_warnings():

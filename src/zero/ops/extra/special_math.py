@@ -31,7 +31,10 @@ from ...tensors.creation import tensor as make_tensor
 from ...autograd.op import Grads, Op
 from ...tensors.tensor import Tensor
 from ..comparison import eq, logical_not
-from ..elementwise import abs, log, mul, pow, sin, sub, where
+from ..elementwise import abs as absolute
+from ..elementwise import log, mul, sin, sub, where
+from ..elementwise import pow as power
+from ..views import view_dtype
 from ..selection import clamp
 from .binary_math import logaddexp, remainder
 from .more_math import broadcast_tensors, digamma, lgamma
@@ -125,9 +128,9 @@ def float_power(input: Operand, exponent: Operand) -> Tensor:
     a = input.to(dtypes.float64) if isinstance(input, Tensor) else float(input)
     b = exponent.to(dtypes.float64) if isinstance(exponent, Tensor) else float(exponent)
     if isinstance(a, Tensor):
-        return pow(a, b)
+        return power(a, b)
     assert isinstance(b, Tensor)
-    return pow(a, b)
+    return power(a, b)
 
 
 def float_power_(self: Tensor, exponent: Operand) -> Tensor:
@@ -143,7 +146,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
     e = _as_tensor(other, x)
     if not e.dtype.is_floating_point:   # integer exponents: 2 ** e in x's float dtype
         e = e.to(x.dtype if x.dtype.is_floating_point else dtypes.get_default_dtype())
-    return mul(x, pow(2.0, e))
+    return mul(x, power(2.0, e))
 
 
 def _integers(op: str, a: Tensor, b: Operand) -> tuple[Tensor, Tensor]:
@@ -162,7 +165,7 @@ def _torch_name(dtype: dtypes.DType) -> str:
 
 def gcd(input: Tensor, other: Tensor) -> Tensor:
     a, b = _integers("gcd", input, other)
-    a, b = abs(a + 0 * b), abs(b + 0 * a)   # broadcast and promote both
+    a, b = absolute(a + 0 * b), absolute(b + 0 * a)   # broadcast and promote both
     while bool((b != 0).any()):
         nonzero = b != 0
         a, b = where(nonzero, b, a), where(nonzero, remainder(a, where(nonzero, b, 1)), 0)
@@ -172,7 +175,7 @@ def gcd(input: Tensor, other: Tensor) -> Tensor:
 def lcm(input: Tensor, other: Tensor) -> Tensor:
     a, b = _integers("lcm", input, other)
     g = gcd(a, b)
-    return abs(where(eq(g, 0), 0, (a // where(eq(g, 0), 1, g)) * b))
+    return absolute(where(eq(g, 0), 0, (a // where(eq(g, 0), 1, g)) * b))
 
 
 class FrexpResult(NamedTuple):
@@ -184,17 +187,17 @@ def frexp(input: Tensor) -> FrexpResult:
     x = _check_tensor("frexp", input)
     if not x.dtype.is_floating_point:
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
-    magnitude = abs(x.detach()).to(dtypes.float64)
+    magnitude = absolute(x.detach()).to(dtypes.float64)
     special = eq(magnitude, 0) | ~(magnitude < math.inf)   # 0, inf, nan: (x, 0)
     safe = where(special, 1.0, magnitude)
     exponent = floor(log2(safe)) + 1
     # log2 may round across a power of two: put the mantissa back into [0.5, 1)
-    scaled = safe / pow(2.0, exponent)
+    scaled = safe / power(2.0, exponent)
     exponent = where(special, 0.0, exponent + (scaled >= 1.0).to(exponent.dtype) - (scaled < 0.5).to(exponent.dtype))
     # mantissa = x 2^-exponent (differentiable in x, as PyTorch's); in two factors, as 2^-exponent
     # alone overflows for the smallest subnormals
     half = floor(exponent / 2)
-    mantissa = x.to(dtypes.float64) * pow(2.0, -half) * pow(2.0, half - exponent)
+    mantissa = x.to(dtypes.float64) * power(2.0, -half) * power(2.0, half - exponent)
     return FrexpResult(mantissa.to(x.dtype), exponent.to(dtypes.int32))
 
 
@@ -242,14 +245,14 @@ def _hurwitz_zeta(s: int, x: Tensor) -> Tensor:
         lowest = float(x.detach().min().item())
         if lowest < 0 and math.isfinite(lowest):
             shift += math.ceil(-lowest)
-    total = pow(x, -s)
+    total = power(x, -s)
     for k in range(1, shift):
-        total = total + pow(x + k, -s)
+        total = total + power(x + k, -s)
     a = x + shift
-    tail = pow(a, 1 - s) / (s - 1) + 0.5 * pow(a, -s)
+    tail = power(a, 1 - s) / (s - 1) + 0.5 * power(a, -s)
     rising = float(s)           # s (s + 1) ... (s + 2j - 2)
     for j, b in enumerate(_BERNOULLI, start=1):
-        tail = tail + (b * rising / math.factorial(2 * j)) * pow(a, -s - 2 * j + 1)
+        tail = tail + (b * rising / math.factorial(2 * j)) * power(a, -s - 2 * j + 1)
         rising *= (s + 2 * j - 1) * (s + 2 * j)
     return total + tail
 
@@ -304,7 +307,7 @@ def i0(input: Tensor) -> Tensor:
     """The modified Bessel function of the first kind, order 0 (float64 inside); its gradient,
     that of the composition, is i1's value."""
     x = _floating(_check_tensor("i0", input))
-    magnitude = abs(x.to(dtypes.float64))
+    magnitude = absolute(x.to(dtypes.float64))
     small = magnitude < 20
     value = where(small, _i0_series(where(small, magnitude, 0.0)),
                   _i0_asymptotic(where(small, 20.0, magnitude)))
@@ -325,10 +328,10 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     if bits is None:
         raise RuntimeError(f'"nextafter_cpu" not implemented for \'{_torch_name(x.dtype)}\'')
     x, y = broadcast_tensors(x, y)
-    as_int = x.contiguous().view(bits)
+    as_int = view_dtype(x.contiguous(), bits)
     away = (y > x) == (x > 0)     # moving away from zero: the magnitude's bits grow
-    stepped = (as_int + where(away, 1, -1).to(bits)).view(x.dtype)
-    one_bit = make_tensor(1, dtype=bits, device=x.device).view(x.dtype)   # the smallest subnormal
+    stepped = view_dtype(as_int + where(away, 1, -1).to(bits), x.dtype)
+    one_bit = view_dtype(make_tensor(1, dtype=bits, device=x.device), x.dtype)   # the smallest subnormal
     from_zero = where(y > 0, one_bit, -one_bit)
     result = where(eq(x, 0), from_zero, stepped)
     result = where(eq(x, y), y, result)
@@ -356,9 +359,9 @@ def _igammac_fraction(a: Tensor, x: Tensor) -> Tensor:
         an = -i * (i - a)
         b = b + 2.0
         d = an * d + b
-        d = where(abs(d) < tiny, tiny, d)
+        d = where(absolute(d) < tiny, tiny, d)
         c = b + an / c
-        c = where(abs(c) < tiny, tiny, c)
+        c = where(absolute(c) < tiny, tiny, c)
         d = 1.0 / d
         h = h * (d * c)
     return h * (a * log(x) - x - lgamma(a)).exp()

@@ -316,7 +316,7 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
     for s in sizes:
         total *= s
     if indices.numel() and (bool((indices < -total).any()) or bool((indices >= total).any())):
-        raise ValueError("'indices' must be in range [-{0}, {1}), but got values outside".format(total, total))
+        raise ValueError(f"'indices' must be in range [-{total}, {total}), but got values outside")
     flat = indices.to(dtypes.int64) % total if total else indices.to(dtypes.int64)
     coords = []
     for s in reversed(sizes):
@@ -413,8 +413,8 @@ def frobenius_norm(input: Tensor, dim: Sequence[int] = (), keepdim: bool = False
 
 def nuclear_norm(input: Tensor, dim: Sequence[int] | bool | None = None, keepdim: bool = False) -> Tensor:
     _check("nuclear_norm", "input", input)
-    if isinstance(dim, bool):
-        dim, keepdim = None, dim
+    if isinstance(dim, bool):   # nuclear_norm(input, keepdim)
+        dim, keepdim = None, bool(dim)
     if dim is None:
         if input.ndim != 2:
             raise RuntimeError(f"nuclear_norm: Expected a 2D tensor, but got {input.ndim}D")
