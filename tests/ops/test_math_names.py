@@ -567,3 +567,61 @@ def test_orgqr_ormqr(dtype):
                 check_against_torch(lambda lib, H, T, C: lib.ormqr(H, T, C, left, transpose), [h, tau, other],
                                     rtol=tol)
         check_against_torch(lambda lib, H, T, C: H.ormqr(T, C), [h, tau, u((m, 2), dtype=dtype)], rtol=tol)
+
+
+# -- on another device (the GPU under ZERO_TEST_DEVICE=cuda; "cuda" played by the CPU elsewhere) ----------
+
+ON_DEVICE = {
+    "deg2rad": lambda x, y, i, s: zero.deg2rad(x), "sinc": lambda x, y, i, s: zero.sinc(x),
+    "logit": lambda x, y, i, s: zero.logit(x, 0.1), "heaviside": lambda x, y, i, s: zero.heaviside(x - 0.5, y),
+    "logaddexp2": lambda x, y, i, s: zero.logaddexp2(x, y), "rsub": lambda x, y, i, s: zero.rsub(x, y, alpha=2),
+    "float_power": lambda x, y, i, s: zero.float_power(x, 2), "ldexp": lambda x, y, i, s: zero.ldexp(x, i),
+    "gcd": lambda x, y, i, s: zero.gcd(i, i + 4), "lcm": lambda x, y, i, s: zero.lcm(i, i + 4),
+    "frexp": lambda x, y, i, s: zero.frexp(x), "isin": lambda x, y, i, s: zero.isin(i, i[:1]),
+    "isreal": lambda x, y, i, s: zero.isreal(x), "mvlgamma": lambda x, y, i, s: zero.mvlgamma(x + 1, 2),
+    "polygamma": lambda x, y, i, s: zero.polygamma(2, x), "i0": lambda x, y, i, s: zero.i0(x * 30),
+    "nextafter": lambda x, y, i, s: zero.nextafter(x, y), "igamma": lambda x, y, i, s: zero.igamma(x, y),
+    "igammac": lambda x, y, i, s: zero.igammac(x, y * 10),
+    "addbmm": lambda x, y, i, s: zero.addbmm(s, s.expand(2, 3, 3), s.expand(2, 3, 3)),
+    "addr": lambda x, y, i, s: zero.addr(s, x[0, :3], y[0, :3]), "inner": lambda x, y, i, s: zero.inner(x, y),
+    "cov": lambda x, y, i, s: zero.cov(x, aweights=y[0], fweights=i[0].abs()),
+    "corrcoef": lambda x, y, i, s: zero.corrcoef(x), "trapezoid": lambda x, y, i, s: zero.trapezoid(x, y[0]),
+    "cumulative_trapezoid": lambda x, y, i, s: zero.cumulative_trapezoid(x, dx=0.5),
+    "diagflat": lambda x, y, i, s: zero.diagflat(x), "msort": lambda x, y, i, s: zero.msort(x),
+    "vander": lambda x, y, i, s: zero.vander(x[0], 3), "renorm": lambda x, y, i, s: zero.renorm(x, 2, 0, 0.5),
+    "unravel_index": lambda x, y, i, s: zero.unravel_index(i.abs(), (5, 5)),
+    "unique_consecutive": lambda x, y, i, s: zero.unique_consecutive(i // 3, return_inverse=True,
+                                                                     return_counts=True),
+    "histogram": lambda x, y, i, s: zero.histogram(x, 3, weight=y),
+    "nuclear_norm": lambda x, y, i, s: zero.nuclear_norm(x),
+    "norm_except_dim": lambda x, y, i, s: zero.norm_except_dim(x, 2, 1),
+    "cholesky_solve": lambda x, y, i, s: zero.cholesky_solve(x, s.tril() + 2 * zero.eye(3, device=s.device)),
+    "triangular_solve": lambda x, y, i, s: zero.triangular_solve(x, s + zero.eye(3, device=s.device)),
+    "lu_unpack": lambda x, y, i, s: zero.lu_unpack(*zero.lu(s)),
+    "lu_solve": lambda x, y, i, s: zero.lu_solve(x, *zero.lu(s + zero.eye(3, device=s.device))),
+    "ormqr": lambda x, y, i, s: zero.ormqr(s, x[0, :2], x),
+}
+
+
+@pytest.mark.parametrize("name", list(ON_DEVICE))
+def test_on_another_device(name, second_device):
+    arrays = [u((3, 5), 0.1, 0.9), u((3, 5), 0.1, 0.9), ints((3, 5)), u((3, 3), 0.1, 0.9)]
+    here = ON_DEVICE[name](*[zero.tensor(a) for a in arrays])
+    there = ON_DEVICE[name](*[zero.tensor(a, device=second_device) for a in arrays])
+    here, there = (here, there) if isinstance(here, tuple) else ((here,), (there,))
+    for h, t in zip(here, there):
+        assert t.device == second_device and t.dtype is h.dtype
+        np.testing.assert_allclose(t.cpu().numpy(), h.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["hann_window", "kaiser_window"])
+def test_windows_on_another_device(name, second_device):
+    w = getattr(zero, name)(6, device=second_device, dtype=zero.float64)
+    assert w.device == second_device
+    np.testing.assert_allclose(w.cpu().numpy(), getattr(torch, name)(6, dtype=torch.float64).numpy(), atol=1e-13)
+
+
+def test_draws_on_another_device(second_device):
+    rates = zero.tensor([1.0, 2.0], device=second_device)
+    assert zero.poisson(rates).device == second_device
+    assert zero.binomial(rates * 3, rates / 4).device == second_device
