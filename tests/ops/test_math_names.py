@@ -450,6 +450,25 @@ def test_histogram(dtype):
         zero.histogram(zero.tensor([1, 2]), 3)
 
 
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_histogramdd(dtype):
+    points = u((2, 6, 3), dtype=dtype)
+    w = u((2, 6), 0.0, 1.0, dtype=dtype)
+    for kwargs in ({}, {"density": True}, {"range": [-1.0, 1.0, -2.0, 0.0, 0.0, 2.0]}):
+        check_against_torch(lambda lib, t: lib.histogramdd(t, 3, **kwargs), [points], grad=False)
+        check_against_torch(lambda lib, t, ww: lib.histogramdd(t, [2, 3, 4], weight=ww, **kwargs), [points, w],
+                            grad=False)
+    e0, e1 = np.array([-2.0, 0.0, 2.0], dtype), np.array([-1.0, 0.5], dtype)
+    check_against_torch(lambda lib, t, a, b: lib.histogramdd(t, [a, b], density=True), [points[0, :, :2], e0, e1],
+                        grad=False)
+    check_against_torch(lambda lib, t: lib.histogramdd(t, 2), [np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]], dtype)],
+                        grad=False)
+    with pytest.raises(RuntimeError):
+        zero.histogramdd(zero.ones(4, 2), [2, 2, 2])
+    with pytest.raises(RuntimeError):
+        zero.histogramdd(zero.ones(4), 2)
+
+
 def test_norms():
     x = u((3, 4))
     with warnings.catch_warnings():

@@ -11,7 +11,7 @@ existing differentiable ops:
     trapezoid, trapz,          the trapezoidal rule (and its running sums) along dim, with
     cumulative_trapezoid       sample points x or a spacing dx
     diagflat, msort, vander, renorm, unravel_index, unique_consecutive, histogram,
-    frobenius_norm, nuclear_norm, norm_except_dim
+    histogramdd, frobenius_norm, nuclear_norm, norm_except_dim
 """
 from __future__ import annotations
 
@@ -358,6 +358,46 @@ class HistogramResult(NamedTuple):
     bin_edges: Tensor
 
 
+def _bin_edges(op: str, x: Tensor, bins: int | Tensor, range: Sequence[float] | None) -> Tensor:
+    """The edges of one dimension's bins: the tensor given, or bins + 1 evenly spaced over range
+    (the data's min and max when None; a point widened by 0.5 either side)."""
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1 or bins.numel() < 1:
+            raise RuntimeError(f"torch.{op}(): bins tensor should have one dimension and at least 1 element")
+        return bins.detach().to(x.dtype)
+    if bins <= 0:
+        raise RuntimeError(f"torch.{op}(): bins must be > 0, but got {bins}")
+    if range is not None:
+        lo, hi = float(range[0]), float(range[1])
+    elif x.numel():
+        lo, hi = float(x.min().item()), float(x.max().item())
+    else:
+        lo, hi = 0.0, 0.0
+    if lo > hi:
+        raise RuntimeError(f"torch.{op}(): min should not exceed max, but got min {lo} max {hi}")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return linspace(lo, hi, bins + 1, dtype=x.dtype, device=x.device)
+
+
+def _bin_of(x: Tensor, edges: Tensor) -> tuple[Tensor, Tensor]:
+    """(the bin of each value, whether it is inside the edges): bins are closed on the left,
+    the last one on the right too."""
+    n_bins = edges.shape[0] - 1
+    inside = (x >= edges[0]) & (x <= edges[-1])
+    position = (searchsorted(edges, x, right=True) - 1).clamp(0, builtins.max(n_bins - 1, 0))
+    return position, inside
+
+
+def _weights(op: str, input: Tensor, weight: Tensor | None, shape: tuple[int, ...], x: Tensor) -> Tensor | None:
+    if weight is None:
+        return None
+    if _check(op, "weight", weight).shape != shape:
+        raise RuntimeError(f"torch.{op}(): if weight tensor is provided it should have the same shape as the "
+                           f"input tensor excluding its innermost dimension, but got {describe(weight)}")
+    return weight.detach().reshape(-1).to(x.dtype)
+
+
 def histogram(input: Tensor, bins: int | Tensor, *, range: Sequence[float] | None = None,
               weight: Tensor | None = None, density: bool = False) -> HistogramResult:
     _check("histogram", "input", input)
@@ -365,33 +405,10 @@ def histogram(input: Tensor, bins: int | Tensor, *, range: Sequence[float] | Non
         raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, "
                            f"but got input {input.dtype.name}")
     x = input.detach().reshape(-1)
-    if isinstance(bins, Tensor):
-        if bins.ndim != 1 or bins.numel() < 1:
-            raise RuntimeError("torch.histogram(): bins tensor should have one dimension and at least 1 element")
-        edges = bins.detach().to(x.dtype)
-    else:
-        if bins <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins}")
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-        elif x.numel():
-            lo, hi = float(x.min().item()), float(x.max().item())
-        else:
-            lo, hi = 0.0, 0.0
-        if lo > hi:
-            raise RuntimeError(f"torch.histogram(): min should not exceed max, but got min {lo} max {hi}")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = linspace(lo, hi, bins + 1, dtype=x.dtype, device=x.device)
+    edges = _bin_edges("histogram", x, bins, range)
     n_bins = edges.shape[0] - 1
-    w = None
-    if weight is not None:
-        if _check("histogram", "weight", weight).shape != input.shape:
-            raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape "
-                               "as the input tensor")
-        w = weight.detach().reshape(-1).to(x.dtype)
-    inside = (x >= edges[0]) & (x <= edges[-1])
-    position = (searchsorted(edges, x, right=True) - 1).clamp(0, builtins.max(n_bins - 1, 0))
+    w = _weights("histogram", input, weight, input.shape, x)
+    position, inside = _bin_of(x, edges)
     counted = inside.to(x.dtype) if w is None else inside.to(x.dtype) * w
     hist = zeros((builtins.max(n_bins, 0),), dtype=x.dtype, device=x.device)
     if n_bins > 0 and x.numel():
@@ -400,6 +417,59 @@ def histogram(input: Tensor, bins: int | Tensor, *, range: Sequence[float] | Non
         widths = edges[1:] - edges[:-1]
         hist = hist / (hist.sum() * widths)
     return HistogramResult(hist, edges)
+
+
+class HistogramddResult(NamedTuple):
+    hist: Tensor
+    bin_edges: tuple[Tensor, ...]
+
+
+def histogramdd(input: Tensor, bins: int | Sequence[int] | Sequence[Tensor], *,
+                range: Sequence[float] | None = None, weight: Tensor | None = None,
+                density: bool = False) -> HistogramddResult:
+    """The histogram of the points input[..., :] (the last dim holds a point's D coordinates)."""
+    _check("histogramdd", "input", input)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, "
+                           f"but got input {input.dtype.name}")
+    if input.ndim < 2:
+        raise RuntimeError(f"torch.histogramdd: input tensor should have at least 2 dimensions, but got "
+                           f"{input.ndim}")
+    d = input.shape[-1]
+    points = input.detach().reshape(-1, d)
+    per_dim: list[int | Tensor] = [bins] * d if isinstance(bins, int) else list(bins)
+    if len(per_dim) != d:
+        raise RuntimeError(f"torch.histogramdd: expected {d} sequences of bin edges for each of the {d} "
+                           f"dimensions of the input, but got {len(per_dim)}")
+    if range is not None and len(range) != 2 * d:
+        raise RuntimeError(f"torch.histogramdd: for a {d}-dimensional histogram range should have {2 * d} "
+                           f"elements, but got {len(range)}")
+    edges = [_bin_edges("histogramdd", points[:, k], per_dim[k],
+                        None if range is None else range[2 * k:2 * k + 2]) for k in builtins.range(d)]
+    sizes = tuple(e.shape[0] - 1 for e in edges)
+    w = _weights("histogramdd", input, weight, input.shape[:-1], points)
+    flat = zeros((points.shape[0],), dtype=dtypes.int64, device=points.device)
+    everywhere = ones((points.shape[0],), dtype=dtypes.bool_, device=points.device)
+    for k in builtins.range(d):
+        position, inside = _bin_of(points[:, k].contiguous(), edges[k])
+        flat = flat * sizes[k] + position
+        everywhere = everywhere & inside
+    counted = everywhere.to(points.dtype) if w is None else everywhere.to(points.dtype) * w
+    total = 1
+    for n in sizes:
+        total *= n
+    hist = zeros((total,), dtype=points.dtype, device=points.device)
+    if total and points.shape[0]:
+        hist = hist.scatter_add(0, flat, counted)
+    hist = hist.reshape(sizes)
+    if density:
+        volume = ones(sizes, dtype=points.dtype, device=points.device)
+        for k in builtins.range(d):
+            shape = [1] * d
+            shape[k] = sizes[k]
+            volume = volume * (edges[k][1:] - edges[k][:-1]).reshape(shape)
+        hist = hist / (hist.sum() * volume)
+    return HistogramddResult(hist, tuple(edges))
 
 
 # -- the deprecated norms -------------------------------------------------------------------------
