@@ -110,9 +110,9 @@ from .ops.extra.special_math import (deg2rad, float_power, frexp, gcd, heaviside
                                      sinc)
 from .ops.extra.random_draws import binomial, poisson
 from .ops.extra.statistics_extra import (addbmm, addr, adjoint, chain_matmul, corrcoef, cov, cumulative_trapezoid,
-                                         diagflat, frobenius_norm, histogram, histogramdd, inner, msort, norm_except_dim,
-                                         nuclear_norm, renorm, trapezoid, trapz, unique_consecutive, unravel_index,
-                                         vander)
+                                         diagflat, frobenius_norm, histogram, histogramdd, inner, msort,
+                                         norm_except_dim, nuclear_norm, renorm, trapezoid, trapz, unique_consecutive,
+                                         unravel_index, vander)
 from .ops.extra.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from .ops.extra.linalg_solvers import (cholesky_inverse, cholesky_solve, lu, lu_solve, lu_unpack, orgqr, ormqr,
                                        triangular_solve)
