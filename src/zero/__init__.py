@@ -114,8 +114,8 @@ from .ops.extra.statistics_extra import (addbmm, addr, adjoint, chain_matmul, co
                                          norm_except_dim, nuclear_norm, renorm, trapezoid, trapz, unique_consecutive,
                                          unravel_index, vander)
 from .ops.extra.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
-from .ops.extra.linalg_solvers import (cholesky_inverse, cholesky_solve, lu, lu_solve, lu_unpack, orgqr, ormqr,
-                                       triangular_solve)
+from .ops.extra.linalg_solvers import (cholesky_inverse, cholesky_solve, geqrf, lu, lu_solve, lu_unpack, orgqr,
+                                       ormqr, triangular_solve)
 from .ops.extra.linalg import addmv as _addmv
 from .ops.inplace import in_place as _in_place
 addmv_ = _in_place(_addmv)

@@ -424,7 +424,7 @@ FUNCS.update({
     **{name: [A(5), A(1)] for name in ("bartlett_window", "blackman_window", "hamming_window", "hann_window",
                                        "kaiser_window")},
     "lu": [A(sq)], "lu_solve": [A(x2, eye3, piv3)], "lu_unpack": [A(sq, piv3)], "triangular_solve": [A(x2, sq)],
-    "orgqr": [A(x4, w)], "ormqr": [A(x4, w, x4)],
+    "orgqr": [A(x4, w)], "ormqr": [A(x4, w, x4)], "geqrf": [A(x4), A(x), A(b3)],
     "i0": [A(x)], "nextafter": [A(x, y)], "igamma": [A(x, y)], "igammac": [A(x, y)], "poisson": [A(x)],
     "binomial": [A(In("x3"), In("y3"))],
 })

@@ -572,6 +572,20 @@ def test_triangular_solve(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+def test_geqrf(dtype):
+    tol = 1e-4 if dtype == "float32" else 1e-10
+    for shape in ((4, 3), (3, 3), (3, 5), (2, 4, 3), (0, 3), (2, 0, 0)):
+        check_against_torch(lambda lib, A: lib.geqrf(A), [u(shape, dtype=dtype)], grad=False, rtol=tol, atol=tol)
+        check_against_torch(lambda lib, A: A.geqrf(), [u(shape, dtype=dtype)], grad=False, rtol=tol, atol=tol)
+    a = zero.tensor(u((5, 3), dtype=dtype))
+    q = zero.orgqr(*zero.geqrf(a))   # the reflectors make Q; Q R is a
+    r = zero.geqrf(a).a[:3].triu()
+    np.testing.assert_allclose((q @ r).numpy(), a.numpy(), rtol=tol, atol=tol)
+    with pytest.raises(RuntimeError):
+        zero.geqrf(zero.tensor([[1, 2], [3, 4]]))
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
 def test_orgqr_ormqr(dtype):
     tol = 1e-4 if dtype == "float32" else 1e-9
     for m, n in ((4, 3), (3, 3)):
@@ -618,7 +632,7 @@ ON_DEVICE = {
     "triangular_solve": lambda x, y, i, s: zero.triangular_solve(x, s + zero.eye(3, device=s.device)),
     "lu_unpack": lambda x, y, i, s: zero.lu_unpack(*zero.lu(s)),
     "lu_solve": lambda x, y, i, s: zero.lu_solve(x, *zero.lu(s + zero.eye(3, device=s.device))),
-    "ormqr": lambda x, y, i, s: zero.ormqr(s, x[0, :2], x),
+    "ormqr": lambda x, y, i, s: zero.ormqr(s, x[0, :2], x), "geqrf": lambda x, y, i, s: zero.geqrf(x.t()),
 }
 
 

@@ -509,6 +509,7 @@ class TensorMethods:
     triangular_solve = linalg_solvers.triangular_solve
     lu = linalg_solvers.lu
     orgqr = linalg_solvers.orgqr
+    geqrf = linalg_solvers.geqrf
     ormqr = linalg_solvers.ormqr
     i0 = special_math.i0
     i0_ = in_place(special_math.i0)

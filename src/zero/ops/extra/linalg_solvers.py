@@ -8,6 +8,8 @@ differentiable ops (so they run on every device and differentiate as PyTorch's):
     triangular_solve(b, A, upper, transpose, unitriangular)
                                        (solution, cloned_coefficient)
     lu(A, pivot, get_infos)            torch.lu / Tensor.lu: (LU, pivots[, infos])
+    geqrf(input)                       (a, tau): LAPACK's Householder QR (the device's kernel;
+                                       not differentiable, as PyTorch's)
     orgqr(input, tau)                  linalg.householder_product
     ormqr(input, tau, other, left, transpose)
                                        Q other (Q^T other, other Q ...), Q the m x m product of
@@ -137,3 +139,20 @@ def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpos
     if transpose:
         q = q.mT
     return q @ other if left else other @ q
+
+
+class GeqrfResult(NamedTuple):
+    a: Tensor
+    tau: Tensor
+
+
+def geqrf(input: Tensor) -> GeqrfResult:
+    check_matrices("geqrf", "input", input, square=False)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"geqrf: Expected a floating point tensor, got {describe(input)}")
+    m, n = input.shape[-2:]
+    x = input.detach().contiguous()
+    h = Tensor._empty(x.shape, x.dtype, x.device)
+    tau = Tensor._empty(x.shape[:-2] + (min(m, n),), x.dtype, x.device)
+    x.device.kernels.geqrf(x._array, h._array, tau._array)
+    return GeqrfResult(h, tau)
