@@ -17,6 +17,7 @@ def geqrf(xp: ModuleType, a: Array, h: Array, tau: Array) -> None:
         h[...] = a
         return
     for index in np.ndindex(*a.shape[:-2]):   # one matrix at a time (CuPy's raw mode takes one)
-        packed, scales = _checked(xp, lambda: xp.linalg.qr(a[index], mode="raw"))
+        matrix = a[index]
+        packed, scales = _checked(xp, lambda: xp.linalg.qr(matrix, mode="raw"))  # noqa: B023 (run at once)
         h[index] = packed.T
         tau[index] = scales
