@@ -163,6 +163,15 @@ def test_isin():
         zero.isin(1, 2)
 
 
+@pytest.mark.parametrize("name", ["sinc", "logit", "logaddexp2", "polygamma", "deg2rad", "i0"])
+def test_half_precision_computed_in_float32(name):
+    x = np.array([0.25, 0.5, 1.0, 2.0, 3.0], np.float16)
+    calls = {"logaddexp2": lambda lib, t: lib.logaddexp2(t, t * 2), "polygamma": lambda lib, t: lib.polygamma(2, t),
+             "logit": lambda lib, t: lib.logit(t / 4)}
+    check_against_torch(calls.get(name, lambda lib, t: getattr(lib, name)(t)), [x], grad=False, rtol=2e-3,
+                        atol=1e-3)
+
+
 def test_i0_edges():
     x = np.array([0.0, 19.99, 20.0, -20.0, 100.0, 700.0, np.inf, -np.inf, np.nan])
     check_against_torch(lambda lib, t: lib.i0(t), [x], grad=False)

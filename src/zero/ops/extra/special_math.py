@@ -55,6 +55,11 @@ def _floating(x: Tensor) -> Tensor:
     return x if x.dtype.is_floating_point else x.to(dtypes.get_default_dtype())
 
 
+def _widened(x: Tensor) -> Tensor:
+    """float16 and bfloat16 in float32, as PyTorch computes them (its "opmath" type)."""
+    return x.to(dtypes.float32) if x.dtype.is_floating_point and x.dtype.itemsize < 4 else x
+
+
 def _check_tensor(op: str, x: object) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument 'input' must be Tensor, not {type(x).__name__}")
@@ -70,10 +75,11 @@ def rad2deg(input: Tensor) -> Tensor:
 
 
 def sinc(input: Tensor) -> Tensor:
-    x = _floating(_check_tensor("sinc", input))
+    given = _floating(_check_tensor("sinc", input))
+    x = _widened(given)
     at_zero = eq(x, 0)
     safe = where(at_zero, 1.0, x) * math.pi
-    return where(at_zero, 1.0, sin(safe) / safe)
+    return where(at_zero, 1.0, sin(safe) / safe).to(given.dtype)
 
 
 class Logit(Op):
@@ -82,11 +88,11 @@ class Logit(Op):
 
     def forward(self, x: Tensor, eps: float | None) -> Tensor:
         self.eps = eps
-        xs = x.detach()
+        xs = _widened(x.detach())
         if eps is not None:
             xs = clamp(xs, eps, 1.0 - eps)
         self.save_for_backward(x)
-        return log(xs / (1.0 - xs))
+        return log(xs / (1.0 - xs)).to(x.dtype)
 
     def backward(self, grad: Tensor) -> Grads:
         (x,) = self.saved_tensors
@@ -114,7 +120,8 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     ln2 = math.log(2.0)
     a, b = _floating(_as_tensor(input)), _floating(_as_tensor(other))
-    return logaddexp(a * ln2, b * ln2) / ln2
+    dtype = dtypes.promote_types(a.dtype, b.dtype)
+    return (logaddexp(_widened(a) * ln2, _widened(b) * ln2) / ln2).to(dtype)
 
 
 def rsub(input: Tensor, other: Operand, alpha: int | float = 1) -> Tensor:
@@ -266,7 +273,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
     if n == 0:
         return digamma(x)
     sign = 1.0 if n % 2 == 1 else -1.0
-    return _hurwitz_zeta(n + 1, x) * (sign * math.factorial(n))
+    return (_hurwitz_zeta(n + 1, _widened(x)) * (sign * math.factorial(n))).to(x.dtype)
 
 
 
