@@ -361,6 +361,12 @@ def test_cov_corrcoef(dtype):
     check_against_torch(lambda lib, t: lib.corrcoef(t), [x])
     check_against_torch(lambda lib, t: t.corrcoef(), [x[:2]])
     check_against_torch(lambda lib, t: lib.corrcoef(t), [x[0]])
+    check_against_torch(lambda lib, t: lib.cov(t), [x[:1]])
+    check_against_torch(lambda lib, t: lib.corrcoef(t), [x[:1]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_against_torch(lambda lib, t: lib.cov(t, correction=6), [x], grad=False)
+        check_against_torch(lambda lib, t: lib.cov(t), [np.zeros((2, 0), dtype)], grad=False)
     check_against_torch(lambda lib, t: lib.cov(t), [np.array([[1, 2, 4], [1, 0, 5]])])
     with pytest.raises(RuntimeError):
         zero.cov(zero.ones(2, 2, 2))

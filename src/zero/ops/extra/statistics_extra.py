@@ -183,7 +183,7 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
     centered = x - mean
     scaled = centered if weights is None else centered * weights
     c = (scaled @ centered.t()) / norm
-    return c.squeeze() if input.ndim < 2 or c.shape == (1, 1) and input.ndim < 2 else c
+    return c.reshape(()) if c.shape == (1, 1) else c   # one variable: a 0-d tensor, as PyTorch's
 
 
 def corrcoef(input: Tensor) -> Tensor:
