@@ -109,6 +109,8 @@ from .ops.extra.special_math import (deg2rad, float_power, frexp, gcd, heaviside
                                      lcm, ldexp, logaddexp2, logit, mvlgamma, nextafter, polygamma, rad2deg, rsub,
                                      sinc)
 from .ops.extra.random_draws import binomial, poisson
+from .ops.extra.special_math import angle
+from .ops.extra.statistics_extra import gradient
 from .ops.extra.statistics_extra import (addbmm, addr, adjoint, chain_matmul, corrcoef, cov, cumulative_trapezoid,
                                          diagflat, frobenius_norm, histogram, histogramdd, inner, msort,
                                          norm_except_dim, nuclear_norm, renorm, trapezoid, trapz, unique_consecutive,

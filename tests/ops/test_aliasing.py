@@ -426,7 +426,8 @@ FUNCS.update({
     "lu": [A(sq)], "lu_solve": [A(x2, eye3, piv3)], "lu_unpack": [A(sq, piv3)], "triangular_solve": [A(x2, sq)],
     "orgqr": [A(x4, w)], "ormqr": [A(x4, w, x4)], "geqrf": [A(x4), A(x), A(b3)],
     "i0": [A(x)], "nextafter": [A(x, y)], "igamma": [A(x, y)], "igammac": [A(x, y)], "poisson": [A(x)],
-    "binomial": [A(In("x3"), In("y3"))],
+    "binomial": [A(In("x3"), In("y3"))], "angle": [A(x), A(pos)],
+    "gradient": [A(x), A(x, dim=1), A(x, spacing=2.0, edge_order=2), A(v, spacing=(v,))],
 })
 TOP.update({"addmv_": [A(w, x, v)]})
 METHODS.update({"polygamma": [A(x, 1)], "polygamma_": [A(x, 1)], "float_power_": [A(x64, 2.0)]})

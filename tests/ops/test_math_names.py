@@ -172,6 +172,37 @@ def test_half_precision_computed_in_float32(name):
                         atol=1e-3)
 
 
+def test_angle():
+    x = np.array([-1.5, 0.0, -0.0, 2.0, np.nan, -np.inf, np.inf])
+    for dtype in FLOATS:
+        check_against_torch(lambda lib, t: lib.angle(t), [x.astype(dtype)])
+        check_against_torch(lambda lib, t: t.angle(), [x.astype(dtype)])
+    check_against_torch(lambda lib, t: lib.angle(t), [np.array([-3, 0, 4])])
+
+
+@pytest.mark.parametrize("dtype", FLOATS)
+def test_gradient(dtype):
+    tol = 2e-5 if dtype == "float32" else 1e-10
+    y = u((4, 6), dtype=dtype)
+    for edge_order in (1, 2):
+        check_against_torch(lambda lib, t: lib.gradient(t, edge_order=edge_order), [y], rtol=tol, atol=tol)
+        check_against_torch(lambda lib, t: lib.gradient(t, dim=1, edge_order=edge_order), [y], rtol=tol, atol=tol)
+        check_against_torch(lambda lib, t: lib.gradient(t, spacing=0.5, dim=-1, edge_order=edge_order), [y],
+                            rtol=tol, atol=tol)
+        check_against_torch(lambda lib, t: lib.gradient(t, spacing=[2.0, 0.25], edge_order=edge_order), [y],
+                            rtol=tol, atol=tol)
+        coords0, coords1 = np.cumsum(u(4, 0.1, 1, dtype)), np.cumsum(u(6, 0.1, 1, dtype))
+        check_against_torch(lambda lib, t, c0, c1: lib.gradient(t, spacing=(c0, c1), edge_order=edge_order),
+                            [y, coords0.astype(dtype), coords1.astype(dtype)], rtol=tol, atol=tol, grad=False)
+        check_against_torch(lambda lib, t, c1: lib.gradient(t, spacing=[c1], dim=1, edge_order=edge_order),
+                            [y, coords1.astype(dtype)], rtol=tol, atol=tol, grad=False)
+    check_against_torch(lambda lib, t: lib.gradient(t), [np.array([1, 4, 9, 16, 25])])
+    with pytest.raises(RuntimeError):
+        zero.gradient(zero.ones(2, 4), edge_order=2)
+    with pytest.raises(RuntimeError):
+        zero.gradient(zero.ones(3, 4), spacing=[1.0, 2.0, 3.0])
+
+
 def test_i0_edges():
     x = np.array([0.0, 19.99, 20.0, -20.0, 100.0, 700.0, np.inf, -np.inf, np.nan])
     check_against_torch(lambda lib, t: lib.i0(t), [x], grad=False)

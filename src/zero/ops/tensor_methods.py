@@ -510,6 +510,7 @@ class TensorMethods:
     lu = linalg_solvers.lu
     orgqr = linalg_solvers.orgqr
     geqrf = linalg_solvers.geqrf
+    angle = special_math.angle
     ormqr = linalg_solvers.ormqr
     i0 = special_math.i0
     i0_ = in_place(special_math.i0)

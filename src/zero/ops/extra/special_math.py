@@ -222,6 +222,15 @@ def isin(elements: Operand, test_elements: Operand, *, assume_unique: bool = Fal
     return logical_not(found) if invert else found
 
 
+def angle(input: Tensor) -> Tensor:
+    """The argument of a real number: pi below zero, 0 at and above it (-0.0 included), NaN
+    for NaN; integers give the default float dtype. Its gradient is 0, as PyTorch's."""
+    x = _floating(_check_tensor("angle", input))
+    constant = x.detach()
+    value = where(constant < 0, math.pi, where(eq(constant, constant), 0.0, constant))
+    return where(isreal(constant), value, x)   # (x never chosen: in the graph, with a zero gradient)
+
+
 def isreal(input: Tensor) -> Tensor:
     x = _check_tensor("isreal", input)
     return eq(x, x) | logical_not(eq(x, x))   # True everywhere, NaN included

@@ -10,6 +10,8 @@ existing differentiable ops:
     cov, corrcoef              numpy.cov's formula with correction, fweights, aweights
     trapezoid, trapz,          the trapezoidal rule (and its running sums) along dim, with
     cumulative_trapezoid       sample points x or a spacing dx
+    gradient                   numpy.gradient's differences: second-order central inside (for
+                               uneven coordinates too), first- or second-order one-sided at the edges
     diagflat, msort, vander, renorm, unravel_index, unique_consecutive, histogram,
     histogramdd, frobenius_norm, nuclear_norm, norm_except_dim
 """
@@ -18,7 +20,7 @@ from __future__ import annotations
 import builtins
 import warnings
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ... import dtypes
 from ...errors import describe
@@ -258,6 +260,79 @@ def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: i
 
 def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
     return cumsum(_trapezoid_terms("cumulative_trapezoid", y, x, dx, dim), dim)
+
+
+def _differences(op: str, f: Tensor, dim: int, step: float | Tensor, edge_order: int) -> Tensor:
+    """df/dx along dim; ``step`` a number (even spacing) or the coordinates' differences (n - 1)."""
+    n = f.shape[dim]
+    shape = [1] * f.ndim
+    shape[dim] = -1
+
+    def along(t: Tensor | float) -> Tensor | float:
+        return t.reshape(shape) if isinstance(t, Tensor) else t
+
+    def part(start: int, length: int) -> Tensor:
+        return f.narrow(dim, start, length)
+
+    h0: Tensor | float
+    h1: Tensor | float
+    if isinstance(step, Tensor):
+        h0, h1 = step[:-1], step[1:]            # the spacing before and after each inner point
+    else:
+        h0 = h1 = step
+    a = along(-h1 / (h0 * (h0 + h1)))
+    b = along((h1 - h0) / (h0 * h1))
+    c = along(h0 / (h1 * (h0 + h1)))
+    inner = part(0, n - 2) * a + part(1, n - 2) * b + part(2, n - 2) * c
+    first = step[0] if isinstance(step, Tensor) else step
+    last = step[-1] if isinstance(step, Tensor) else step
+    if edge_order == 1:
+        start = (part(1, 1) - part(0, 1)) / first
+        end = (part(n - 1, 1) - part(n - 2, 1)) / last
+    else:
+        d1 = first
+        d2 = step[1] if isinstance(step, Tensor) else step
+        start = (part(0, 1) * (-(2 * d1 + d2) / (d1 * (d1 + d2))) + part(1, 1) * ((d1 + d2) / (d1 * d2))
+                 + part(2, 1) * (-d1 / (d2 * (d1 + d2))))
+        d1 = step[-2] if isinstance(step, Tensor) else step
+        d2 = last
+        end = (part(n - 3, 1) * (d2 / (d1 * (d1 + d2))) + part(n - 2, 1) * (-(d2 + d1) / (d1 * d2))
+               + part(n - 1, 1) * ((2 * d2 + d1) / (d2 * (d1 + d2))))
+    return cat([start, inner, end], dim)
+
+
+def gradient(input: Tensor, *, spacing: float | Sequence[float] | Sequence[Tensor] = 1,
+             dim: int | Sequence[int] | None = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    _check("gradient", "input", input)
+    if edge_order not in (1, 2):
+        raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2, got {edge_order}")
+    dims = list(builtins.range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    dims = [d % input.ndim if -input.ndim <= d < input.ndim else d for d in dims]
+    for d in dims:
+        if not 0 <= d < input.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, "
+                             f"{input.ndim - 1}], but got {d})")
+    steps: list[Any] = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) == 1 and len(dims) > 1:
+        steps = steps * len(dims)
+    if len(steps) != len(dims):
+        raise RuntimeError(f"torch.gradient expected spacing to be unspecified, a scalar or a list of length "
+                           f"{len(dims)}, but got a list of length {len(steps)}")
+    for d in dims:
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    f = _floating(input)
+    results = []
+    for d, step in zip(dims, steps):
+        if isinstance(step, Tensor):
+            if step.ndim != 1 or step.shape[0] != input.shape[d]:
+                raise RuntimeError(f"torch.gradient expected each tensor to be on the same device and of size "
+                                   f"{input.shape[d]} along the dimension, got {describe(step)}")
+            coordinates = step.to(f.dtype)
+            results.append(_differences("gradient", f, d, coordinates[1:] - coordinates[:-1], edge_order))
+        else:
+            results.append(_differences("gradient", f, d, float(step), edge_order))
+    return tuple(results)
 
 
 # -- utilities ------------------------------------------------------------------------------------
