@@ -585,6 +585,7 @@ def test_cholesky_solve_and_inverse(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.filterwarnings("ignore:torch.lu")
 def test_lu_family(dtype):
     tol = 1e-4 if dtype == "float32" else 1e-9
     a = u((2, 4, 4), dtype=dtype) + 3 * np.eye(4, dtype=dtype)
@@ -603,6 +604,7 @@ def test_lu_family(dtype):
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.filterwarnings("ignore:torch.triangular_solve")
 def test_triangular_solve(dtype):
     tol = 1e-4 if dtype == "float32" else 1e-9
     a = u((2, 3, 3), dtype=dtype) + 4 * np.eye(3, dtype=dtype)
@@ -629,6 +631,18 @@ def test_geqrf(dtype):
     np.testing.assert_allclose((q @ r).numpy(), a.numpy(), rtol=tol, atol=tol)
     with pytest.raises(RuntimeError):
         zero.geqrf(zero.tensor([[1, 2], [3, 4]]))
+
+
+def test_deprecation_warnings_as_pytorch():
+    a = zero.eye(3) * 2
+    with pytest.warns(UserWarning, match="torch.lu is deprecated"):
+        lu, pivots = zero.lu(a)
+    with pytest.warns(UserWarning, match="lu_solve is deprecated"):
+        zero.lu_solve(zero.ones(3, 1), lu, pivots)
+    with pytest.warns(UserWarning, match="triangular_solve is deprecated"):
+        zero.triangular_solve(zero.ones(3, 1), a)
+    with pytest.warns(UserWarning, match="chain_matmul is deprecated"):
+        zero.chain_matmul(a, a)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -682,6 +696,7 @@ ON_DEVICE = {
 }
 
 
+@pytest.mark.filterwarnings("ignore:torch.lu", "ignore:torch.triangular_solve")   # (deprecated, as PyTorch's)
 @pytest.mark.parametrize("name", list(ON_DEVICE))
 def test_on_another_device(name, second_device):
     arrays = [u((3, 5), 0.1, 0.9), u((3, 5), 0.1, 0.9), ints((3, 5)), u((3, 3), 0.1, 0.9)]

@@ -18,6 +18,7 @@ differentiable ops (so they run on every device and differentiate as PyTorch's):
 """
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 from ... import dtypes
@@ -56,6 +57,9 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 
 
 def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solve and will be removed in a future "
+                  "PyTorch release. X = torch.lu_solve(B, LU, pivots) should be replaced with "
+                  "X = torch.linalg.lu_solve(LU, pivots, B)", UserWarning, stacklevel=2)
     return linalg_lu_solve(LU_data, LU_pivots, b)
 
 
@@ -96,6 +100,9 @@ class TriangularSolveResult(NamedTuple):
 
 def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
                      unitriangular: bool = False) -> TriangularSolveResult:
+    warnings.warn("torch.triangular_solve is deprecated in favor of torch.linalg.solve_triangular and will be "
+                  "removed in a future PyTorch release. X = torch.triangular_solve(B, A).solution should be replaced "
+                  "with X = torch.linalg.solve_triangular(A, B).", UserWarning, stacklevel=2)
     check_matrices("triangular_solve", "A", A)
     check_matrices("triangular_solve", "b", b, square=False)
     if b.shape[-2] != A.shape[-1]:
@@ -107,6 +114,8 @@ def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool =
 
 
 def lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple[Tensor, ...]:
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+                  "removed in a future PyTorch release.", UserWarning, stacklevel=2)
     if not pivot:
         raise RuntimeError("lu without pivoting is not implemented on the CPU")
     LU, pivots, info = lu_factor_ex(A)
