@@ -105,14 +105,12 @@ from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, Dou
                                      IntTensor, LongTensor)
 from .tensors.size import Size
 # -- issue 37 (math names): special functions, statistics, windows, old solvers --
-from .ops.extra.special_math import (deg2rad, float_power, frexp, gcd, heaviside, i0, igamma, igammac, isin, isreal,
-                                     lcm, ldexp, logaddexp2, logit, mvlgamma, nextafter, polygamma, rad2deg, rsub,
-                                     sinc)
+from .ops.extra.special_math import (angle, deg2rad, float_power, frexp, gcd, heaviside, i0, igamma, igammac, isin,
+                                     isreal, lcm, ldexp, logaddexp2, logit, mvlgamma, nextafter, polygamma, rad2deg,
+                                     rsub, sinc)
 from .ops.extra.random_draws import binomial, poisson
-from .ops.extra.special_math import angle
-from .ops.extra.statistics_extra import gradient
 from .ops.extra.statistics_extra import (addbmm, addr, adjoint, chain_matmul, corrcoef, cov, cumulative_trapezoid,
-                                         diagflat, frobenius_norm, histogram, histogramdd, inner, msort,
+                                         diagflat, frobenius_norm, gradient, histogram, histogramdd, inner, msort,
                                          norm_except_dim, nuclear_norm, renorm, trapezoid, trapz, unique_consecutive,
                                          unravel_index, vander)
 from .ops.extra.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
