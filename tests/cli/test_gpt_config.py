@@ -25,7 +25,7 @@ from zero.errors import UsageError
 FIXTURES = Path(__file__).parent / "fixtures"
 # Written by the code before the config and the trainer existed (main at 2fd996e), from the
 # `prepared` fixture's text: `zero gpt train --preset tiny --eval-interval 4 --log-interval 1
-# --sample-tokens 0`, 4 steps (the checkpoint) and 8 steps (the losses, and the final weights' hash).
+# --sample-tokens 0 --steps 8`: its checkpoint of step 4, its losses, its final weights' hash.
 OLD_CHECKPOINT = FIXTURES / "gpt_tiny_step4_before_config.safetensors"
 OLD_LOSSES = FIXTURES / "gpt_tiny_8_steps_before_config.jsonl"
 OLD_WEIGHTS_SHA256 = "db379396accfd400dacb4125393d897f5f006401784a0166b29778d3878e6a61"
@@ -162,7 +162,7 @@ def test_a_checkpoint_written_before_the_config_resumes_exactly(prepared, tmp_pa
     run.mkdir()
     shutil.copy(OLD_CHECKPOINT, run / "checkpoint.safetensors")
     metrics = tmp_path / "metrics.jsonl"
-    assert gpt("train", "--out", run, "--resume", "--data", prepared, "--metrics", metrics, "--steps", 8) == 0
+    assert gpt("train", "--out", run, "--resume", "--data", prepared, "--metrics", metrics) == 0
     out = capsys.readouterr().out
     assert f"resumed from {run / 'checkpoint.safetensors'} after step 4" in out
     assert _records(metrics) == _records(OLD_LOSSES, first=4)
