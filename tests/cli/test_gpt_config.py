@@ -207,3 +207,31 @@ def test_the_help_documents_the_dry_run(capsys):
         build_parser().parse_args(["gpt", "train", "--help"])
     out = capsys.readouterr().out
     assert "--dry-run" in out and "writes nothing" in out
+
+
+# -- the MNIST job: the same pattern ----------------------------------------------------------
+
+
+def test_the_mnist_job_resolves_its_config_once(tiny_mnist, tmp_path):
+    from cli_helpers import mnist
+
+    from zero.cli.mnist import MNISTConfig, check_arguments
+
+    def resolve(*argv):
+        return check_arguments(build_parser().parse_args(["mnist", *map(str, argv)]))
+
+    config, saved = resolve("--data", tiny_mnist, "--lr", 0.01)
+    assert saved is None and isinstance(config, MNISTConfig)
+    assert (config.lr, config.epochs, config.hidden, config.optimizer) == (0.01, 1, 512, "adamw")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.lr = 1.0  # type: ignore[misc]
+
+    first = tmp_path / "first.safetensors"
+    assert mnist("--data", tiny_mnist, "--batch-size", 32, "--hidden", 16, "--lr", 0.02, "--save", first) == 0
+    config, saved = resolve("--resume", first, "--epochs", 2, "--seed", 9)
+    assert saved is not None and saved["epoch"] == 1
+    # the checkpoint's over the defaults; the options given over the checkpoint's
+    assert (config.hidden, config.batch_size, config.lr) == (16, 32, 0.02)
+    assert (config.epochs, config.seed) == (2, 9)
+    with pytest.raises(UsageError, match="was trained with --hidden 16; a resumed run cannot change it to 8"):
+        resolve("--resume", first, "--epochs", 2, "--hidden", 8)

@@ -100,7 +100,7 @@ def dry_run(job, say=print) -> dict:
     peak = allocator.memory_stats()["peak_bytes"]
     say(f"measured peak during {TIMED_STEPS} steps: {_mib(peak)} ({peak / estimate.total:.0%} of the estimate)")
     say(f"time: {1000 * per_step:,.0f} ms/step over {TIMED_STEPS} steps (after a warm-up step of {warm_up:.1f} s); "
-        f"{config.steps:,} steps: about {duration(per_step * config.steps)}, plus evaluation every "
-        f"{config.eval_interval} steps")
+        f"{config.steps:,} steps: about {duration(per_step * config.steps)}, plus the evaluations (every "
+        f"{config.eval_interval} steps and at the end)")
     return {"parameters": parameters, "estimate": estimate, "peak": peak, "seconds_per_step": per_step,
             "warm_up_seconds": warm_up}

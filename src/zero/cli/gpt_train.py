@@ -58,13 +58,13 @@ from ..errors import DataError, UsageError, ZeroError
 from ..random import Generator
 from ..serialization import load
 from ..tensors.creation import tensor
-from . import parallel
+from . import parallel, presets
 from .arguments import (physical_memory, require_fits_in_memory, require_new_or_resumed, require_writable)
 from .checkpoints import CheckpointSet
 from .common import check_checkpoint, memory_detail, peak_memory, resolve_device, restore_error, trim_device_pool
 from .console import Progress, compile_notice, duration
-from .gpt_config import (FIXED_KEYS, METRICS, MODEL_KEYS, PATH_KEYS, TRAIN_KEYS, GPTTrainConfig,  # noqa: F401
-                         checkpoint_settings, resolve_config, train_settings)
+from .gpt_config import GPTTrainConfig, checkpoint_settings, resolve_config, train_settings
+from .gpt_dry_run import memory_estimate
 from .gpt_trainer import Trainer
 from .run_control import Diverged, TrainerLock
 from .training_run import TrainingRun
@@ -127,13 +127,10 @@ def _resume_from(checkpoints: CheckpointSet, which: str, out: str) -> Path:
     return path
 
 
-def _training_bytes(config) -> int:
-    """What a training step holds at its peak, estimated from measured CPU peaks: about
-    8 (B, T, C) float32 activations per layer and 12 more, plus parameters, gradients and
-    AdamW's two moments (the vocabulary, unknown here, is taken as 256 characters)."""
-    B, T, C, L = config.batch_size, config.block_size, config.n_embd, config.n_layer
-    parameters = 12 * L * C * C + (256 + T) * C
-    return 4 * B * T * C * (8 * L + 12) + 16 * parameters
+def _training_bytes(config: GPTTrainConfig) -> int:
+    """What a training step holds at its peak (``gpt_dry_run.memory_estimate``), before the data
+    is read: its vocabulary taken as 256 characters."""
+    return memory_estimate(config, 256, presets.parameters(asdict(config), 256)).total
 
 
 class Job:
