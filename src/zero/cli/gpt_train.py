@@ -238,53 +238,24 @@ class _Guard:
 
 
 def _loop(job: Job, run: TrainingRun, progress: Progress, first: int) -> int:
-    config, trainer, device = job.config, job.trainer, job.device
-    ranks = parallel.current()
-    tokens_per_step = ranks.world * config.batch_size * config.block_size
-    title = (f"zero gpt train: {Path(job.data_dir).name}, {trainer.model.num_parameters():,} parameters "
-             f"({config.n_layer}x{config.n_head}x{config.n_embd}, block {config.block_size}), preset {config.preset}")
-    clock = log_clock = time.perf_counter()  # since the last record; since the last line printed
-    log_step = first
+    """The training loop: the trainer's step with the guard inside it, then what rank 0 records
+    (``_Log``), the checkpoint due and a stop asked for around it."""
+    config, trainer, ranks = job.config, job.trainer, parallel.current()
+    guard, log = _Guard(run), _Log(job, run, progress, first)
     run.step = first
-    guard = _Guard(run)
     for step in range(first, config.steps):
         done = guard.step = step + 1
         lr = trainer.lr
         try:
-            loss_value, norm_value = trainer.step(guard)  # batch, forward, backward, clip, guard, update
+            loss, grad_norm = trainer.step(guard)  # batch, forward, backward, clip, the guard, update
         except Diverged:
             raise
         except ArithmeticError as e:  # an op that overflowed into a Python error (division by zero ...)
             raise run.arithmetic_failure(done, e) from None
-        stop, due = guard.stop, guard.due
         progress.advance()
-
         evaluate_now = done % config.eval_interval == 0 or done == config.steps
-        val_loss = None
-        if ranks.is_main:  # every step is recorded (the plot's curves); every --log-interval printed
-            now = time.perf_counter()
-            record = {"step": done, "train_loss": round(loss_value, 5), "lr": lr,
-                      "grad_norm": None if norm_value is None else round(norm_value, 5),
-                      "ms_per_step": round(1000 * (now - clock), 2),
-                      "tokens_per_s": round(tokens_per_step / max(now - clock, 1e-9), 1)}
-            if done == first + 1:
-                record["title"] = title
-            logged = evaluate_now or done % config.log_interval == 0
-            if evaluate_now:
-                evaluation = {key: round(value, 5) for key, value in trainer.evaluate().items()}
-                record.update(evaluation)
-                val_loss = evaluation["val_loss"]
-            if logged:  # the line: the pace since the last line
-                seconds = (now - log_clock) / (done - log_step)
-                progress.say(_format({**record, "ms_per_step": 1000 * seconds,
-                                      "tokens_per_s": tokens_per_step / max(seconds, 1e-9)}, device))
-                progress.status(f"loss {loss_value:.4f}")
-            run.write_metrics(record, sync=logged)
-            if evaluate_now:
-                _show_sample(progress, trainer.model, job.tokenizer, device, config.sample_tokens, config.seed)
-            clock = time.perf_counter()
-            if logged:
-                log_clock, log_step = clock, done
+        val_loss = log.step(done, loss, grad_norm, lr, evaluate_now) if ranks.is_main else None
+        stop, due = guard.stop, guard.due
         if not ranks.distributed:  # one process: asked here, as ever (a signal during this step stops it)
             due, stop = run.checkpoint_due(), run.stop_requested
         if evaluate_now or due or stop:
@@ -294,6 +265,51 @@ def _loop(job: Job, run: TrainingRun, progress: Progress, first: int) -> int:
             progress.close()
             return run.stop(done)
     return 0
+
+
+class _Log:
+    """What rank 0 records of each step: a metrics record (the plot's curves), a line every
+    --log-interval steps, and at each evaluation the validation record and a sample."""
+
+    def __init__(self, job: Job, run: TrainingRun, progress: Progress, first: int):
+        self.job, self.run, self.progress, self.first = job, run, progress, first
+        config = job.config
+        self.tokens_per_step = parallel.current().world * config.batch_size * config.block_size
+        self.title = (f"zero gpt train: {Path(job.data_dir).name}, {job.trainer.model.num_parameters():,} "
+                      f"parameters ({config.n_layer}x{config.n_head}x{config.n_embd}, block {config.block_size}), "
+                      f"preset {config.preset}")
+        self.clock = self.log_clock = time.perf_counter()  # since the last record; since the last line printed
+        self.log_step = first
+
+    def step(self, done: int, loss: float, grad_norm: float | None, lr: float, evaluate: bool) -> float | None:
+        """Record step ``done``; with ``evaluate``, the validation estimate too (returned)."""
+        config, trainer, progress = self.job.config, self.job.trainer, self.progress
+        now = time.perf_counter()
+        record: dict = {"step": done, "train_loss": round(loss, 5), "lr": lr,
+                  "grad_norm": None if grad_norm is None else round(grad_norm, 5),
+                  "ms_per_step": round(1000 * (now - self.clock), 2),
+                  "tokens_per_s": round(self.tokens_per_step / max(now - self.clock, 1e-9), 1)}
+        if done == self.first + 1:
+            record["title"] = self.title
+        logged = evaluate or done % config.log_interval == 0
+        val_loss = None
+        if evaluate:
+            evaluation = {key: round(value, 5) for key, value in trainer.evaluate().items()}
+            record.update(evaluation)
+            val_loss = evaluation["val_loss"]
+        if logged:  # the line: the pace since the last line
+            seconds = (now - self.log_clock) / (done - self.log_step)
+            progress.say(_format({**record, "ms_per_step": 1000 * seconds,
+                                  "tokens_per_s": self.tokens_per_step / max(seconds, 1e-9)}, self.job.device))
+            progress.status(f"loss {loss:.4f}")
+        self.run.write_metrics(record, sync=logged)
+        if evaluate:
+            _show_sample(progress, trainer.model, self.job.tokenizer, self.job.device, config.sample_tokens,
+                         config.seed)
+        self.clock = time.perf_counter()
+        if logged:
+            self.log_clock, self.log_step = self.clock, done
+        return val_loss
 
 
 def _batch(data: TokenData, config, batches: Generator, device):
