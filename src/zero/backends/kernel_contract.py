@@ -323,7 +323,7 @@ class Kernels(Protocol):
 
     # -- softmax, losses, layer norm, dropout (C-contiguous (rows, C) arrays) ---------------------
     def softmax_forward(self, x: Array, out: Array) -> None:
-        """out = exp(x - max) / sum(exp(x - max)) per row; a row all -inf gives zeros."""
+        """out = exp(x - max) / sum(exp(x - max)) per row; a row all -inf gives NaN."""
     def softmax_backward(self, grad: Array, out: Array, grad_in: Array) -> None:
         """grad_in = out * (grad - sum(grad * out)) per row."""
     def log_softmax_forward(self, x: Array, out: Array) -> None:
@@ -522,6 +522,9 @@ class Kernels(Protocol):
         """out = a >> b, arithmetic (0 or -1 where b is negative or past the width)."""
     def scatter_reduce(self, out: Array, axis: int, index: Array, values: Array, reduce: str) -> None:
         """out[.., index[i, j], ..] = reduce(that, values[i, j]) along axis; sum|prod|amax|amin."""
+    # -- attention's softmax (parity2) ---------------------------------------------------------
+    def masked_softmax_forward(self, x: Array, out: Array) -> None:
+        """softmax_forward, but a row all -inf (a fully masked attention row) gives zeros."""
 
 
 def given(*arrays: Array | None) -> Array:

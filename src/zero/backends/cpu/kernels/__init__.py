@@ -272,3 +272,5 @@ trigamma = partial(array_kernels.more_math.trigamma, np)
 left_shift = partial(array_kernels.more_math.left_shift, np)
 right_shift = partial(array_kernels.more_math.right_shift, np)
 scatter_reduce = partial(array_kernels.more_math.scatter_reduce, np)
+# -- attention's softmax: zeros for a fully masked row (cpu/kernels/nn.py) ---------------------------
+masked_softmax_forward = parallel.rows(nn.masked_softmax_forward, ("x", "out"), ns_per_element=parallel.SOFTMAX_NS)
