@@ -306,3 +306,31 @@ def test_negative_indices_refused_by_index_select_and_embedding_as_pytorch():
             fn(torch)
         with pytest.raises(type(expected.value)):
             fn(zero)
+
+
+# -- item 5: vector_to_parameters makes the parameters views of the vector ----------------------
+
+
+def test_vector_to_parameters_makes_views_of_the_vector_as_pytorch():
+    def run(m):
+        m.manual_seed(0)
+        layer = m.nn.Linear(2, 3)
+        weight = layer.weight
+        vec = m.arange(9.0)
+        m.nn.utils.vector_to_parameters(vec, layer.parameters())
+        assert layer.weight is weight and layer.weight.requires_grad and layer.weight.is_leaf
+        vec[0] = 100.0                                   # shows in the weight: a view
+        out = layer(m.ones(1, 2))
+        out.sum().backward()
+        return layer.weight, layer.bias, out, layer.weight.grad
+    _same(run)
+
+
+def test_vector_to_parameters_of_a_strided_vector_as_pytorch():
+    def run(m):
+        layer = m.nn.Linear(2, 2)
+        vec = m.arange(12.0)
+        m.nn.utils.vector_to_parameters(vec[::2], layer.parameters())
+        vec[2] = -1.0
+        return layer.weight, layer.bias
+    _same(run)
