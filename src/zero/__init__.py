@@ -36,6 +36,9 @@ from .backends.device import Device
 from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dtype, int32, int64, promote_types,
                      result_type, set_default_dtype, uint8)
 from .dtypes import finfo, iinfo
+from .dtypes import int8, int16, uint16, uint32, uint64
+from .dtypes import int16 as short
+from .ops.extra.tensor_types import CharTensor, ShortTensor
 from .dtypes import bool_ as bool
 from .lazy_modules import on_first_use
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled

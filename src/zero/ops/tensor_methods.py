@@ -39,6 +39,7 @@ from .inplace import in_place
 from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
 from .extra.scatter_reduce import scatter_reduce
+from .extra import integer_dtypes
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -452,6 +453,11 @@ class TensorMethods:
     unfold = more_math.unfold
     scatter_reduce = scatter_reduce
     scatter_reduce_ = in_place(scatter_reduce)
+
+    # -- parity2: PyTorch's other integer dtypes (extra/integer_dtypes.py) -------------------------
+    byte = integer_dtypes.to_uint8
+    char = integer_dtypes.to_int8
+    short = integer_dtypes.to_int16
 
 
 def attach_to(tensor_class: type) -> None:

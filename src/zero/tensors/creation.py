@@ -191,7 +191,18 @@ def tensor(data: Any, dtype: DTypeLike | None = None, device: Device | str | Non
         elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _has_numpy_floats(data):
             array = array.astype(np.int64)
     target = dtypes.to_dtype(dtype) if dtype is not None else _infer_dtype(array)
+    if target is dtypes.uint64 and array.dtype.kind == "f" and not isinstance(data, np.ndarray):
+        array = _as_uint64(data, array)   # ints above int64's range: NumPy made them float64
     return _finish(Tensor._from_host(array, target, to_device(device or cpu)), requires_grad)
+
+
+def _as_uint64(data: Any, array: np.ndarray) -> np.ndarray:
+    """``data`` read straight as uint64 (exact up to 2**64 - 1), or ``array`` when NumPy
+    refuses (a negative number, a float)."""
+    try:
+        return np.array(_unwrap_tensors(data), dtype=np.uint64)
+    except (OverflowError, TypeError, ValueError):
+        return array
 
 
 def _has_numpy_floats(data: object) -> bool:
