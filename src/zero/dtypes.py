@@ -8,6 +8,8 @@ kernels see. (The 16-bit floats are for storing and moving values -- creation,
 casts, .to(), .numpy(), elementwise arithmetic; the fused and Numba kernels work
 in float32 and float64 only, and CuPy has no bfloat16.) ml_dtypes is imported when
 bfloat16's NumPy type is first needed, not with zero (it is slow to import).
+PyTorch's other integers are here too: int8 and int16, and the unsigned uint16, uint32
+and uint64, which promote (as in PyTorch) only with themselves and the floating types.
 """
 from __future__ import annotations
 
