@@ -334,3 +334,16 @@ def test_vector_to_parameters_of_a_strided_vector_as_pytorch():
         vec[2] = -1.0
         return layer.weight, layer.bias
     _same(run)
+
+
+@pytest.mark.parametrize("loss", ["cross_entropy", "nll_loss"])
+def test_class_losses_take_uint8_targets_as_pytorch(loss):
+    """MNIST's labels as read are uint8; PyTorch takes them (a "Byte" target)."""
+    logits = np.random.default_rng(3).standard_normal((4, 3))
+
+    def run(m):
+        x = _on(m, logits, dtype=m.float32, requires_grad=True)
+        out = getattr(F(m), loss)(x.log_softmax(1), _on(m, [0, 2, 1, 2], dtype=m.uint8), reduction="sum")
+        out.backward()
+        return out, x.grad
+    _same(run)
