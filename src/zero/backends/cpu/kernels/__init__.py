@@ -273,3 +273,5 @@ left_shift = partial(array_kernels.more_math.left_shift, np)
 right_shift = partial(array_kernels.more_math.right_shift, np)
 scatter_reduce = partial(array_kernels.more_math.scatter_reduce, np)
 geqrf = partial(array_kernels.householder.geqrf, np)     # issue 37 (math names)
+# -- attention's softmax: zeros for a fully masked row (cpu/kernels/nn.py) ---------------------------
+masked_softmax_forward = parallel.rows(nn.masked_softmax_forward, ("x", "out"), ns_per_element=parallel.SOFTMAX_NS)
