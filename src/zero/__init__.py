@@ -105,6 +105,14 @@ from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, Dou
                                      IntTensor, LongTensor)
 from .tensors.size import Size
 
+# -- issue 37 (torchnames): the top-level in-place forms, view copies, nn ops at torch's level, settings --
+from .ops.inplace_functions import (abs_, acos_, acosh_, addmv_, arccos_, arccosh_, arcsin_, arcsinh_,
+                                    arctan_, arctanh_, asin_, asinh_, atan_, atanh_, ceil_, clamp_, clamp_max_,
+                                    clamp_min_, clip_, cos_, cosh_, detach, detach_, erf_, erfc_, exp2_, exp_,
+                                    expm1_, fill, fill_, fix_, floor_, frac_, log10_, log1p_, log2_, log_,
+                                    nan_to_num_, neg_, negative_, reciprocal_, round_, rsqrt_, sigmoid_, sin_,
+                                    sinh_, sqrt_, square_, tan_, tanh_, trunc_, xlogy_, zero_)
+
 __version__ = "0.1.0"
 
 # PyTorch's aliases
@@ -128,3 +136,8 @@ __getattr__, __dir__ = on_first_use(__name__, {
     "onnx": "onnx",
     "serialization": "serialization",
 }, globals())
+
+# -- issue 37 (torchnames): PyTorch's constants --
+import math as _math  # noqa: E402
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None

@@ -608,3 +608,30 @@ def test_asarray_of_a_tensor_shares():
     t = zero.ones(3)
     np.asarray(t)[0] = 5.0
     assert t[0].item() == 5.0
+
+
+# -- issue 37 (torchnames): the top-level in-place forms, the in-place twins, fill, constants --
+FUNCS.update({
+    **{name + "_": [A(x)] for name in (
+        "abs", "acos", "arccos", "asin", "arcsin", "asinh", "arcsinh", "atan", "arctan", "atanh", "arctanh",
+        "ceil", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "log", "log10",
+        "log1p", "log2", "nan_to_num", "neg", "negative", "reciprocal", "round", "rsqrt", "sigmoid", "sin", "sinh",
+        "sqrt", "square", "tan", "tanh", "trunc", "zero", "detach")},
+    "acosh_": [A(In("x_above_1"))], "arccosh_": [A(In("x_above_1"))],
+    "clamp_": [A(x, 0.2, 0.8)], "clip_": [A(x, 0.2, 0.8)], "clamp_min_": [A(x, 0.2)], "clamp_max_": [A(x, 0.8)],
+    "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)], "addmv_": [A(w, x, v)],
+    "fill": [A(x, 2.0), A(x, In("x0"))], "detach": [A(x)],
+})
+METHODS.update({
+    **{name: [A(x, y), A(x, 0.5)] for name in (
+        "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_", "ge_",
+        "greater_equal_", "logical_and_", "logical_or_", "logical_xor_")},
+    "logical_not_": [A(x)], "bitwise_and_": [A(ii, ii)], "bitwise_or_": [A(ii, 1)], "bitwise_xor_": [A(ii, ii)],
+    "bitwise_not_": [A(ii)], "pow_": [A(x, 2.0), A(x, 1.0)], "cumsum_": [A(x, 1)], "tril_": [A(x)],
+    "triu_": [A(x, 1)], "t_": [A(x)], "transpose_": [A(x, 0, 1)], "swapaxes_": [A(x, 0, 1)],
+    "swapdims_": [A(x, 1, 0)], "squeeze_": [A(In("col")), A(In("col"), 1)], "unsqueeze_": [A(x, 0)],
+})
+DUNDERS.update({
+    "__iand__": [A(ii, ii)], "__ior__": [A(ii, 1)], "__ixor__": [A(ii, ii)], "__ipow__": [A(x, 2.0)],
+})
+ARRAYS["x_above_1"] = ARRAYS["x"] + 1.5

@@ -39,6 +39,7 @@ from .inplace import in_place
 from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
 from .extra.scatter_reduce import scatter_reduce
+from . import inplace_twins  # (issue 37: torchnames)
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -453,6 +454,34 @@ class TensorMethods:
     scatter_reduce = scatter_reduce
     scatter_reduce_ = in_place(scatter_reduce)
 
+
+    # -- issue 37 (torchnames): the in-place twins of comparisons, logic, pow, cumsum, tril/triu
+    # (computed out of place, written in: inplace.in_place), and the in-place view changes
+    # (inplace_twins.py) ---------------------------------------------------------------------------
+    eq_ = inplace_twins.without_gradient(comparison.eq, "eq_")
+    ne_ = not_equal_ = inplace_twins.without_gradient(comparison.ne, "ne_")
+    lt_ = less_ = inplace_twins.without_gradient(comparison.lt, "lt_")
+    le_ = less_equal_ = inplace_twins.without_gradient(comparison.le, "le_")
+    gt_ = greater_ = inplace_twins.without_gradient(comparison.gt, "gt_")
+    ge_ = greater_equal_ = inplace_twins.without_gradient(comparison.ge, "ge_")
+    logical_and_ = inplace_twins.outside_the_graph(comparison.logical_and, "logical_and_")
+    logical_or_ = inplace_twins.outside_the_graph(comparison.logical_or, "logical_or_")
+    logical_xor_ = inplace_twins.outside_the_graph(comparison.logical_xor, "logical_xor_")
+    logical_not_ = inplace_twins.outside_the_graph(comparison.logical_not, "logical_not_")
+    __iand__ = bitwise_and_ = in_place(comparison.bitwise_and, "bitwise_and_")
+    __ior__ = bitwise_or_ = in_place(comparison.bitwise_or, "bitwise_or_")
+    __ixor__ = bitwise_xor_ = in_place(comparison.bitwise_xor, "bitwise_xor_")
+    bitwise_not_ = in_place(comparison.bitwise_not, "bitwise_not_")
+    __ipow__ = pow_ = in_place(elementwise.pow, "pow_")
+    cumsum_ = in_place(sorting.cumsum, "cumsum_")
+    tril_ = in_place(joining.tril, "tril_")
+    triu_ = in_place(joining.triu, "triu_")
+    t_ = inplace_twins.t_
+    transpose_ = inplace_twins.transpose_
+    swapaxes_ = inplace_twins.swapaxes_
+    swapdims_ = inplace_twins.swapdims_
+    squeeze_ = inplace_twins.squeeze_
+    unsqueeze_ = inplace_twins.unsqueeze_
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""

@@ -1,0 +1,248 @@
+"""PyTorch's ``torch`` namespace names issue 37 (torchnames) adds, against PyTorch: the
+top-level in-place forms (``zero.exp_(x)``), Tensor's missing in-place twins (``x.eq_(y)``,
+``x.pow_(2)``, ``x.t_()`` ...), ``nn.functional`` ops at torch's level with torch's
+signatures, view copies, predicates, constants and settings. Values, dtypes, gradients, and
+the errors PyTorch gives (an in-place op on a leaf that requires grad)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import zero
+
+torch = pytest.importorskip("torch")
+
+RNG = np.random.default_rng(0)
+UNIT = RNG.uniform(0.1, 0.9, (3, 4)).astype(np.float32)      # every unary function's domain
+OTHER = RNG.uniform(0.1, 0.9, (3, 4)).astype(np.float32)
+INTS = np.array([[1, 6, 3], [4, 5, 2]], dtype=np.int64)
+
+
+def _lib_tensor(lib, array, requires_grad=False):
+    return lib.tensor(array.copy(), requires_grad=requires_grad)
+
+
+def _close(got, want, rtol=2e-6):
+    want = want.detach() if hasattr(want, "detach") else want
+    got = got.detach() if hasattr(got, "detach") else got
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1], (got.dtype, want.dtype)
+    assert tuple(got.shape) == tuple(want.shape), (got.shape, want.shape)
+    np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), want.numpy().astype(np.float64),
+                               rtol=rtol, atol=rtol, equal_nan=True)
+
+
+# name: (input array, extra arguments; "other" is a second float tensor)
+IN_PLACE = {
+    **{name: (UNIT, ()) for name in (
+        "abs_", "acos_", "arccos_", "asin_", "arcsin_", "asinh_", "arcsinh_", "atan_", "arctan_",
+        "atanh_", "arctanh_", "ceil_", "cos_", "cosh_", "erf_", "erfc_", "exp_", "exp2_", "expm1_", "fix_",
+        "floor_", "frac_", "log_", "log10_", "log1p_", "log2_", "nan_to_num_", "neg_", "negative_",
+        "reciprocal_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
+        "trunc_", "zero_")},
+    "acosh_": (UNIT + 1.5, ()), "arccosh_": (UNIT + 1.5, ()),
+    "clamp_": (UNIT, (0.3, 0.6)), "clip_": (UNIT, (0.3, 0.6)), "clamp_min_": (UNIT, (0.4,)),
+    "clamp_max_": (UNIT, (0.4,)), "xlogy_": (UNIT, ("other",)), "fill_": (UNIT, (2.5,)),
+    "addmv_": (UNIT[:, 0].copy(), ("mat", "vec")),
+}
+
+
+def _arguments(lib, args):
+    named = {"other": OTHER, "mat": UNIT, "vec": OTHER[0]}
+    return [_lib_tensor(lib, named[a]) if isinstance(a, str) else a for a in args]
+
+
+def _run_in_place(lib, name, array, args, call):
+    leaf = _lib_tensor(lib, array, requires_grad=True)
+    t = leaf * 1.0                      # (a non-leaf: in place is allowed, and differentiable)
+    result = call(lib, name, t, _arguments(lib, args))
+    assert result is t
+    weights = _lib_tensor(lib, OTHER.reshape(-1)[:t.numel()].reshape(tuple(t.shape)))
+    try:
+        (t * weights).sum().backward()
+    except NotImplementedError:         # (PyTorch has no in-place derivative of acosh, asinh, atanh:
+        leaf.grad = None                # Zero's is the out-of-place one's, checked against that)
+        (getattr(lib, name[:-1])(leaf * 1.0, *_arguments(lib, args)) * weights).sum().backward()
+    return t, leaf.grad
+
+
+def _as_function(lib, name, t, args):
+    return getattr(lib, name)(t, *args)
+
+
+def _as_method(lib, name, t, args):
+    return getattr(t, name)(*args)
+
+
+@pytest.mark.parametrize("call", [_as_function, _as_method], ids=["function", "method"])
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_in_place_forms_as_pytorch(name, call):
+    array, args = IN_PLACE[name]
+    got, got_grad = _run_in_place(zero, name, array, args, call)
+    want, want_grad = _run_in_place(torch, name, array, args, call)
+    _close(got, want, rtol=1e-5)
+    if want_grad is None:
+        assert got_grad is None
+    else:
+        _close(got_grad, want_grad, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(IN_PLACE))
+def test_in_place_on_a_leaf_that_requires_grad_is_refused(name):
+    array, args = IN_PLACE[name]
+    for lib in (torch, zero):
+        leaf = _lib_tensor(lib, array, requires_grad=True)
+        with pytest.raises(RuntimeError, match="leaf"):
+            getattr(lib, name)(leaf, *_arguments(lib, args))
+        with lib.no_grad():              # (outside grad mode it is allowed, as optimizers do)
+            assert getattr(lib, name)(leaf, *_arguments(lib, args)) is leaf
+
+
+def test_in_place_functions_refuse_a_float_result_in_an_integer_tensor():
+    for lib in (torch, zero):
+        with pytest.raises(RuntimeError):
+            lib.sqrt_(_lib_tensor(lib, INTS))
+        with pytest.raises(TypeError):
+            lib.exp_([1.0, 2.0])
+
+
+def test_every_top_level_in_place_function_is_tested():
+    from zero.ops.inplace_functions import TOP_LEVEL_IN_PLACE
+    assert set(TOP_LEVEL_IN_PLACE) - {"detach_"} == set(IN_PLACE)
+
+
+def test_detach_and_detach_():
+    for lib in (torch, zero):
+        leaf = _lib_tensor(lib, UNIT, requires_grad=True)
+        d = lib.detach(leaf * 2)
+        assert not d.requires_grad and d.grad_fn is None
+        t = leaf * 2
+        assert lib.detach_(t) is t and not t.requires_grad and t.grad_fn is None
+
+
+def test_fill_is_a_new_tensor_with_the_gradient_of_value():
+    for lib in (torch, zero):
+        x = _lib_tensor(lib, UNIT, requires_grad=True)
+        value = lib.tensor(2.0, requires_grad=True)
+        out = lib.fill(x, value)
+        assert out.shape == x.shape and bool((out == 2.0).all()) and out.dtype == x.dtype
+        out.sum().backward()
+        assert value.grad.item() == 12.0 and float(x.grad.abs().sum()) == 0.0
+        ints = lib.fill(_lib_tensor(lib, INTS), 7)
+        assert ints.dtype == lib.int64 and ints.tolist() == [[7] * 3] * 2
+        with pytest.raises(RuntimeError):
+            lib.fill(x, lib.ones(2))
+
+
+# -- Tensor's in-place twins (computed out of place, written in) ---------------------------------
+
+TWINS = {  # name: (input, arguments)
+    "eq_": (UNIT, ("other",)), "ne_": (UNIT, (0.5,)), "not_equal_": (UNIT, ("other",)),
+    "lt_": (UNIT, ("other",)), "less_": (UNIT, (0.5,)), "le_": (UNIT, ("other",)),
+    "less_equal_": (UNIT, ("other",)), "gt_": (UNIT, ("other",)), "greater_": (UNIT, ("other",)),
+    "ge_": (UNIT, (0.5,)), "greater_equal_": (UNIT, ("other",)),
+    "logical_and_": (UNIT, ("other",)), "logical_or_": (UNIT, ("other",)), "logical_xor_": (UNIT, ("other",)),
+    "logical_not_": (UNIT, ()), "pow_": (UNIT, (2.0,)), "cumsum_": (UNIT, (1,)), "tril_": (UNIT, ()),
+    "triu_": (UNIT, (1,)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWINS))
+def test_tensor_in_place_twins_as_pytorch(name):
+    array, args = TWINS[name]
+    got, got_grad = _run_in_place(zero, name, array, args, _as_method)
+    want, want_grad = _run_in_place(torch, name, array, args, _as_method)
+    _close(got, want, rtol=1e-5)
+    _close(got_grad, want_grad, rtol=1e-5)
+
+
+@pytest.mark.parametrize("name, args", [("bitwise_and_", (3,)), ("bitwise_or_", (8,)), ("bitwise_xor_", ("ints",)),
+                                        ("bitwise_not_", ()), ("pow_", (2,)), ("eq_", (3,)), ("cumsum_", (0,))])
+def test_integer_in_place_twins(name, args):
+    results = []
+    for lib in (torch, zero):
+        t = _lib_tensor(lib, INTS)
+        resolved = [_lib_tensor(lib, INTS[::-1].copy()) if a == "ints" else a for a in args]
+        assert getattr(t, name)(*resolved) is t
+        results.append(t.tolist())
+    assert results[0] == results[1]
+
+
+def test_logical_twins_write_outside_the_graph():
+    for lib in (torch, zero):
+        leaf = _lib_tensor(lib, UNIT - 0.5, requires_grad=True)
+        assert leaf.logical_not_() is leaf and leaf.grad_fn is None and leaf.requires_grad
+        assert leaf.tolist() == [[0.0] * 4] * 3
+        ints = _lib_tensor(lib, np.array([1, 0, 2]))
+        assert ints.logical_xor_(_lib_tensor(lib, np.array([1, 1, 0]))).tolist() == [0, 1, 1]
+
+
+def test_in_place_operators():
+    for lib in (torch, zero):
+        t = _lib_tensor(lib, INTS)
+        keep = t
+        t &= 6
+        t |= 1
+        t ^= 2
+        assert t is keep and t.tolist() == (((INTS & 6) | 1) ^ 2).tolist()
+        f = _lib_tensor(lib, UNIT)
+        keep = f
+        f **= 2
+        assert f is keep
+        np.testing.assert_allclose(f.numpy(), UNIT ** 2, rtol=1e-6)
+
+
+def test_a_float_comparison_result_in_an_integer_tensor():
+    for lib in (torch, zero):
+        t = _lib_tensor(lib, INTS)
+        t.gt_(2.5)
+        assert t.dtype == lib.int64 and t.tolist() == (INTS > 2.5).astype(int).tolist()
+        with pytest.raises(RuntimeError):
+            _lib_tensor(lib, INTS).pow_(0.5)
+
+
+# -- in-place view changes: the tensor's own shape ------------------------------------------------
+
+VIEW_CHANGES = [("t_", ()), ("transpose_", (0, 1)), ("swapaxes_", (1, 0)), ("swapdims_", (0, 1)),
+                ("squeeze_", ()), ("squeeze_", (1,)), ("unsqueeze_", (1,)), ("unsqueeze_", (-1,))]
+
+
+@pytest.mark.parametrize("name, args", VIEW_CHANGES)
+def test_in_place_view_changes_as_pytorch(name, args):
+    array = UNIT[:, :1].copy() if name == "squeeze_" else UNIT
+    out = {}
+    for lib in (torch, zero):
+        leaf = _lib_tensor(lib, array, requires_grad=True)
+        t = leaf * 2.0
+        assert getattr(t, name)(*args) is t
+        weights = lib.arange(t.numel(), dtype=lib.float32).reshape(t.shape)
+        (t * weights).sum().backward()
+        out[lib] = (tuple(t.shape), tuple(t.stride()), t.detach().numpy().copy(), leaf.grad.numpy().copy())
+        with pytest.raises(RuntimeError, match="leaf"):
+            getattr(_lib_tensor(lib, array, requires_grad=True), name)(*args)
+        plain = _lib_tensor(lib, array)
+        storage = plain.data_ptr()
+        getattr(plain, name)(*args)
+        assert plain.data_ptr() == storage and tuple(plain.shape) == out[lib][0]
+    (shape, strides, values, grad), (z_shape, z_strides, z_values, z_grad) = out[torch], out[zero]
+    assert (z_shape, z_strides) == (shape, strides)
+    np.testing.assert_allclose(z_values, values)
+    np.testing.assert_allclose(z_grad, grad)
+
+
+def test_in_place_view_change_of_a_view_writes_the_base():
+    for lib in (torch, zero):
+        base = lib.zeros(2, 3)
+        view = base[:, 1:]
+        view.t_()
+        view[0, 1] = 5.0
+        assert base.tolist() == [[0, 0, 0], [0, 5, 0]]
+
+
+def test_constants():
+    for name in ("e", "pi", "inf", "nan"):
+        got, want = getattr(zero, name), getattr(torch, name)
+        assert (math.isnan(got) and math.isnan(want)) or got == want
+    assert zero.newaxis is torch.newaxis is None
+    assert zero.ones(2, 3)[:, zero.newaxis].shape == (2, 1, 3)
