@@ -113,6 +113,14 @@ from .ops.inplace_functions import (abs_, acos_, acosh_, addmv_, arccos_, arccos
                                     nan_to_num_, neg_, negative_, reciprocal_, round_, rsqrt_, sigmoid_, sin_,
                                     sinh_, sqrt_, square_, tan_, tanh_, trunc_, xlogy_, zero_)
 
+from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dropout, alpha_dropout_, avg_pool1d,
+                             batch_norm, bilinear, channel_shuffle, constant_pad_nd, conv1d, conv2d, conv3d,
+                             conv_transpose1d, conv_transpose2d, conv_transpose3d, convolution, dropout, dropout_,
+                             embedding, feature_alpha_dropout, feature_alpha_dropout_, feature_dropout,
+                             feature_dropout_, group_norm, instance_norm, layer_norm, max_pool1d,
+                             max_pool1d_with_indices, max_pool2d, max_pool3d, native_channel_shuffle, pdist,
+                             pixel_shuffle, pixel_unshuffle, rms_norm)
+
 __version__ = "0.1.0"
 
 # PyTorch's aliases

@@ -368,6 +368,46 @@ NOT_CALLED.update({
     "to_dense": "of a sparse tensor", "coalesce": "of a sparse tensor", "sparse_coo_tensor": "a sparse tensor",
 })
 
+# -- issue 37 (torchnames): the top-level in-place forms, the in-place twins, fill, constants --
+FUNCS.update({
+    **{name + "_": [A(x)] for name in (
+        "abs", "acos", "arccos", "asin", "arcsin", "asinh", "arcsinh", "atan", "arctan", "atanh", "arctanh",
+        "ceil", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "log", "log10",
+        "log1p", "log2", "nan_to_num", "neg", "negative", "reciprocal", "round", "rsqrt", "sigmoid", "sin", "sinh",
+        "sqrt", "square", "tan", "tanh", "trunc", "zero", "detach")},
+    "acosh_": [A(In("x_above_1"))], "arccosh_": [A(In("x_above_1"))],
+    "clamp_": [A(x, 0.2, 0.8)], "clip_": [A(x, 0.2, 0.8)], "clamp_min_": [A(x, 0.2)], "clamp_max_": [A(x, 0.8)],
+    "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)], "addmv_": [A(w, x, v)],
+    "fill": [A(x, 2.0), A(x, In("x0"))], "detach": [A(x)],
+})
+METHODS.update({
+    **{name: [A(x, y), A(x, 0.5)] for name in (
+        "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_", "ge_",
+        "greater_equal_")},
+    "logical_and_": [A(x, y)], "logical_or_": [A(x, y)], "logical_xor_": [A(x, y)], "logical_not_": [A(x)],
+    "bitwise_and_": [A(ii, ii)], "bitwise_or_": [A(ii, 1)], "bitwise_xor_": [A(ii, ii)],
+    "bitwise_not_": [A(ii)], "pow_": [A(x, 2.0), A(x, 1.0)], "cumsum_": [A(x, 1)], "tril_": [A(x)],
+    "triu_": [A(x, 1)], "t_": [A(x)], "transpose_": [A(x, 0, 1)], "swapaxes_": [A(x, 0, 1)],
+    "swapdims_": [A(x, 1, 0)], "squeeze_": [A(In("col")), A(In("col"), 1)], "unsqueeze_": [A(x, 0)],
+})
+DUNDERS.update({
+    "__iand__": [A(ii, ii)], "__ior__": [A(ii, 1)], "__ixor__": [A(ii, ii)], "__ipow__": [A(x, 2.0)],
+})
+# nn.functional's ops at torch's level (nn/torch_level.py): torch's signatures where they differ from F's
+TOP.update({
+    **{name: [A(x, 0.5, False), A(x, 0.0, True), A(x, 0.5, True)] for name in (
+        "dropout", "alpha_dropout", "dropout_", "alpha_dropout_")},
+    **{name: [A(img, 0.5, False), A(img, 0.0, True), A(img, 0.5, True)] for name in (
+        "feature_dropout", "feature_alpha_dropout", "feature_dropout_", "feature_alpha_dropout_")},
+    "batch_norm": [A(img, None, None, In("rm2"), In("rv2"), False, 0.1, 1e-5, True),
+                   A(img, None, None, None, None, True, 0.1, 1e-5, True)],
+    "instance_norm": [A(img, None, None, None, None, True, 0.1, 1e-5, True)],
+    "embedding": [A(In("x4"), lab), A(In("x4"), lab, 1)],
+    "constant_pad_nd": [A(x, [1, 1]), A(x, [0, 0]), A(x, [-1, 0])],
+    "convolution": [A(sig, wconv1, None, [1], [0], [1], False, [0], 1),
+                    A(sig3, wconv1, None, [1], [0], [1], True, [0], 1)],
+})
+
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
                         "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",
@@ -402,6 +442,8 @@ def _all_arrays() -> dict[str, np.ndarray]:
 
 
 ARRAYS = _all_arrays()
+ARRAYS.update({"x_above_1": ARRAYS["x"] + 1.5, "rm2": np.zeros(2, np.float32),  # (issue 37: torchnames)
+               "rv2": np.ones(2, np.float32)})
 
 
 def _names_in(value) -> set[str]:
@@ -608,30 +650,3 @@ def test_asarray_of_a_tensor_shares():
     t = zero.ones(3)
     np.asarray(t)[0] = 5.0
     assert t[0].item() == 5.0
-
-
-# -- issue 37 (torchnames): the top-level in-place forms, the in-place twins, fill, constants --
-FUNCS.update({
-    **{name + "_": [A(x)] for name in (
-        "abs", "acos", "arccos", "asin", "arcsin", "asinh", "arcsinh", "atan", "arctan", "atanh", "arctanh",
-        "ceil", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "log", "log10",
-        "log1p", "log2", "nan_to_num", "neg", "negative", "reciprocal", "round", "rsqrt", "sigmoid", "sin", "sinh",
-        "sqrt", "square", "tan", "tanh", "trunc", "zero", "detach")},
-    "acosh_": [A(In("x_above_1"))], "arccosh_": [A(In("x_above_1"))],
-    "clamp_": [A(x, 0.2, 0.8)], "clip_": [A(x, 0.2, 0.8)], "clamp_min_": [A(x, 0.2)], "clamp_max_": [A(x, 0.8)],
-    "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)], "addmv_": [A(w, x, v)],
-    "fill": [A(x, 2.0), A(x, In("x0"))], "detach": [A(x)],
-})
-METHODS.update({
-    **{name: [A(x, y), A(x, 0.5)] for name in (
-        "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_", "ge_",
-        "greater_equal_", "logical_and_", "logical_or_", "logical_xor_")},
-    "logical_not_": [A(x)], "bitwise_and_": [A(ii, ii)], "bitwise_or_": [A(ii, 1)], "bitwise_xor_": [A(ii, ii)],
-    "bitwise_not_": [A(ii)], "pow_": [A(x, 2.0), A(x, 1.0)], "cumsum_": [A(x, 1)], "tril_": [A(x)],
-    "triu_": [A(x, 1)], "t_": [A(x)], "transpose_": [A(x, 0, 1)], "swapaxes_": [A(x, 0, 1)],
-    "swapdims_": [A(x, 1, 0)], "squeeze_": [A(In("col")), A(In("col"), 1)], "unsqueeze_": [A(x, 0)],
-})
-DUNDERS.update({
-    "__iand__": [A(ii, ii)], "__ior__": [A(ii, 1)], "__ixor__": [A(ii, ii)], "__ipow__": [A(x, 2.0)],
-})
-ARRAYS["x_above_1"] = ARRAYS["x"] + 1.5

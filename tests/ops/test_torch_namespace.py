@@ -246,3 +246,137 @@ def test_constants():
         assert (math.isnan(got) and math.isnan(want)) or got == want
     assert zero.newaxis is torch.newaxis is None
     assert zero.ones(2, 3)[:, zero.newaxis].shape == (2, 1, 3)
+
+
+# -- nn.functional's ops at torch's level, with torch's signatures --------------------------------
+
+def _pair(array, requires_grad=True):
+    return (zero.tensor(array.copy(), requires_grad=requires_grad),
+            torch.tensor(array.copy(), requires_grad=requires_grad))
+
+
+def _compare(fn, arrays, grad=True, rtol=1e-5):
+    """fn(lib, *tensors) in both libraries: values, and the gradients of every float input."""
+    z_in, t_in = zip(*(_pair(a, grad and a.dtype.kind == "f") for a in arrays))
+    z_out, t_out = fn(zero, *z_in), fn(torch, *t_in)
+    z_list = list(z_out) if isinstance(z_out, tuple) else [z_out]
+    t_list = list(t_out) if isinstance(t_out, tuple) else [t_out]
+    assert len(z_list) == len(t_list)
+    for z, t in zip(z_list, t_list):
+        _close(z, t, rtol)
+    if grad and any(t.requires_grad for t in t_list):
+        weights = [RNG.uniform(-1, 1, tuple(t.shape)).astype(np.float32) for t in t_list]
+        sum(((z * zero.tensor(w)).sum() for z, w in zip(z_list, weights) if z.dtype.is_floating_point)).backward()
+        sum(((t * torch.tensor(w)).sum() for t, w in zip(t_list, weights) if t.is_floating_point())).backward()
+        for z, t in zip(z_in, t_in):
+            if t.grad is None:
+                assert z.grad is None
+            else:
+                _close(z.grad, t.grad, rtol)
+
+
+F32 = np.float32
+SIG, IMG, VOL = (RNG.uniform(-1, 1, s).astype(F32) for s in ((2, 3, 7), (2, 3, 5, 5), (1, 3, 4, 4, 4)))
+W1, W2, W3 = (RNG.uniform(-0.5, 0.5, s).astype(F32) for s in ((4, 3, 3), (4, 3, 3, 3), (4, 3, 2, 2, 2)))
+WT1, WT2, WT3 = (RNG.uniform(-0.5, 0.5, s).astype(F32) for s in ((3, 2, 3), (3, 2, 3, 3), (3, 2, 2, 2, 2)))
+BIAS4, BIAS2, CH3 = (RNG.uniform(-0.5, 0.5, s).astype(F32) for s in ((4,), (2,), (3,)))
+
+TORCH_LEVEL = {
+    "conv1d": (lambda lib, x, w, b: lib.conv1d(x, w, b, 2, 1), [SIG, W1, BIAS4]),
+    "conv2d": (lambda lib, x, w, b: lib.conv2d(x, w, b, 1, 1, 1, 1), [IMG, W2, BIAS4]),
+    "conv3d": (lambda lib, x, w: lib.conv3d(x, w, None, 1, 0, 1, 1), [VOL, W3]),
+    "conv_transpose1d": (lambda lib, x, w, b: lib.conv_transpose1d(x, w, b, 2, 1, 1), [SIG, WT1, BIAS2]),
+    "conv_transpose2d": (lambda lib, x, w: lib.conv_transpose2d(x, w, None, 2, 0, 1), [IMG, WT2]),
+    "conv_transpose3d": (lambda lib, x, w: lib.conv_transpose3d(x, w), [VOL, WT3]),
+    "convolution": (lambda lib, x, w, b: lib.convolution(x, w, b, [1, 1], [1, 0], [1, 1], False, [0, 0], 1),
+                    [IMG, W2, BIAS4]),
+    "convolution-transposed": (lambda lib, x, w: lib.convolution(x, w, None, [2], [1], [1], True, [1], 1),
+                               [SIG, WT1]),
+    "convolution-3d": (lambda lib, x, w: lib.convolution(x, w, None, [1] * 3, [0] * 3, [1] * 3, False, [0] * 3, 1),
+                       [VOL, W3]),
+    "avg_pool1d": (lambda lib, x: lib.avg_pool1d(x, 3, 2, 1, True, False), [SIG]),
+    "max_pool1d": (lambda lib, x: lib.max_pool1d(x, 2, 2, 0, 1, True), [SIG]),
+    "max_pool2d": (lambda lib, x: lib.max_pool2d(x, 2), [IMG]),
+    "max_pool3d": (lambda lib, x: lib.max_pool3d(x, 2, 1), [VOL]),
+    "max_pool1d_with_indices": (lambda lib, x: lib.max_pool1d_with_indices(x, 3, 2), [SIG]),
+    "adaptive_avg_pool1d": (lambda lib, x: lib.adaptive_avg_pool1d(x, 3), [SIG]),
+    "adaptive_max_pool1d": (lambda lib, x: lib.adaptive_max_pool1d(x, 3), [SIG]),
+    "batch_norm-training": (lambda lib, x, w, b: lib.batch_norm(x, w, b, None, None, True, 0.1, 1e-5, True),
+                            [IMG, CH3, CH3 * 2]),
+    "batch_norm-eval": (lambda lib, x, m, v: lib.batch_norm(x, None, None, m.detach(), v.detach(), False, 0.1,
+                                                            1e-3, False),
+                        [SIG, CH3, CH3 + 1.0]),
+    "instance_norm": (lambda lib, x, w, b: lib.instance_norm(x, w, b, None, None, True, 0.1, 1e-5, True),
+                      [IMG, CH3, CH3]),
+    "layer_norm": (lambda lib, x, w, b: lib.layer_norm(x, [5], w, b, 1e-4, True), [IMG, BIAS4[:1].repeat(5),
+                                                                                  CH3[:1].repeat(5)]),
+    "layer_norm-plain": (lambda lib, x: lib.layer_norm(x, (5, 5)), [IMG]),
+    "group_norm": (lambda lib, x, w, b: lib.group_norm(x, 3, w, b, 1e-5, True), [IMG, CH3, CH3]),
+    "rms_norm": (lambda lib, x, w: lib.rms_norm(x, [7], w, 1e-6), [SIG, RNG.uniform(0.5, 1, 7).astype(F32)]),
+    "embedding": (lambda lib, w, i: lib.embedding(w, i), [W2[:, :, 0, 0].copy(), np.array([[0, 2], [3, 2]])]),
+    "embedding-padding_idx": (lambda lib, w, i: lib.embedding(w, i, 2), [W2[:, :, 0, 0].copy(),
+                                                                          np.array([[0, 2], [3, 2]])]),
+    "bilinear": (lambda lib, a, b, w, c: lib.bilinear(a, b, w, c), [UNIT, OTHER, RNG.uniform(-1, 1, (2, 4, 4)).astype(
+        F32), BIAS2]),
+    "pdist": (lambda lib, x: lib.pdist(x, 3.0), [UNIT]),
+    "channel_shuffle": (lambda lib, x: lib.channel_shuffle(x, 3), [np.concatenate([IMG, IMG], 1)]),
+    "native_channel_shuffle": (lambda lib, x: lib.native_channel_shuffle(x.detach(), 2),  # (torch: no derivative)
+                               [np.concatenate([IMG, IMG], 1)]),
+    "pixel_shuffle": (lambda lib, x: lib.pixel_shuffle(x, 2), [RNG.uniform(0, 1, (1, 8, 2, 3)).astype(F32)]),
+    "pixel_unshuffle": (lambda lib, x: lib.pixel_unshuffle(x, 2), [RNG.uniform(0, 1, (1, 2, 4, 6)).astype(F32)]),
+    "constant_pad_nd": (lambda lib, x: lib.constant_pad_nd(x, [1, 2, 0, 1], 0.5), [IMG]),
+    "constant_pad_nd-crop": (lambda lib, x: lib.constant_pad_nd(x, [-1, 2]), [SIG]),
+    "dropout-eval": (lambda lib, x: lib.dropout(x, 0.5, False), [UNIT]),
+    "dropout-p0": (lambda lib, x: lib.dropout(x * 1.0, 0.0, True), [UNIT]),
+    "alpha_dropout-eval": (lambda lib, x: lib.alpha_dropout(x, 0.5, False), [UNIT]),
+    "feature_dropout-eval": (lambda lib, x: lib.feature_dropout(x, 0.5, False), [IMG]),
+    "feature_alpha_dropout-eval": (lambda lib, x: lib.feature_alpha_dropout(x, 0.5, False), [IMG]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TORCH_LEVEL))
+def test_nn_ops_at_torch_level_as_pytorch(case):
+    fn, arrays = TORCH_LEVEL[case]
+    _compare(fn, arrays)
+
+
+def test_batch_norm_at_torch_level_updates_the_running_statistics():
+    stats = {}
+    for lib in (torch, zero):
+        mean, var = lib.zeros(3), lib.ones(3)
+        lib.batch_norm(lib.tensor(IMG), None, None, mean, var, True, 0.2, 1e-5, True)
+        stats[lib] = (mean.numpy().copy(), var.numpy().copy())
+        with pytest.raises(RuntimeError):
+            lib.batch_norm(lib.tensor(IMG), None, None, None, None, False, 0.1, 1e-5, True)
+    np.testing.assert_allclose(stats[zero][0], stats[torch][0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(stats[zero][1], stats[torch][1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["dropout", "alpha_dropout", "feature_dropout", "feature_alpha_dropout"])
+def test_dropout_at_torch_level(name):
+    x = np.ones((40, 50, 3), F32)
+    for lib in (torch, zero):
+        function, in_place = getattr(lib, name), getattr(lib, name + "_")
+        t = lib.tensor(x)
+        assert function(t, 0.5, False) is t                       # not training: the input itself
+        with pytest.raises(RuntimeError, match="probability"):
+            function(t, 1.5, True)
+        lib.manual_seed(3)
+        out = function(t, 0.3, True)
+        dropped = out.numpy() != out.numpy().max()
+        assert abs(dropped.mean() - 0.3) < 0.03, (lib.__name__, dropped.mean())
+        if name.startswith("feature"):                            # whole feature maps (dimension 2 on)
+            assert (dropped == dropped[:, :, :1]).all()
+            with pytest.raises(RuntimeError, match="2 dimensions"):
+                function(lib.ones(3), 0.5, True)
+        if name.endswith("alpha_dropout"):                        # mean and variance kept (SELU's)
+            normal = lib.tensor(RNG.standard_normal((200, 300)).astype(F32))
+            out_normal = function(normal, 0.2, True)
+            assert abs(float(out_normal.mean())) < 0.05 and abs(float(out_normal.std()) - 1.0) < 0.05
+        else:
+            np.testing.assert_allclose(out.numpy()[~dropped], 1 / 0.7, rtol=1e-6)
+        lib.manual_seed(3)
+        again = function(t, 0.3, True)
+        assert bool((again == out).all())                          # the same seed, the same mask
+        copy = t.clone()
+        assert in_place(copy, 0.3, True) is copy and not bool((copy == t).all())

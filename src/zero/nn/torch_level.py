@@ -1,0 +1,158 @@
+"""``nn.functional``'s ops as PyTorch exposes them at the top level: ``zero.conv2d``,
+``zero.batch_norm``, ``zero.dropout`` ...
+
+Most take ``F``'s arguments and are ``F``'s functions themselves (``zero.conv2d is
+F.conv2d``). Where ``torch.<name>``'s signature differs from ``F.<name>``'s, the function
+here takes torch's and calls F's:
+
+    batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+    instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled)
+    layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+    group_norm(input, num_groups, weight, bias, eps, cudnn_enabled)
+    embedding(weight, indices, padding_idx=-1, scale_grad_by_freq, sparse)     (-1: none)
+    dropout(input, p, train) and alpha_dropout, feature_dropout, feature_alpha_dropout, and
+    their in-place forms dropout_ ... (an out-of-range p is a RuntimeError here, as in torch)
+    adaptive_max_pool1d(input, output_size) -> (values, indices)
+    constant_pad_nd(input, pad, value=0)
+    convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+(``cudnn_enabled`` says whether PyTorch may use cuDNN; Zero's kernels are its own, so it
+changes nothing.)
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..errors import ShapeError, describe
+from ..ops.dropout import _channel_dropout
+from ..tensors.tensor import Tensor
+from . import functional as F
+
+conv1d, conv2d, conv3d = F.conv1d, F.conv2d, F.conv3d
+conv_transpose1d, conv_transpose2d, conv_transpose3d = F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d
+avg_pool1d, adaptive_avg_pool1d = F.avg_pool1d, F.adaptive_avg_pool1d
+max_pool1d, max_pool2d, max_pool3d = F.max_pool1d, F.max_pool2d, F.max_pool3d
+max_pool1d_with_indices = F.max_pool1d_with_indices
+rms_norm, bilinear, pdist = F.rms_norm, F.bilinear, F.pdist
+channel_shuffle, native_channel_shuffle = F.channel_shuffle, F.native_channel_shuffle
+pixel_shuffle, pixel_unshuffle = F.pixel_shuffle, F.pixel_unshuffle
+
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002  (PyTorch's names)
+               running_mean: Tensor | None, running_var: Tensor | None, training: bool, momentum: float,
+               eps: float, cudnn_enabled: bool = True) -> Tensor:
+    """``torch.batch_norm``: F.batch_norm with torch's argument order."""
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError("batch_norm: running_mean and running_var must be defined in evaluation mode")
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                  running_mean: Tensor | None, running_var: Tensor | None, use_input_stats: bool, momentum: float,
+                  eps: float, cudnn_enabled: bool = True) -> Tensor:
+    """``torch.instance_norm``: F.instance_norm with torch's argument order."""
+    return F.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    """``torch.layer_norm``: F.layer_norm (and a cudnn_enable flag that changes nothing here)."""
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,  # noqa: A002
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    """``torch.group_norm``: F.group_norm (and a cudnn_enabled flag that changes nothing here)."""
+    return F.group_norm(input, num_groups, weight, bias, eps)
+
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """``torch.embedding``: weight first; ``padding_idx`` -1 is none (F.embedding's None)."""
+    return F.embedding(indices, weight, None if padding_idx == -1 else padding_idx,
+                       scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: int | Sequence[int]) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``torch.adaptive_max_pool1d``: the values and their indices, always."""
+    return F.adaptive_max_pool1d(input, output_size, return_indices=True)
+
+
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:  # noqa: A002
+    """``torch.constant_pad_nd``: F.pad in "constant" mode."""
+    return F.pad(input, pad, "constant", value)
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int],  # noqa: A002
+                padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int],
+                groups: int) -> Tensor:
+    """``torch.convolution``: the 1-, 2- or 3-D convolution (or transposed convolution) the
+    weight's dimensions say."""
+    spatial = weight.ndim - 2 if isinstance(weight, Tensor) else 0
+    if spatial not in (1, 2, 3):
+        raise RuntimeError(f"convolution: expected a 3-, 4- or 5-D weight, got {describe(weight)}")
+    if transposed:
+        transposed_convs = {1: F.conv_transpose1d, 2: F.conv_transpose2d, 3: F.conv_transpose3d}
+        return transposed_convs[spatial](input, weight, bias, stride, padding, output_padding, groups, dilation)
+    return {1: F.conv1d, 2: F.conv2d, 3: F.conv3d}[spatial](input, weight, bias, stride, padding, dilation, groups)
+
+
+# -- dropout at torch's level: (input, p, train) -------------------------------------------------
+
+
+def _check_p(p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_input(op: str, input: Tensor) -> None:  # noqa: A002
+    if isinstance(input, Tensor) and input.ndim < 2:
+        raise ShapeError(f"{op}: Feature dropout requires at least 2 dimensions in the input, got {describe(input)}")
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.dropout``: F.dropout(input, p, train)."""
+    _check_p(p)
+    return F.dropout(input, p, train)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    _check_p(p)
+    return F.dropout(input, p, train, inplace=True)
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.alpha_dropout``: F.alpha_dropout(input, p, train)."""
+    _check_p(p)
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    _check_p(p)
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_dropout``: whole feature maps (dimensions 2 on) of x (N, C, *) zeroed."""
+    _check_p(p)
+    _feature_input("feature_dropout", input)
+    return _channel_dropout("feature_dropout", input.ndim - 2, input, p, train, False, None)
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    _check_p(p)
+    _feature_input("feature_dropout_", input)
+    return _channel_dropout("feature_dropout_", input.ndim - 2, input, p, train, True, None)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    """``torch.feature_alpha_dropout``: F.feature_alpha_dropout(input, p, train)."""
+    _check_p(p)
+    _feature_input("feature_alpha_dropout", input)
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # noqa: A002
+    _check_p(p)
+    _feature_input("feature_alpha_dropout_", input)
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
