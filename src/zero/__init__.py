@@ -121,6 +121,11 @@ from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
                              max_pool1d_with_indices, max_pool2d, max_pool3d, native_channel_shuffle, pdist,
                              pixel_shuffle, pixel_unshuffle, rms_norm)
 
+# (torch's top-level losses take the reduction as an int and reduce nothing by default: these replace
+# the F forms imported above under the same names)
+from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,  # noqa: F811
+                             margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
+
 __version__ = "0.1.0"
 
 # PyTorch's aliases

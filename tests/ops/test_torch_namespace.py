@@ -380,3 +380,89 @@ def test_dropout_at_torch_level(name):
         assert bool((again == out).all())                          # the same seed, the same mask
         copy = t.clone()
         assert in_place(copy, 0.3, True) is copy and not bool((copy == t).all())
+
+
+# -- torch-level names Zero had but no test named ---------------------------------------------------
+
+LOSS_TARGET = np.array([1.0, -1.0, 1.0], F32)
+EXISTING = {
+    "atleast_1d": (lambda lib, x: lib.atleast_1d(x), [np.array(2.0, F32)]),
+    "atleast_2d": (lambda lib, x: lib.atleast_2d(x), [OTHER[0]]),
+    "atleast_3d": (lambda lib, x: lib.atleast_3d(x), [UNIT]),
+    "flip": (lambda lib, x: lib.flip(x, (0, 1)), [UNIT]),
+    "roll": (lambda lib, x: lib.roll(x, (1, -2), (0, 1)), [UNIT]),
+    "sort": (lambda lib, x: lib.sort(x, 1, True), [UNIT]),
+    "topk": (lambda lib, x: lib.topk(x, 2, 0, False), [UNIT]),
+    "tril": (lambda lib, x: lib.tril(x, -1), [UNIT]),
+    "sign": (lambda lib, x: lib.sign(x), [UNIT - 0.5]),
+    "prelu": (lambda lib, x, w: lib.prelu(x, w), [UNIT - 0.5, np.array([0.25], F32)]),
+    "rrelu": (lambda lib, x: lib.rrelu(x, 0.1, 0.3, False), [UNIT - 0.5]),
+    "rrelu_": (lambda lib, x: lib.rrelu_(x * 1.0, 0.1, 0.3), [UNIT - 0.5]),
+    "celu_": (lambda lib, x: lib.celu_(x * 1.0, 0.5), [UNIT - 0.5]),
+    "greater": (lambda lib, x, y: lib.greater(x, y), [UNIT, OTHER]),
+    "greater_equal": (lambda lib, x, y: lib.greater_equal(x, y), [UNIT, OTHER]),
+    "less": (lambda lib, x, y: lib.less(x, y), [UNIT, OTHER]),
+    "less_equal": (lambda lib, x, y: lib.less_equal(x, y), [UNIT, OTHER]),
+    "not_equal": (lambda lib, x, y: lib.not_equal(x, y), [UNIT, UNIT.round(1)]),
+    "bitwise_not": (lambda lib, x: lib.bitwise_not(x), [INTS]),
+    "bitwise_or": (lambda lib, x, y: lib.bitwise_or(x, y), [INTS, INTS[::-1].copy()]),
+    "bitwise_xor": (lambda lib, x, y: lib.bitwise_xor(x, y), [INTS, INTS[::-1].copy()]),
+    # the losses at torch's level, called with the positional arguments torch's and F's share
+    # the losses at torch's level: the reduction an int, none by default
+    "binary_cross_entropy_with_logits": (lambda lib, x, y, w: lib.binary_cross_entropy_with_logits(
+        x, y, w.detach(), w.detach() * 2), [UNIT - 0.5, OTHER.round(), OTHER]),
+    "binary_cross_entropy_with_logits-mean": (lambda lib, x, y: lib.binary_cross_entropy_with_logits(
+        x, y, None, None, 1), [UNIT - 0.5, OTHER.round()]),
+    "cosine_embedding_loss": (lambda lib, a, b, t: lib.cosine_embedding_loss(a, b, t, 0.1),
+                              [UNIT, OTHER - 0.5, LOSS_TARGET]),
+    "cosine_embedding_loss-sum": (lambda lib, a, b, t: lib.cosine_embedding_loss(a, b, t, 0.1, 2),
+                                  [UNIT, OTHER - 0.5, LOSS_TARGET]),
+    "hinge_embedding_loss": (lambda lib, x, t: lib.hinge_embedding_loss(x, t, 0.5), [UNIT, np.sign(OTHER - 0.5)]),
+    "hinge_embedding_loss-mean": (lambda lib, x, t: lib.hinge_embedding_loss(x, t, 0.5, 1),
+                                  [UNIT, np.sign(OTHER - 0.5)]),
+    "margin_ranking_loss": (lambda lib, a, b, t: lib.margin_ranking_loss(a, b, t, 0.1),
+                            [UNIT[0], OTHER[0], np.array([1.0, -1.0, 1.0, -1.0], F32)]),
+    "margin_ranking_loss-sum": (lambda lib, a, b, t: lib.margin_ranking_loss(a, b, t, 0.1, 2),
+                                [UNIT[0], OTHER[0], np.array([1.0, -1.0, 1.0, -1.0], F32)]),
+    "triplet_margin_loss": (lambda lib, a, p, n: lib.triplet_margin_loss(a, p, n, 1.0, 2.0, 1e-6, True),
+                            [UNIT, OTHER, UNIT[::-1].copy()]),
+    "triplet_margin_loss-mean": (lambda lib, a, p, n: lib.triplet_margin_loss(a, p, n, 0.5, 1.0, 1e-6, False, 1),
+                                 [UNIT, OTHER, UNIT[::-1].copy()]),
+    "poisson_nll_loss": (lambda lib, x, t: lib.poisson_nll_loss(x, t, True, False, 1e-8, 0), [UNIT, OTHER * 3]),
+    "poisson_nll_loss-full-sum": (lambda lib, x, t: lib.poisson_nll_loss(x, t, False, True, 1e-6, 2),
+                                  [UNIT + 0.5, OTHER * 3]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXISTING))
+def test_existing_torch_level_names_as_pytorch(case):
+    fn, arrays = EXISTING[case]
+    _compare(fn, arrays)
+
+
+def test_is_tensor_and_numel():
+    for lib in (torch, zero):
+        t = lib.tensor(UNIT)
+        assert lib.is_tensor(t) and not lib.is_tensor(UNIT) and not lib.is_tensor(1.0)
+        assert lib.numel(t) == 12 and lib.numel(lib.tensor(1.0)) == 1
+
+
+def test_dropout_in_place_forms_are_named():
+    for name in ("dropout_", "alpha_dropout_", "feature_dropout_", "feature_alpha_dropout_"):
+        for lib in (torch, zero):
+            t = lib.ones(2, 3, 4)
+            assert getattr(lib, name)(t, 0.0, True) is t and bool((t == 1.0).all())
+
+
+def test_tensor_methods_without_a_test_of_their_own():
+    for lib in (torch, zero):
+        a, b, c = (lib.tensor(arr) for arr in (UNIT, OTHER, OTHER[::-1].copy()))
+        want = (UNIT + 0.5 * OTHER / OTHER[::-1]).astype(F32)
+        np.testing.assert_allclose(a.clone().addcdiv_(b, c, value=0.5).numpy(), want, rtol=1e-6)
+        np.testing.assert_allclose(a.clone().erfinv_().numpy(), torch.erfinv(torch.tensor(UNIT)).numpy(), rtol=1e-5)
+        ints, other = lib.tensor(INTS), lib.tensor(INTS[::-1].copy())
+        assert ints.bitwise_not().tolist() == (~INTS).tolist()
+        assert ints.bitwise_or(other).tolist() == (INTS | INTS[::-1]).tolist()
+        assert ints.bitwise_xor(other).tolist() == (INTS ^ INTS[::-1]).tolist()
+        assert tuple(lib.ones(3).expand_as(a[:, :3].t()).shape) == (3, 3)
+        assert a.type_as(ints).dtype == lib.int64 and ints.type_as(a).dtype == lib.float32

@@ -156,3 +156,53 @@ def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:  # n
     _check_p(p)
     _feature_input("feature_alpha_dropout_", input)
     return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+# -- losses at torch's level: the reduction an int (0 'none', 1 'mean', 2 'sum'), and -- unlike
+# F's -- no reduction unless asked (what torch's top-level forms give when it is left out) ------
+
+REDUCTIONS = {1: "mean", 2: "sum"}
+
+
+def _reduction(reduction: int) -> str:
+    if isinstance(reduction, str) or not isinstance(reduction, int):
+        raise TypeError(f"reduction must be an int at torch's level (0: 'none', 1: 'mean', 2: 'sum'), "
+                        f"got {reduction!r}; F's losses take the name")
+    return REDUCTIONS.get(reduction, "none")
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,  # noqa: A002
+                                     pos_weight: Tensor | None = None, reduction: int = 0) -> Tensor:
+    """``torch.binary_cross_entropy_with_logits``: (input, target, weight, pos_weight, reduction)."""
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    """``torch.cosine_embedding_loss``: (input1, input2, target, margin, reduction)."""
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0,  # noqa: A002
+                         reduction: int = 0) -> Tensor:
+    """``torch.hinge_embedding_loss``: (input, target, margin, reduction)."""
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    """``torch.margin_ranking_loss``: (input1, input2, target, margin, reduction)."""
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-6, swap: bool = False, reduction: int = 0) -> Tensor:
+    """``torch.triplet_margin_loss``: (anchor, positive, negative, margin, p, eps, swap, reduction)."""
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,  # noqa: A002
+                     reduction: int) -> Tensor:
+    """``torch.poisson_nll_loss``: (input, target, log_input, full, eps, reduction), all required."""
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
