@@ -82,9 +82,7 @@ from .ops.extra.unary_math import (acos, acosh, arccos, arccosh, arcsin, arcsinh
                                    signbit, sinh, tan, trunc)
 from .ops.extra.activations import (celu, celu_, hardshrink, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold,
                                      threshold_)
-from .ops.extra.losses import (binary_cross_entropy_with_logits, cosine_embedding_loss, cosine_similarity,
-                               hinge_embedding_loss, kl_div, margin_ranking_loss, pairwise_distance,
-                               poisson_nll_loss, triplet_margin_loss)
+from .ops.extra.losses import cosine_similarity, kl_div, pairwise_distance
 from .backends.cpu.threads import get_num_threads, set_num_threads
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
@@ -121,9 +119,8 @@ from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
                              max_pool1d_with_indices, max_pool2d, max_pool3d, native_channel_shuffle, pdist,
                              pixel_shuffle, pixel_unshuffle, rms_norm)
 
-# (torch's top-level losses take the reduction as an int and reduce nothing by default: these replace
-# the F forms imported above under the same names)
-from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,  # noqa: F811
+# (torch's top-level losses take the reduction as an int and reduce nothing by default, unlike F's)
+from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
                              margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 
 __version__ = "0.1.0"
