@@ -123,6 +123,14 @@ from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
 from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
                              margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 
+from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_copy, diagonal_copy, expand_copy,
+                              get_device, is_complex, is_conj, is_floating_point, is_neg, is_nonzero, is_same_size,
+                              is_signed, is_storage, narrow_copy, permute_copy, ravel, resolve_conj, resolve_neg,
+                              select, select_copy, slice_copy, split_copy, split_with_sizes, split_with_sizes_copy,
+                              squeeze_copy, t_copy, transpose_copy, typename, unbind_copy, unfold_copy, unsafe_chunk,
+                              unsafe_split, unsafe_split_with_sizes, unsqueeze_copy, view_copy)
+from .tensors.more_creation import empty_permuted, empty_strided, range, scalar_tensor
+
 __version__ = "0.1.0"
 
 # PyTorch's aliases

@@ -408,6 +408,28 @@ TOP.update({
                     A(sig3, wconv1, None, [1], [0], [1], True, [0], 1)],
 })
 
+# view copies, views by other names, questions (ops/view_copies.py), factories (tensors/more_creation.py)
+FUNCS.update({
+    "alias_copy": [A(x)], "detach_copy": [A(x)], "diagonal_copy": [A(s), A(b3, 0, 1, 2)],
+    "expand_copy": [A(v, (3, 4)), A(x, (3, 4))], "narrow_copy": [A(x, 1, 0, 4), A(x, 0, 1, 1)],
+    "permute_copy": [A(x, (1, 0)), A(x, (0, 1))], "select_copy": [A(x, 0, 1)],
+    "slice_copy": [A(x), A(x, 1, 1, 3)], "split_copy": [A(x, 2), A(x, 3)],
+    "split_with_sizes_copy": [A(x, [1, 2]), A(x, [3])], "squeeze_copy": [A(x), A(In("col"))],
+    "t_copy": [A(x)], "transpose_copy": [A(x, 0, 1), A(x, 1, 1)], "unbind_copy": [A(x)],
+    "unfold_copy": [A(x, 1, 2, 1)], "unsqueeze_copy": [A(x, 0)], "view_copy": [A(x, (4, 3)), A(x, (3, 4))],
+    "select": [A(x, 0, 1), A(x, 1, -1)], "split_with_sizes": [A(x, [1, 2]), A(x, [3])],
+    "unsafe_split": [A(x, 2), A(x, 3)], "unsafe_split_with_sizes": [A(x, [1, 2])], "unsafe_chunk": [A(x, 2)],
+    "ravel": [A(x), A(In("xt"))], "conj": [A(x)], "conj_physical": [A(x)], "resolve_conj": [A(x)],
+    "resolve_neg": [A(x)], "sum_to_size": [A(x, 3, 4), A(x, 1, 4), A(b3, 4)],
+    "scalar_tensor": [A(2.0), A(3)], "range": [A(0, 3), A(0.0, 1.0, 0.25)],
+    "empty_strided": [A((2, 3), (1, 2))], "empty_permuted": [A((2, 3), (1, 0))],
+})
+METHODS.update({"new_empty_strided": [A(x, (2, 3), (1, 2))], "sum_to_size": [A(x, 3, 4), A(x, 1, 4)]})
+NOT_CALLED.update({
+    "is_signed": "a bool", "is_same_size": "a bool", "is_conj": "a bool", "is_neg": "a bool",
+    "get_device": "an int", "is_storage": "a bool", "can_cast": "a bool", "ndimension": "an int",
+})
+
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
                         "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",

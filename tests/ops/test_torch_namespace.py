@@ -466,3 +466,158 @@ def test_tensor_methods_without_a_test_of_their_own():
         assert ints.bitwise_xor(other).tolist() == (INTS ^ INTS[::-1]).tolist()
         assert tuple(lib.ones(3).expand_as(a[:, :3].t()).shape) == (3, 3)
         assert a.type_as(ints).dtype == lib.int64 and ints.type_as(a).dtype == lib.float32
+
+
+# -- view copies: the view's values and gradient, in new memory ------------------------------------
+
+B3 = RNG.uniform(-1, 1, (2, 3, 4)).astype(F32)
+VIEW_COPIES = {
+    "alias_copy": (lambda lib, x: lib.alias_copy(x), [UNIT]),
+    "diagonal_copy": (lambda lib, x: lib.diagonal_copy(x, 1, 1, 2), [B3]),
+    "expand_copy": (lambda lib, x: lib.expand_copy(x, (2, 3, 4)), [UNIT[:1].copy()]),
+    "narrow_copy": (lambda lib, x: lib.narrow_copy(x, 1, 1, 2), [UNIT]),
+    "permute_copy": (lambda lib, x: lib.permute_copy(x, (2, 0, 1)), [B3]),
+    "select_copy": (lambda lib, x: lib.select_copy(x, 1, -1), [B3]),
+    "slice_copy": (lambda lib, x: lib.slice_copy(x, 2, 1, 4, 2), [B3]),
+    "slice_copy-defaults": (lambda lib, x: lib.slice_copy(x), [B3]),
+    "split_copy": (lambda lib, x: lib.split_copy(x, 3, 1), [UNIT]),
+    "split_with_sizes_copy": (lambda lib, x: lib.split_with_sizes_copy(x, [1, 3], 1), [UNIT]),
+    "squeeze_copy": (lambda lib, x: lib.squeeze_copy(x), [UNIT[:, :1].copy()]),
+    "squeeze_copy-dim": (lambda lib, x: lib.squeeze_copy(x, 1), [UNIT[:, :1].copy()]),
+    "t_copy": (lambda lib, x: lib.t_copy(x), [UNIT]),
+    "transpose_copy": (lambda lib, x: lib.transpose_copy(x, 0, 2), [B3]),
+    "unbind_copy": (lambda lib, x: lib.unbind_copy(x, 1), [B3]),
+    "unfold_copy": (lambda lib, x: lib.unfold_copy(x, 1, 2, 1), [UNIT]),
+    "unsqueeze_copy": (lambda lib, x: lib.unsqueeze_copy(x, -1), [UNIT]),
+    "view_copy": (lambda lib, x: lib.view_copy(x, (4, 3)), [UNIT]),
+    "view_copy-dtype": (lambda lib, x: lib.view_copy(x.detach(), lib.int32), [UNIT]),
+    "detach_copy": (lambda lib, x: lib.detach_copy(x.detach()), [UNIT]),  # (torch: no derivative)
+    "select": (lambda lib, x: lib.select(x, 0, 1), [B3]),
+    "Tensor.select": (lambda lib, x: x.select(-1, 2), [B3]),
+    "split_with_sizes": (lambda lib, x: lib.split_with_sizes(x, [2, 1, 1], 1), [UNIT]),
+    "Tensor.split_with_sizes": (lambda lib, x: x.split_with_sizes([1, 2]), [UNIT]),
+    "unsafe_split": (lambda lib, x: lib.unsafe_split(x, 3, 1), [UNIT]),
+    "Tensor.unsafe_split": (lambda lib, x: x.unsafe_split(2), [UNIT]),
+    "unsafe_split_with_sizes": (lambda lib, x: lib.unsafe_split_with_sizes(x, [3, 1], 1), [UNIT]),
+    "Tensor.unsafe_split_with_sizes": (lambda lib, x: x.unsafe_split_with_sizes([1, 2]), [UNIT]),
+    "unsafe_chunk": (lambda lib, x: lib.unsafe_chunk(x, 3, 1), [UNIT]),
+    "Tensor.unsafe_chunk": (lambda lib, x: x.unsafe_chunk(2), [UNIT]),
+    "ravel": (lambda lib, x: lib.ravel(x), [B3]),
+    "Tensor.ravel": (lambda lib, x: x.t().ravel(), [UNIT]),
+    "Tensor.narrow_copy": (lambda lib, x: x.narrow_copy(0, 1, 2), [UNIT]),
+    "Tensor.sum_to_size": (lambda lib, x: x.sum_to_size(3, 1), [B3]),
+    "Tensor.sum_to_size-lead": (lambda lib, x: x.sum_to_size((1, 4)), [B3]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(VIEW_COPIES))
+def test_view_copies_and_views_as_pytorch(case):
+    fn, arrays = VIEW_COPIES[case]
+    _compare(fn, arrays)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in VIEW_COPIES if n.endswith("_copy")))
+def test_view_copies_are_new_contiguous_memory(name):
+    fn, arrays = VIEW_COPIES[name]
+    x = zero.tensor(arrays[0])
+    out = fn(zero, x)
+    for piece in out if isinstance(out, tuple) else (out,):
+        assert piece.is_contiguous() and piece.untyped_storage() is not x.untyped_storage()
+
+
+def test_select_and_sum_to_size_errors():
+    for lib in (torch, zero):
+        x = lib.tensor(B3)
+        with pytest.raises(IndexError):
+            lib.select(x, 1, 3)
+        with pytest.raises(IndexError):
+            lib.select(x, 3, 0)
+        with pytest.raises(RuntimeError):
+            x.sum_to_size(2, 4)
+        with pytest.raises(RuntimeError):
+            lib.split_with_sizes(x, [1, 1], 1)
+        assert x.sum_to_size(2, 3, 4) is x
+
+
+def test_predicates_as_pytorch():
+    for lib in (torch, zero):
+        f, i, u, b = (lib.tensor(a) for a in (UNIT, INTS, INTS.astype(np.uint8), INTS > 2))
+        assert lib.is_floating_point(f) and not lib.is_floating_point(i)
+        assert not lib.is_complex(f) and not f.is_complex()
+        assert f.is_signed() and i.is_signed() and not u.is_signed() and not b.is_signed()
+        assert lib.is_signed(i) and not lib.is_signed(u)
+        assert lib.is_nonzero(lib.tensor([2.0])) and not lib.tensor(0).is_nonzero()
+        for bad in (lib.ones(2), lib.ones(0)):
+            with pytest.raises(RuntimeError, match="ambiguous"):
+                lib.is_nonzero(bad)
+        assert lib.is_same_size(f, f * 2) and not f.is_same_size(f.t())
+        assert not lib.is_conj(f) and not f.is_conj() and not lib.is_neg(f) and not f.is_neg()
+        for name in ("conj", "conj_physical", "resolve_conj", "resolve_neg"):
+            assert getattr(lib, name)(f) is f and getattr(f, name)() is f
+        assert lib.get_device(f) == -1 and f.get_device() == -1
+        assert f.is_cpu and not f.is_meta and f.ndimension() == 2 and lib.tensor(1.0).ndimension() == 0
+        assert lib.typename(f) == "torch.FloatTensor" and lib.typename(i) == "torch.LongTensor"
+        assert lib.typename(3) == "int" and lib.typename(np.zeros(1)) == "numpy.ndarray"
+        assert lib.is_storage(f.untyped_storage()) and not lib.is_storage(f)
+        with pytest.raises(TypeError):
+            lib.is_floating_point(UNIT)
+
+
+@pytest.mark.parametrize("pair", [("int64", "bool"), ("uint8", "int32"), ("float64", "float16"), ("bool", "uint8"),
+                                  ("float32", "int32"), ("int32", "float16"), ("bool", "float32"),
+                                  ("float16", "bool"), ("int32", "uint8")])
+def test_can_cast_as_pytorch(pair):
+    source, target = pair
+    assert zero.can_cast(getattr(zero, source), getattr(zero, target)) == torch.can_cast(
+        getattr(torch, source), getattr(torch, target))
+
+
+# -- factories ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, kwargs", [((1, 4), {}), ((0, 1, 0.25), {}), ((1, 4), {"dtype": "int64"}),
+                                          ((5, 1, -2), {}), ((0.5, 2.2, 0.5), {"dtype": "float64"})])
+def test_range_includes_its_end_and_warns(args, kwargs):
+    results = []
+    for lib in (torch, zero):
+        options = {k: getattr(lib, v) for k, v in kwargs.items()}
+        with pytest.warns(UserWarning, match="deprecated"):
+            results.append(lib.range(*args, **options))
+    _close(results[1], results[0])
+
+
+def test_range_refuses_what_pytorch_refuses():
+    for lib in (torch, zero):
+        with pytest.raises(RuntimeError), pytest.warns(UserWarning):
+            lib.range(0, 4, -1)
+
+
+@pytest.mark.parametrize("value, dtype", [(3, None), (True, None), (2.5, None), (7, "int64"), (1.5, "float64")])
+def test_scalar_tensor_as_pytorch(value, dtype):
+    got = zero.scalar_tensor(value, **({"dtype": getattr(zero, dtype)} if dtype else {}))
+    want = torch.scalar_tensor(value, **({"dtype": getattr(torch, dtype)} if dtype else {}))
+    assert got.ndim == 0
+    _close(got, want)
+
+
+def test_empty_strided_and_empty_permuted_layouts():
+    for lib in (torch, zero):
+        t = lib.empty_strided((2, 3), (1, 2))
+        assert tuple(t.shape) == (2, 3) and t.stride() == (1, 2) and t.dtype == lib.float32
+        t.copy_(lib.tensor(UNIT[:2, :3]))
+        np.testing.assert_array_equal(t.numpy(), UNIT[:2, :3])
+        n = lib.ones(2, dtype=lib.int64).new_empty_strided((3, 2), (1, 3))
+        assert n.dtype == lib.int64 and n.stride() == (1, 3)
+        p = lib.empty_permuted((2, 3, 4, 5), (0, 2, 3, 1), dtype=lib.float64)
+        assert tuple(p.shape) == (2, 3, 4, 5) and p.stride() == (60, 1, 15, 3) and p.dtype == lib.float64
+        assert lib.empty_strided((0, 3), (3, 1)).numel() == 0
+        with pytest.raises(RuntimeError):
+            lib.empty_strided((2, 3), (1,))
+        with pytest.raises(RuntimeError):
+            lib.empty_permuted((2, 3), (0, 0))
+
+
+def test_detach_copy_is_outside_the_graph():
+    x = zero.tensor(UNIT, requires_grad=True)
+    out = zero.detach_copy(x * 2)
+    assert not out.requires_grad and out.grad_fn is None
+    np.testing.assert_allclose(out.numpy(), UNIT * 2)

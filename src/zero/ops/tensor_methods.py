@@ -40,6 +40,8 @@ from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
 from .extra.scatter_reduce import scatter_reduce
 from . import inplace_twins  # (issue 37: torchnames)
+from . import view_copies  # (issue 37: torchnames)
+from ..tensors import more_creation  # (issue 37: torchnames)
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -482,6 +484,31 @@ class TensorMethods:
     swapdims_ = inplace_twins.swapdims_
     squeeze_ = inplace_twins.squeeze_
     unsqueeze_ = inplace_twins.unsqueeze_
+
+    # -- issue 37 (torchnames): views by other names, view copies, questions (view_copies.py) ---
+    select = view_copies.select
+    ravel = view_copies.ravel
+    split_with_sizes = view_copies.split_with_sizes
+    unsafe_split = view_copies.unsafe_split
+    unsafe_split_with_sizes = view_copies.unsafe_split_with_sizes
+    unsafe_chunk = view_copies.unsafe_chunk
+    narrow_copy = view_copies.narrow_copy
+    sum_to_size = view_copies.sum_to_size
+    is_complex = view_copies.is_complex
+    is_signed = view_copies.is_signed
+    is_nonzero = view_copies.is_nonzero
+    is_same_size = view_copies.is_same_size
+    is_conj = view_copies.is_conj
+    is_neg = view_copies.is_neg
+    conj = view_copies.conj
+    conj_physical = view_copies.conj_physical
+    resolve_conj = view_copies.resolve_conj
+    resolve_neg = view_copies.resolve_neg
+    get_device = view_copies.get_device
+    new_empty_strided = more_creation.new_empty_strided
+    is_cpu = property(view_copies.is_cpu)
+    is_meta = property(view_copies.is_meta)
+    ndimension = view_copies.ndimension
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""
