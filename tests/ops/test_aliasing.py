@@ -430,6 +430,16 @@ NOT_CALLED.update({
     "get_device": "an int", "is_storage": "a bool", "can_cast": "a bool", "ndimension": "an int",
 })
 
+# as_strided and the scatters into views (ops/extra/strided_scatters.py)
+FUNCS.update({
+    "as_strided": [A(x, (2, 2), (1, 4)), A(x, (3, 4), (4, 1), 0)], "as_strided_copy": [A(x, (2, 2), (1, 4))],
+    "as_strided_": [A(x, (2, 2), (1, 4))], "as_strided_scatter": [A(x, In("x2r"), (2, 4), (4, 1))],
+    "diagonal_scatter": [A(s, w), A(x, w)], "select_scatter": [A(x, v, 0, 1)],
+    "slice_scatter": [A(x, y), A(x, In("x2r"), 0, 1)], "index_put": [A(x, (iv,), In("x2r")), A(x, (iv,), x0, True)],
+    "index_put_": [A(x, (iv,), In("x2r"))], "put": [A(x, iv, In("w2")), A(x, iv, In("w2"), True)],
+})
+METHODS.update({"put_": [A(x, iv, In("w2"))], "index_put_": [A(x, (iv,), In("x2r"), True)]})
+
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
                         "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",
@@ -465,7 +475,7 @@ def _all_arrays() -> dict[str, np.ndarray]:
 
 ARRAYS = _all_arrays()
 ARRAYS.update({"x_above_1": ARRAYS["x"] + 1.5, "rm2": np.zeros(2, np.float32),  # (issue 37: torchnames)
-               "rv2": np.ones(2, np.float32)})
+               "rv2": np.ones(2, np.float32), "w2": np.array([5.0, 6.0], np.float32)})
 
 
 def _names_in(value) -> set[str]:

@@ -86,6 +86,7 @@ addmv_ = function_of("addmv_")
 zero_ = function_of("zero_")
 fill_ = function_of("fill_")
 detach_ = function_of("detach_")
+index_put_ = function_of("index_put_")
 detach = function_of("detach")
 
 TOP_LEVEL_IN_PLACE = tuple(name for name in dir() if name.endswith("_") and not name.startswith("_"))

@@ -19,6 +19,7 @@ from ..grad_mode import _state, no_grad
 from ..tensors.tensor import Tensor
 from . import views
 from .extra import shaping
+from .extra.strided_scatters import as_strided
 from .inplace import Overwrite, _check_not_a_leaf, _check_writable, apply_
 
 P = ParamSpec("P")
@@ -102,3 +103,8 @@ def squeeze_(input: Tensor, dim: Any = None) -> Tensor:
 def unsqueeze_(input: Tensor, dim: int) -> Tensor:
     return _reshape_in_place(input, "unsqueeze_", lambda t: views.unsqueeze(t, dim))
 
+
+
+def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """``as_strided`` in place: the tensor itself, now read with the given geometry."""
+    return _reshape_in_place(input, "as_strided_", lambda t: as_strided(t, size, stride, storage_offset))

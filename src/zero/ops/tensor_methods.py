@@ -41,6 +41,7 @@ from .extra import more_math, order_statistics, random_functions, scans, tensor_
 from .extra.scatter_reduce import scatter_reduce
 from . import inplace_twins  # (issue 37: torchnames)
 from . import view_copies  # (issue 37: torchnames)
+from .extra import strided_scatters  # (issue 37: torchnames)
 from ..tensors import more_creation  # (issue 37: torchnames)
 
 if TYPE_CHECKING:
@@ -509,6 +510,18 @@ class TensorMethods:
     is_cpu = property(view_copies.is_cpu)
     is_meta = property(view_copies.is_meta)
     ndimension = view_copies.ndimension
+
+    # -- issue 37 (torchnames): as_strided and the scatters into views (extra/strided_scatters.py) --
+    as_strided = strided_scatters.as_strided
+    as_strided_ = inplace_twins.as_strided_
+    as_strided_scatter = strided_scatters.as_strided_scatter
+    diagonal_scatter = strided_scatters.diagonal_scatter
+    select_scatter = strided_scatters.select_scatter
+    slice_scatter = strided_scatters.slice_scatter
+    index_put = strided_scatters.index_put
+    index_put_ = in_place(strided_scatters.index_put)
+    put = strided_scatters.put
+    put_ = in_place(strided_scatters.put)
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""
