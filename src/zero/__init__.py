@@ -104,7 +104,7 @@ from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, Dou
 from .tensors.size import Size
 
 # -- issue 37 (torchnames): the top-level in-place forms, view copies, nn ops at torch's level, settings --
-from .ops.inplace_functions import (abs_, acos_, acosh_, addmv_, arccos_, arccosh_, arcsin_, arcsinh_,
+from .ops.inplace_functions import (abs_, acos_, acosh_, arccos_, arccosh_, arcsin_, arcsinh_,
                                     arctan_, arctanh_, asin_, asinh_, atan_, atanh_, ceil_, clamp_, clamp_max_,
                                     clamp_min_, clip_, cos_, cosh_, detach, detach_, erf_, erfc_, exp2_, exp_,
                                     expm1_, fill, fill_, fix_, floor_, frac_, log10_, log1p_, log2_, log_,

@@ -377,7 +377,7 @@ FUNCS.update({
         "sqrt", "square", "tan", "tanh", "trunc", "zero", "detach")},
     "acosh_": [A(In("x_above_1"))], "arccosh_": [A(In("x_above_1"))],
     "clamp_": [A(x, 0.2, 0.8)], "clip_": [A(x, 0.2, 0.8)], "clamp_min_": [A(x, 0.2)], "clamp_max_": [A(x, 0.8)],
-    "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)], "addmv_": [A(w, x, v)],
+    "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)],
     "fill": [A(x, 2.0), A(x, In("x0"))], "detach": [A(x)],
 })
 METHODS.update({
@@ -439,6 +439,8 @@ FUNCS.update({
     "index_put_": [A(x, (iv,), In("x2r"))], "put": [A(x, iv, In("w2")), A(x, iv, In("w2"), True)],
 })
 METHODS.update({"put_": [A(x, iv, In("w2"))], "index_put_": [A(x, (iv,), In("x2r"), True)]})
+METHODS.update({"random_": [A(x), A(x, 0, 5)], "exponential_": [A(x)], "geometric_": [A(x, 0.5)],
+                "log_normal_": [A(x)], "cauchy_": [A(x)]})
 
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "

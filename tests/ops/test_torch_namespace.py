@@ -44,12 +44,11 @@ IN_PLACE = {
     "acosh_": (UNIT + 1.5, ()), "arccosh_": (UNIT + 1.5, ()),
     "clamp_": (UNIT, (0.3, 0.6)), "clip_": (UNIT, (0.3, 0.6)), "clamp_min_": (UNIT, (0.4,)),
     "clamp_max_": (UNIT, (0.4,)), "xlogy_": (UNIT, ("other",)), "fill_": (UNIT, (2.5,)),
-    "addmv_": (UNIT[:, 0].copy(), ("mat", "vec")),
 }
 
 
 def _arguments(lib, args):
-    named = {"other": OTHER, "mat": UNIT, "vec": OTHER[0]}
+    named = {"other": OTHER}
     return [_lib_tensor(lib, named[a]) if isinstance(a, str) else a for a in args]
 
 
@@ -704,3 +703,85 @@ def test_scatter_and_put_errors():
             lib.tensor(UNIT, requires_grad=True).index_put_((lib.tensor([0]),), lib.ones(4))
         with pytest.raises(TypeError):
             lib.index_put(x, (lib.tensor([0]),), 1.0)
+
+
+# -- in-place draws: support, moments, determinism under a seed, PyTorch's refusals ---------------
+
+N_DRAWS = (200, 250)
+
+
+def _draws(lib, call, dtype="float64"):
+    t = lib.empty(N_DRAWS, dtype=getattr(lib, dtype))
+    assert call(t) is t
+    return t.double().numpy() if dtype != "bool" else t.numpy()
+
+
+@pytest.mark.parametrize("name, args, mean, var, low, high", [
+    ("exponential_", (2.0,), 0.5, 0.25, 0.0, math.inf),
+    ("geometric_", (0.25,), 4.0, 12.0, 1.0, math.inf),
+    ("log_normal_", (0.0, 0.5), math.exp(0.125), (math.exp(0.25) - 1) * math.exp(0.25), 0.0, math.inf),
+    ("random_", (3, 9), 5.5, 35 / 12, 3.0, 8.0),
+    ("random_", (4,), 1.5, 15 / 12, 0.0, 3.0),
+])
+def test_distribution_draws(name, args, mean, var, low, high):
+    for lib in (torch, zero):
+        values = _draws(lib, lambda t: getattr(t, name)(*args))
+        assert values.min() >= low and values.max() <= high, lib.__name__
+        assert abs(values.mean() - mean) < 0.05 * max(1.0, mean), (lib.__name__, values.mean())
+        assert abs(values.var() - var) < 0.1 * var, (lib.__name__, values.var())
+        if name in ("geometric_", "random_"):
+            assert (values == np.round(values)).all()
+
+
+def test_cauchy_draws_by_their_quartiles():
+    for lib in (torch, zero):
+        values = _draws(lib, lambda t: t.cauchy_(1.0, 2.0))
+        q1, median, q3 = np.quantile(values, [0.25, 0.5, 0.75])
+        assert abs(median - 1.0) < 0.1 and abs(q1 - (-1.0)) < 0.15 and abs(q3 - 3.0) < 0.15, lib.__name__
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "int32", "uint8", "bool"])
+def test_random_without_bounds_stays_in_the_dtype(dtype):
+    for lib in (torch, zero):
+        values = _draws(lib, lambda t: t.random_(), dtype)
+        info_max = {"float32": 2 ** 24, "float64": 2 ** 53, "int64": 2 ** 63 - 1, "int32": 2 ** 31 - 1,
+                    "uint8": 255, "bool": 1}[dtype]
+        assert values.min() >= 0 and values.max() <= info_max
+        assert len(np.unique(values)) > 1
+
+
+@pytest.mark.parametrize("call", [lambda t: t.random_(0, 10), lambda t: t.exponential_(),
+                                  lambda t: t.geometric_(0.5), lambda t: t.log_normal_(),
+                                  lambda t: t.cauchy_()])
+def test_draws_repeat_under_a_seed_and_leave_the_graph(call):
+    zero.manual_seed(5)
+    first = call(zero.empty(4, 3)).numpy().copy()
+    zero.manual_seed(5)
+    np.testing.assert_array_equal(call(zero.empty(4, 3)).numpy(), first)
+    leaf = zero.ones(4, 3, requires_grad=True)
+    t = leaf * 2
+    call(t).sum().backward()                  # (the overwritten values' gradient is zero, as in PyTorch)
+    assert float(leaf.grad.abs().sum()) == 0.0
+    with pytest.raises(RuntimeError, match="leaf"):
+        call(zero.ones(2, requires_grad=True))
+
+
+def test_draw_errors_as_pytorch():
+    cases = [lambda t: t.exponential_(-1.0), lambda t: t.geometric_(0.0), lambda t: t.geometric_(1.5),
+             lambda t: t.log_normal_(0.0, -1.0), lambda t: t.cauchy_(0.0, -1.0), lambda t: t.random_(5, 2)]
+    for lib in (torch, zero):
+        for case in cases:
+            with pytest.raises(RuntimeError):
+                case(lib.empty(3))
+        with pytest.raises(RuntimeError):
+            lib.empty(3, dtype=lib.int64).exponential_()
+        assert lib.empty(3, dtype=lib.int64).geometric_(0.5).dtype == lib.int64
+
+
+def test_draws_with_a_generator():
+    values = []
+    for _ in range(2):
+        generator = zero.Generator().manual_seed(11)
+        values.append(zero.empty(5).exponential_(1.5, generator=generator).tolist()
+                      + zero.empty(5).random_(0, 100, generator=generator).tolist())
+    assert values[0] == values[1]

@@ -42,6 +42,7 @@ from .extra.scatter_reduce import scatter_reduce
 from . import inplace_twins  # (issue 37: torchnames)
 from . import view_copies  # (issue 37: torchnames)
 from .extra import strided_scatters  # (issue 37: torchnames)
+from .extra import random_fills  # (issue 37: torchnames)
 from ..tensors import more_creation  # (issue 37: torchnames)
 
 if TYPE_CHECKING:
@@ -522,6 +523,13 @@ class TensorMethods:
     index_put_ = in_place(strided_scatters.index_put)
     put = strided_scatters.put
     put_ = in_place(strided_scatters.put)
+
+    # -- issue 37 (torchnames): in-place draws (extra/random_fills.py) ---------------------------
+    random_ = random_fills.random_
+    exponential_ = random_fills.exponential_
+    geometric_ = random_fills.geometric_
+    log_normal_ = random_fills.log_normal_
+    cauchy_ = random_fills.cauchy_
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""
