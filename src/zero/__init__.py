@@ -132,7 +132,7 @@ from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_
 from .tensors.more_creation import empty_permuted, empty_strided, range, scalar_tensor
 
 from .ops.extra.strided_scatters import (as_strided, as_strided_copy, as_strided_scatter, diagonal_scatter, index_put,
-                                        put, select_scatter, slice_scatter)
+                                        index_reduce, put, select_scatter, slice_scatter)
 from .ops.inplace_twins import as_strided_
 from .ops.inplace_functions import index_put_
 

@@ -437,6 +437,7 @@ FUNCS.update({
     "diagonal_scatter": [A(s, w), A(x, w)], "select_scatter": [A(x, v, 0, 1)],
     "slice_scatter": [A(x, y), A(x, In("x2r"), 0, 1)], "index_put": [A(x, (iv,), In("x2r")), A(x, (iv,), x0, True)],
     "index_put_": [A(x, (iv,), In("x2r"))], "put": [A(x, iv, In("w2")), A(x, iv, In("w2"), True)],
+    "index_reduce": [A(x, 0, iv, In("x2r"), "amax"), A(x, 1, iv, In("x2"), "prod", include_self=False)],
 })
 METHODS.update({"put_": [A(x, iv, In("w2"))], "index_put_": [A(x, (iv,), In("x2r"), True)]})
 METHODS.update({"random_": [A(x), A(x, 0, 5)], "exponential_": [A(x)], "geometric_": [A(x, 0.5)],

@@ -655,6 +655,14 @@ SCATTERS = {
     "Tensor.put": (lambda lib, x, i, s: x.put(i, s, True), [UNIT, np.array([3, 3, 0]), OTHER[0, :3].copy()]),
     "Tensor.put_": (lambda lib, x, i, s: (x * 1).put_(i, s, accumulate=True), [UNIT, np.array([3, 3]),
                                                                                  OTHER[0, :2].copy()]),
+    **{f"index_reduce-{reduce}-{include}": (
+        lambda lib, x, i, s, reduce=reduce, include=include: lib.index_reduce(x, 1, i, s, reduce, include_self=include),
+        [UNIT, np.array([0, 3, 0, 1]), OTHER * 2]) for reduce in ("prod", "mean", "amax", "amin")
+        for include in (True, False)},
+    "Tensor.index_reduce": (lambda lib, x, i, s: x.index_reduce(0, i, s, "amax"), [UNIT, np.array([2, 2]),
+                                                                                   OTHER[:2].copy()]),
+    "Tensor.index_reduce_": (lambda lib, x, i, s: (x * 1).index_reduce_(0, i, s, "mean", include_self=False),
+                             [UNIT, np.array([2, 0]), OTHER[:2].copy()]),
 }
 
 
@@ -703,6 +711,13 @@ def test_scatter_and_put_errors():
             lib.tensor(UNIT, requires_grad=True).index_put_((lib.tensor([0]),), lib.ones(4))
         with pytest.raises(TypeError):
             lib.index_put(x, (lib.tensor([0]),), 1.0)
+        with pytest.raises(RuntimeError, match="reduce"):
+            lib.index_reduce(x, 1, lib.tensor([0]), lib.ones(3, 1), "sum")
+        with pytest.raises(RuntimeError):
+            lib.index_reduce(x, 1, lib.tensor([0, 1]), lib.ones(3, 1), "amax")
+        for bad in (4, -1):
+            with pytest.raises(IndexError):
+                lib.index_reduce(x, 1, lib.tensor([bad]), lib.ones(3, 1), "amax")
 
 
 # -- in-place draws: support, moments, determinism under a seed, PyTorch's refusals ---------------

@@ -523,6 +523,8 @@ class TensorMethods:
     index_put_ = in_place(strided_scatters.index_put)
     put = strided_scatters.put
     put_ = in_place(strided_scatters.put)
+    index_reduce = strided_scatters.index_reduce
+    index_reduce_ = in_place(strided_scatters.index_reduce)
 
     # -- issue 37 (torchnames): in-place draws (extra/random_fills.py) ---------------------------
     random_ = random_fills.random_

@@ -1,7 +1,8 @@
 """``as_strided`` (a view of any geometry on a tensor's storage) and the scatters that write
 one tensor into a view of a copy of another: ``diagonal_scatter``, ``select_scatter``,
 ``slice_scatter``, ``as_strided_scatter``; ``index_put`` (values at advanced indices, added
-up with ``accumulate``) and ``put`` (values at flat indices).
+up with ``accumulate``), ``put`` (values at flat indices) and ``index_reduce`` (slices reduced
+with a source's, by way of ``scatter_reduce``).
 
 ``as_strided``'s backward is PyTorch's: the gradient of each output element is added into
 the storage position it read (so elements read twice get both), and the input's gradient is
@@ -27,6 +28,7 @@ from ..conversion import clone
 from ..views import mark_view
 from . import linalg
 from .scatter import index_add
+from .scatter_reduce import scatter_reduce
 
 
 def _positions(shape: Sequence[int], strides: Sequence[int], offset: int) -> np.ndarray:
@@ -208,3 +210,26 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
                            f"{index.numel()} and {source.numel()}")
     flat = index_put(input.reshape(-1), (index.reshape(-1),), source.reshape(-1), accumulate)
     return flat.reshape(input.shape)
+
+
+INDEX_REDUCTIONS = ("prod", "mean", "amax", "amin")
+
+
+def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
+                 include_self: bool = True) -> Tensor:
+    """A copy of ``input`` whose slices ``index[i]`` along ``dim`` are reduced ('prod', 'mean',
+    'amax' or 'amin') with ``source``'s slice i (and with themselves unless ``include_self`` is
+    False): ``scatter_reduce`` with the index spread over each slice."""
+    if reduce not in INDEX_REDUCTIONS:
+        raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got {reduce}.")
+    if not all(isinstance(t, Tensor) for t in (input, index, source)):
+        raise TypeError("index_reduce(): input, index and source must be tensors")
+    dim = normalize_dim(dim, input.ndim, "index_reduce")
+    if index.ndim > 1 or index.numel() != source.shape[dim]:
+        raise RuntimeError(f"index_reduce_(): Number of indices ({index.numel()}) should be equal to "
+                           f"source.size(dim): ({source.shape[dim]}), for dim: {dim}")
+    size = input.shape[dim]
+    if bool(((index < 0) | (index >= size)).any()):   # (negative indices too, as PyTorch)
+        raise IndexError("index_reduce: index out of range in self")
+    spread = index.reshape((1,) * dim + (-1,) + (1,) * (source.ndim - dim - 1)).expand(source.shape)
+    return scatter_reduce(input, dim, spread.contiguous(), source, reduce, include_self=include_self)
