@@ -129,7 +129,7 @@ from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_
                               select, select_copy, slice_copy, split_copy, split_with_sizes, split_with_sizes_copy,
                               squeeze_copy, t_copy, transpose_copy, typename, unbind_copy, unfold_copy, unsafe_chunk,
                               unsafe_split, unsafe_split_with_sizes, unsqueeze_copy, view_copy)
-from .tensors.more_creation import empty_permuted, empty_strided, range, scalar_tensor
+from .tensors.more_creation import asarray, empty_permuted, empty_strided, frombuffer, range, scalar_tensor
 
 from .ops.extra.strided_scatters import (as_strided, as_strided_copy, as_strided_scatter, diagonal_scatter, index_put,
                                         index_reduce, put, select_scatter, slice_scatter)

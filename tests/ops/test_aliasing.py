@@ -423,7 +423,9 @@ FUNCS.update({
     "resolve_neg": [A(x)], "sum_to_size": [A(x, 3, 4), A(x, 1, 4), A(b3, 4)],
     "scalar_tensor": [A(2.0), A(3)], "range": [A(0, 3), A(0.0, 1.0, 0.25)],
     "empty_strided": [A((2, 3), (1, 2))], "empty_permuted": [A((2, 3), (1, 0))],
+    "asarray": [A(x), A(x, copy=True), A(x, dtype=zero.float64), A([1.0, 2.0])],
 })
+NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_namespace.py::test_frombuffer_shares_the_buffer)"})
 METHODS.update({"new_empty_strided": [A(x, (2, 3), (1, 2))], "sum_to_size": [A(x, 3, 4), A(x, 1, 4)]})
 NOT_CALLED.update({
     "is_signed": "a bool", "is_same_size": "a bool", "is_conj": "a bool", "is_neg": "a bool",

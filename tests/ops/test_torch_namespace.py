@@ -800,3 +800,59 @@ def test_draws_with_a_generator():
         values.append(zero.empty(5).exponential_(1.5, generator=generator).tolist()
                       + zero.empty(5).random_(0, 100, generator=generator).tolist())
     assert values[0] == values[1]
+
+
+# -- asarray and frombuffer: memory shared where PyTorch shares it ---------------------------------
+
+def test_asarray_of_a_tensor():
+    for lib in (torch, zero):
+        t = lib.ones(3)
+        assert lib.asarray(t) is t and lib.asarray(t, dtype=lib.float32) is t
+        copied = lib.asarray(t, copy=True)
+        copied[0] = 5.0
+        assert t[0].item() == 1.0
+        converted = lib.asarray(t, dtype=lib.float64)
+        assert converted.dtype == lib.float64 and converted.data_ptr() != t.data_ptr()
+        with pytest.raises(ValueError):
+            lib.asarray(t, dtype=lib.float64, copy=False)
+
+
+@pytest.mark.parametrize("make, dtype, copy, shares", [
+    (lambda: np.ones(3, np.float32), None, None, True), (lambda: np.ones(3, np.float64), None, None, True),
+    (lambda: np.ones((2, 3), np.int64)[:, ::2], None, None, True),
+    (lambda: np.ones(3, np.float32), "float32", False, True), (lambda: np.ones(3, np.float32), None, True, False),
+    (lambda: np.ones(3, np.float32), "float64", None, False),
+])
+def test_asarray_of_a_numpy_array(make, dtype, copy, shares):
+    for lib in (torch, zero):
+        array = make()
+        options = {"dtype": getattr(lib, dtype)} if dtype else {}
+        t = lib.asarray(array, copy=copy, **options)
+        assert t.dtype == (getattr(lib, dtype) if dtype else getattr(lib, str(array.dtype)))
+        t[(0,) * t.ndim] = 7
+        assert bool(array.flat[0] == 7) is shares, lib.__name__
+
+
+@pytest.mark.parametrize("data", [[1, 2], [1.0, 2.0], 3.0, [True, False], np.float64(2.5), [[1, 2], [3, 4]]])
+def test_asarray_of_python_data_as_pytorch(data):
+    got, want = zero.asarray(data), torch.asarray(data)
+    _close(got, want)
+    with pytest.raises(ValueError):
+        zero.asarray([1.0], copy=False)
+    assert zero.asarray([1.0], requires_grad=True).requires_grad
+
+
+def test_frombuffer_shares_the_buffer():
+    for lib in (torch, zero):
+        buffer = bytearray(np.array([1, 2, 3, 4], np.int32).tobytes())
+        t = lib.frombuffer(buffer, dtype=lib.int32)
+        assert t.tolist() == [1, 2, 3, 4] and t.dtype == lib.int32
+        t[0] = 9
+        assert buffer[0] == 9
+        part = lib.frombuffer(buffer, dtype=lib.uint8, count=3, offset=4)
+        assert part.tolist() == [2, 0, 0]
+        floats = lib.frombuffer(bytearray(np.arange(3, dtype=np.float32).tobytes()), dtype=lib.float32)
+        assert floats.tolist() == [0.0, 1.0, 2.0]
+        for bad in ({"count": 5}, {"offset": 16}, {"offset": 1}):
+            with pytest.raises(ValueError):
+                lib.frombuffer(buffer, dtype=lib.int32, **bad)

@@ -1,6 +1,7 @@
 """PyTorch's other factories: ``scalar_tensor``, ``range`` (deprecated, its end included),
 ``empty_strided`` / ``Tensor.new_empty_strided`` (a tensor of given strides over a storage
-just large enough) and ``empty_permuted`` (dimensions laid out in memory in a given order).
+just large enough), ``empty_permuted`` (dimensions laid out in memory in a given order),
+``asarray`` (shares memory where it can) and ``frombuffer`` (a tensor over a buffer's memory).
 """
 from __future__ import annotations
 
@@ -8,13 +9,15 @@ import builtins
 import math
 import warnings
 from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
 
 from .. import dtypes
 from ..backends.device import Device, cpu, to_device
 from ..dtypes import DTypeLike, Number
 from ..errors import ShapeError, ValueRangeError
-from .creation import _finish
+from .creation import _finish, from_numpy, tensor
 from .meta import TensorMeta, contiguous_strides
 from .storage import Storage
 from .tensor import Tensor
@@ -86,3 +89,59 @@ def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype
     physical_strides = contiguous_strides(tuple(shape[d] for d in order))
     strides = tuple(physical_strides[order.index(d)] for d in builtins.range(len(shape)))
     return empty_strided(shape, strides, dtype=dtype, device=device, requires_grad=requires_grad)
+
+
+def asarray(obj: Any, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
+            copy: bool | None = None, requires_grad: bool = False) -> Tensor:
+    """``obj`` as a tensor, sharing its memory when it can (as PyTorch's): a tensor of the
+    dtype and device asked for is returned itself, a CPU NumPy array of the dtype is shared.
+    ``copy=True`` always copies; ``copy=False`` refuses (ValueError) where sharing is impossible."""
+    if isinstance(obj, Tensor):
+        target_dtype = dtypes.to_dtype(dtype) if dtype is not None else obj.dtype
+        target_device = to_device(device) if device is not None else obj.device
+        converts = target_dtype is not obj.dtype or target_device is not obj.device
+        if copy is False and converts:
+            raise ValueError(f"asarray: can't alias tensor with dtype {obj.dtype.name} on {obj.device} into dtype "
+                             f"{target_dtype.name} on {target_device} (copy=False)")
+        if copy:
+            return obj.to(device=target_device, dtype=target_dtype).clone()
+        return obj.to(device=target_device, dtype=target_dtype) if converts else obj
+    if isinstance(obj, (np.ndarray, np.generic)):
+        array = np.asarray(obj)
+        shareable = (not copy and (device is None or to_device(device) is cpu)
+                     and (dtype is None or dtypes.to_dtype(dtype).numpy == array.dtype))
+        if shareable and isinstance(obj, np.ndarray):
+            try:
+                return _finish(from_numpy(array), requires_grad)
+            except (ValueError, TypeError):
+                pass
+        if copy is False:
+            raise ValueError(f"asarray: cannot share the memory of a NumPy {array.dtype} array as the tensor asked "
+                             "for (copy=False)")
+        return _finish(tensor(array.copy(), dtype=dtype, device=device), requires_grad)
+    if copy is False:
+        raise ValueError(f"asarray: a {type(obj).__name__} has no memory a tensor can share (copy=False)")
+    return _finish(tensor(obj, dtype=dtype, device=device), requires_grad)
+
+
+def frombuffer(buffer: Any, *, dtype: DTypeLike, count: int = -1, offset: int = 0,
+               requires_grad: bool = False) -> Tensor:
+    """A 1-D CPU tensor over an object's buffer (``bytearray``, ``array.array``, ``mmap`` ...):
+    ``count`` elements of ``dtype`` from byte ``offset`` on (all that fit when -1). It shares
+    the memory: writes through either are seen by both."""
+    dtype = dtypes.to_dtype(dtype)
+    length = memoryview(buffer).nbytes
+    itemsize = dtype.itemsize
+    if not 0 <= offset < length:
+        raise ValueError(f"frombuffer: offset ({offset} bytes) must be non-negative and no greater than buffer "
+                         f"length ({length} bytes) minus 1")
+    if count == -1:
+        if (length - offset) % itemsize:
+            raise ValueError(f"frombuffer: buffer length ({length - offset} bytes) after offset ({offset} bytes) "
+                             f"must be a multiple of element size ({itemsize})")
+        count = (length - offset) // itemsize
+    elif count <= 0 or count * itemsize > length - offset:
+        raise ValueError(f"frombuffer: requested buffer length ({count} * {itemsize} bytes) after offset ({offset} "
+                         f"bytes) must not be greater than actual buffer length ({length} bytes)")
+    array = np.frombuffer(buffer, dtype=dtype.numpy, count=count, offset=offset)
+    return _finish(from_numpy(array), requires_grad)
