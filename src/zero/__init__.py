@@ -133,7 +133,7 @@ from .tensors.more_creation import asarray, empty_permuted, empty_strided, fromb
 
 from .ops.extra.strided_scatters import (as_strided, as_strided_copy, as_strided_scatter, diagonal_scatter, index_put,
                                         index_reduce, put, select_scatter, slice_scatter)
-from .ops.inplace_twins import as_strided_
+from .ops.inplace_twins import as_strided_, resize_as_
 from .ops.inplace_functions import index_put_
 
 __version__ = "0.1.0"

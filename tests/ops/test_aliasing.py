@@ -425,6 +425,8 @@ FUNCS.update({
     "empty_strided": [A((2, 3), (1, 2))], "empty_permuted": [A((2, 3), (1, 0))],
     "asarray": [A(x), A(x, copy=True), A(x, dtype=zero.float64), A([1.0, 2.0])],
 })
+FUNCS.update({"resize_as_": [A(x, y), A(x, In("x2"))]})
+METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)]})
 NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_namespace.py::test_frombuffer_shares_the_buffer)"})
 METHODS.update({"new_empty_strided": [A(x, (2, 3), (1, 2))], "sum_to_size": [A(x, 3, 4), A(x, 1, 4)]})
 NOT_CALLED.update({

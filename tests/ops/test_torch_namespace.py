@@ -856,3 +856,31 @@ def test_frombuffer_shares_the_buffer():
         for bad in ({"count": 5}, {"offset": 16}, {"offset": 1}):
             with pytest.raises(ValueError):
                 lib.frombuffer(buffer, dtype=lib.int32, **bad)
+
+
+# -- resize_ / resize_as_ ----------------------------------------------------------------------------
+
+def test_resize_keeps_the_data_it_reaches():
+    for lib in (torch, zero):
+        x = lib.arange(6.0)
+        assert x.resize_(2, 2) is x and x.tolist() == [[0.0, 1.0], [2.0, 3.0]] and x.stride() == (2, 1)
+        x.resize_((3, 4))                                   # (grows: the first six values kept)
+        assert tuple(x.shape) == (3, 4) and x.reshape(-1)[:6].tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+        x.fill_(1.0)
+        assert float(x.sum()) == 12.0
+        offset = lib.arange(6.0)[1:]
+        offset.resize_(2)
+        assert offset.tolist() == [1.0, 2.0] and offset.storage_offset() == 1
+        same = lib.arange(6.0).reshape(2, 3).t()
+        assert same.resize_(3, 2).stride() == (1, 3)         # (its own sizes: unchanged)
+        shrunk = lib.arange(6.0)
+        view = shrunk[:3]
+        shrunk.resize_(2)
+        shrunk[0] = 9.0
+        assert view[0].item() == 9.0                          # (shrinking keeps the storage)
+        assert lib.resize_as_(lib.ones(3), lib.ones(1, 2)).shape == (1, 2)
+        assert lib.ones(5).resize_as_(lib.ones(2, 2)).shape == (2, 2)
+        with pytest.raises(RuntimeError, match="require grad"):
+            lib.ones(2, requires_grad=True).resize_(3)
+        with lib.no_grad(), pytest.raises(RuntimeError, match="require grad"):
+            lib.ones(2, requires_grad=True).resize_(3)

@@ -8,15 +8,20 @@
 - the in-place view changes: ``x.t_()``, ``x.transpose_(0, 1)``, ``x.squeeze_()`` ... change
   the tensor's own shape and strides (the same storage), as PyTorch's do. In the graph the
   tensor takes the history of the view it became; a leaf that requires grad is refused.
+- ``resize_`` / ``resize_as_``: a new contiguous shape, the storage grown when it must.
 """
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec
 
-from ..errors import ShapeError, describe
+from .. import dtypes
+from ..errors import InPlaceError, ShapeError, describe
 from ..grad_mode import _state, no_grad
+from ..tensors.meta import TensorMeta, contiguous_strides, numel
+from ..tensors.storage import Storage
 from ..tensors.tensor import Tensor
+from .arguments import sizes_of
 from . import views
 from .extra import shaping
 from .extra.strided_scatters import as_strided
@@ -108,3 +113,45 @@ def unsqueeze_(input: Tensor, dim: int) -> Tensor:
 def as_strided_(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
     """``as_strided`` in place: the tensor itself, now read with the given geometry."""
     return _reshape_in_place(input, "as_strided_", lambda t: as_strided(t, size, stride, storage_offset))
+
+
+def resize_(input: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
+    """The tensor itself, now contiguous of the given sizes (unchanged when they are its own).
+    Its elements keep their values as far as they reach (row-major from its storage offset);
+    when it needs more memory than its storage has, the storage grows -- into new memory, so
+    tensors that viewed the old storage no longer share this one's (PyTorch's grows in place).
+    A tensor that requires grad is refused, as in PyTorch."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"resize_: expected a tensor, got {type(input).__name__}")
+    if input._requires_grad:
+        raise InPlaceError("cannot resize variables that require grad")
+    shape = tuple(int(n) for n in sizes_of(sizes))
+    if any(n < 0 for n in shape):
+        raise ShapeError(f"resize_: sizes must be non-negative, got {list(shape)}")
+    meta = input._meta
+    if shape == meta.shape:
+        return input
+    device, dtype = meta.device, meta.dtype
+    needed = (meta.offset + numel(shape)) * dtype.itemsize
+    if needed > input._storage.nbytes:
+        grown = Storage(needed, device)
+        old = input._storage
+        if old.nbytes:
+            device.kernels.copy(_bytes_of(old), _bytes_of(grown)[:old.nbytes])
+        input._storage = grown
+        input._view_of = None
+    input._meta = TensorMeta(shape, contiguous_strides(shape), meta.offset, dtype, device, True)
+    input._array = device.backend.array_view(input._storage.handle, input._meta)
+    input._bump_version()
+    return input
+
+
+def resize_as_(input: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
+    """``resize_`` to ``the_template``'s sizes."""
+    return resize_(input, tuple(the_template.shape))
+
+
+def _bytes_of(storage: Storage) -> Any:
+    """The whole storage as a flat array of bytes."""
+    return storage.device.backend.array_view(
+        storage.handle, TensorMeta((storage.nbytes,), (1,), 0, dtypes.uint8, storage.device, True))

@@ -515,6 +515,8 @@ class TensorMethods:
     # -- issue 37 (torchnames): as_strided and the scatters into views (extra/strided_scatters.py) --
     as_strided = strided_scatters.as_strided
     as_strided_ = inplace_twins.as_strided_
+    resize_ = inplace_twins.resize_
+    resize_as_ = inplace_twins.resize_as_
     as_strided_scatter = strided_scatters.as_strided_scatter
     diagonal_scatter = strided_scatters.diagonal_scatter
     select_scatter = strided_scatters.select_scatter
