@@ -404,6 +404,10 @@ TOP.update({
     "instance_norm": [A(img, None, None, None, None, True, 0.1, 1e-5, True)],
     "embedding": [A(In("x4"), lab), A(In("x4"), lab, 1)],
     "constant_pad_nd": [A(x, [1, 1]), A(x, [0, 0]), A(x, [-1, 0])],
+    "native_layer_norm": [A(x, [4], None, None, 1e-5)],
+    "native_batch_norm": [A(img, None, None, None, None, True, 0.1, 1e-5)],
+    "native_group_norm": [A(img, None, None, 1, 2, 16, 2, 1e-5)],
+    "native_dropout": [A(x, 0.5, True), A(x, 0.5, False)],
     "convolution": [A(sig, wconv1, None, [1], [0], [1], False, [0], 1),
                     A(sig3, wconv1, None, [1], [0], [1], True, [0], 1)],
 })

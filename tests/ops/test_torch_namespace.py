@@ -884,3 +884,43 @@ def test_resize_keeps_the_data_it_reaches():
             lib.ones(2, requires_grad=True).resize_(3)
         with lib.no_grad(), pytest.raises(RuntimeError, match="require grad"):
             lib.ones(2, requires_grad=True).resize_(3)
+
+
+# -- the native_ forms -------------------------------------------------------------------------------
+
+def _detached_tail(result):
+    return (result[0],) + tuple(t.detach() for t in result[1:])
+
+
+NATIVE = {
+    "native_layer_norm": (lambda lib, x, w, b: _detached_tail(lib.native_layer_norm(x, [4], w, b, 1e-5)),
+                          [B3, OTHER[0], OTHER[1]]),
+    "native_layer_norm-2d": (lambda lib, x: _detached_tail(lib.native_layer_norm(x, (3, 4), None, None, 1e-3)),
+                             [B3]),
+    "native_batch_norm": (lambda lib, x, w, b: _detached_tail(lib.native_batch_norm(
+        x, w, b, None, None, True, 0.1, 1e-5)), [IMG, CH3, CH3]),
+    "native_batch_norm-eval": (lambda lib, x: _detached_tail(lib.native_batch_norm(
+        x, None, None, lib.zeros(3), lib.ones(3) * 2, False, 0.1, 1e-5)), [IMG]),
+    "native_group_norm": (lambda lib, x, w, b: _detached_tail(lib.native_group_norm(x, w, b, 2, 3, 25, 3, 1e-5)),
+                          [IMG, CH3, CH3]),
+    "native_dropout-eval": (lambda lib, x: lib.native_dropout(x, 0.5, False), [UNIT]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NATIVE))
+def test_native_forms_as_pytorch(case):
+    fn, arrays = NATIVE[case]
+    _compare(fn, arrays)
+
+
+def test_native_dropout_mask_and_scaling():
+    for lib in (torch, zero):
+        x = lib.tensor(RNG.uniform(1, 2, (100, 100)).astype(F32), requires_grad=True)
+        out, mask = lib.native_dropout(x, 0.25, True)
+        assert mask.dtype == lib.bool and abs(float(mask.float().mean()) - 0.75) < 0.03
+        np.testing.assert_allclose(out.detach().numpy(), np.where(mask.numpy(), x.detach().numpy() / 0.75, 0),
+                                   rtol=1e-6)
+        out.sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), mask.numpy() / 0.75, rtol=1e-6)
+        with pytest.raises(RuntimeError):
+            lib.native_dropout(x, 1.5, True)

@@ -15,6 +15,9 @@ here takes torch's and calls F's:
     adaptive_max_pool1d(input, output_size) -> (values, indices)
     constant_pad_nd(input, pad, value=0)
     convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    the losses: the reduction an int (0 none, 1 mean, 2 sum), none by default
+    native_layer_norm, native_batch_norm, native_group_norm, native_dropout: the result and
+    the statistics (or dropout's mask) PyTorch's kernels return beside it
 
 (``cudnn_enabled`` says whether PyTorch may use cuDNN; Zero's kernels are its own, so it
 changes nothing.)
@@ -23,8 +26,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from .. import dtypes
 from ..errors import ShapeError, describe
 from ..ops.dropout import _channel_dropout
+from ..tensors.creation import ones_like, rand
 from ..tensors.tensor import Tensor
 from . import functional as F
 
@@ -206,3 +211,53 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool,
                      reduction: int) -> Tensor:
     """``torch.poisson_nll_loss``: (input, target, log_input, full, eps, reduction), all required."""
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
+
+
+# -- the native_ forms: the result and the statistics the backward would keep ------------------------
+
+
+def _mean_and_rstd(x: Tensor, dims: tuple[int, ...], eps: float, keepdim: bool) -> tuple[Tensor, Tensor]:
+    mean = x.mean(dims, keepdim=keepdim)
+    return mean, (x.var(dims, correction=0, keepdim=keepdim) + eps).rsqrt()
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None,  # noqa: A002
+                      bias: Tensor | None, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``torch.native_layer_norm``: (out, mean, rstd), the statistics over the normalized
+    dimensions kept as size-1 dimensions."""
+    dims = tuple(range(input.ndim - len(tuple(normalized_shape)), input.ndim))
+    mean, rstd = _mean_and_rstd(input, dims, eps, keepdim=True)
+    return F.layer_norm(input, normalized_shape, weight, bias, eps), mean, rstd
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,  # noqa: A002
+                      running_mean: Tensor | None, running_var: Tensor | None, training: bool, momentum: float,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``torch.native_batch_norm``: (out, save_mean, save_invstd) -- the batch's statistics per
+    channel in training, empty tensors otherwise."""
+    out = batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if not training:
+        empty = input.new_zeros((0,))
+        return out, empty, empty.clone()
+    dims = (0,) + tuple(range(2, input.ndim))
+    mean, invstd = _mean_and_rstd(input.detach(), dims, eps, keepdim=False)
+    return out, mean, invstd
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int,  # noqa: A002
+                      HxW: int, group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """``torch.native_group_norm``: (out, mean, rstd), the statistics (N, group)."""
+    if tuple(input.shape[:2]) != (N, C) or input.numel() != N * C * HxW:
+        raise ShapeError(f"native_group_norm: N={N}, C={C}, HxW={HxW} do not describe {describe(input)}")
+    mean, rstd = _mean_and_rstd(input.reshape(N, group, -1), (2,), eps, keepdim=False)
+    return F.group_norm(input, group, weight, bias, eps), mean, rstd
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:  # noqa: A002
+    """``torch.native_dropout``: (out, mask), the mask a bool tensor of the elements kept."""
+    _check_p(p)
+    if not train:
+        return input.clone(), ones_like(input, dtype=dtypes.bool_)
+    keep = rand(tuple(input.shape), dtype=input.dtype, device=input.device) >= p
+    scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
+    return input * keep.to(input.dtype) * scale, keep
