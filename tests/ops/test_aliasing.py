@@ -431,6 +431,8 @@ FUNCS.update({
 })
 FUNCS.update({"resize_as_": [A(x, y), A(x, In("x2"))]})
 METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)]})
+NOT_CALLED.update({"is_inference_mode_enabled": "a bool", "is_vulkan_available": "a bool",
+                   "set_flush_denormal": "a bool (global state)"})
 NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_namespace.py::test_frombuffer_shares_the_buffer)"})
 METHODS.update({"new_empty_strided": [A(x, (2, 3), (1, 2))], "sum_to_size": [A(x, 3, 4), A(x, 1, 4)]})
 NOT_CALLED.update({

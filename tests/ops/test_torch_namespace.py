@@ -924,3 +924,37 @@ def test_native_dropout_mask_and_scaling():
         np.testing.assert_allclose(x.grad.numpy(), mask.numpy() / 0.75, rtol=1e-6)
         with pytest.raises(RuntimeError):
             lib.native_dropout(x, 1.5, True)
+
+
+# -- settings and facts ------------------------------------------------------------------------------
+
+def test_default_generator_is_the_one_manual_seed_seeds():
+    for lib in (torch, zero):
+        assert isinstance(lib.default_generator, lib.Generator)
+        lib.default_generator.manual_seed(21)
+        first = lib.rand(4)
+        lib.manual_seed(21)
+        assert bool((lib.rand(4) == first).all()) and lib.default_generator.initial_seed() == 21
+
+
+def test_is_inference_mode_enabled_as_pytorch():
+    for lib in (torch, zero):
+        seen = [lib.is_inference_mode_enabled()]
+        with lib.inference_mode():
+            seen.append(lib.is_inference_mode_enabled())
+            with lib.inference_mode(False):
+                seen.append(lib.is_inference_mode_enabled())
+            with lib.no_grad():
+                seen.append(lib.is_inference_mode_enabled())
+        with lib.no_grad():
+            seen.append(lib.is_inference_mode_enabled())
+        seen.append(lib.is_inference_mode_enabled())
+        assert seen == [False, True, False, True, False, False], lib.__name__
+
+
+def test_facts():
+    assert zero.has_lapack is True and torch.has_lapack is True
+    assert zero.is_vulkan_available() is False and torch.is_vulkan_available() is False
+    assert zero.set_flush_denormal(True) is False and zero.set_flush_denormal(False) is False
+    with pytest.raises(TypeError):
+        zero.set_flush_denormal("yes")
