@@ -17,7 +17,7 @@ from ...random import Generator, default_generator
 from ...tensors.tensor import Tensor
 from ..inplace import Overwrite, modify
 
-Draw = Callable[[np.random.Generator, tuple[int, ...]], np.ndarray]
+Draw = Callable[["np.random.Generator", tuple[int, ...]], np.ndarray]  # (a string: numpy.random loads on first use)
 
 # random_()'s default upper end (inclusive): every integer the dtype holds exactly
 LARGEST_EXACT = {"float16": 1 << 11, "bfloat16": 1 << 8, "float32": 1 << 24, "float64": 1 << 53,
