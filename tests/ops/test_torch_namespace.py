@@ -958,3 +958,36 @@ def test_facts():
     assert zero.set_flush_denormal(True) is False and zero.set_flush_denormal(False) is False
     with pytest.raises(TypeError):
         zero.set_flush_denormal("yes")
+
+
+# -- on the test device (ZERO_TEST_DEVICE=cuda: the GPU run, or its played dry run) ----------------
+
+def test_new_names_on_the_test_device():
+    """The names built here that touch storage, random draws or index arithmetic, on the
+    test device, against the same calls on the CPU."""
+    from op_harness import DEVICE
+    device = zero.device(DEVICE)
+    x_cpu = zero.tensor(UNIT, requires_grad=True)
+    x_dev = zero.tensor(UNIT, device=device, requires_grad=True)
+    results = []
+    for x in (x_cpu, x_dev):
+        index = zero.tensor([0, 2, 0], device=x.device)
+        parts = [
+            zero.as_strided(x * 1, (3, 3), (1, 1), 1),
+            zero.index_put(x, (index,), zero.ones(4, device=x.device), True),
+            zero.put(x, index, zero.ones(3, device=x.device), accumulate=True),
+            zero.slice_scatter(x, zero.zeros(3, 2, device=x.device), 1, 0, 4, 2),
+            zero.index_reduce(x, 1, zero.tensor([1, 1], device=x.device), x[:, :2] * 3, "amax"),
+            zero.transpose_copy(x, 0, 1), zero.select(x, 1, 2), zero.exp_(x * 1),
+        ]
+        sum((p * (k + 1)).sum() for k, p in enumerate(parts)).backward()
+        results.append([p.detach().cpu().numpy() for p in parts] + [x.grad.cpu().numpy()])
+    for got, want in zip(results[1], results[0]):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    zero.manual_seed(2)
+    draws = zero.empty(50, 40, device=device).exponential_(2.0)
+    assert draws.device == device and float(draws.min()) >= 0 and abs(float(draws.mean()) - 0.5) < 0.05
+    grown = zero.arange(6.0, device=device)
+    grown.resize_(3, 4)
+    assert grown.device == device and grown.reshape(-1)[:6].cpu().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert zero.get_device(zero.ones(1, device=device)) == (-1 if device.type == "cpu" else device.index or 0)
