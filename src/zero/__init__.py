@@ -123,6 +123,7 @@ from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
 from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
                              margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 from .nn.torch_level import native_batch_norm, native_dropout, native_group_norm, native_layer_norm
+from .ops.tensor_extras import is_distributed
 from .settings import default_generator, has_lapack, is_inference_mode_enabled, is_vulkan_available, set_flush_denormal
 
 from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_copy, diagonal_copy, expand_copy,

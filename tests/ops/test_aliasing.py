@@ -431,6 +431,10 @@ FUNCS.update({
 })
 FUNCS.update({"resize_as_": [A(x, y), A(x, In("x2"))]})
 METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)]})
+METHODS.update({"apply_": [A(x, abs)], "map_": [A(x, y, max)], "map2_": [A(x, y, z, min)],
+                "new": [A(x, 2, 3), A(x, [1.0, 2.0]), A(x)]})
+NOT_CALLED.update({"const_data_ptr": "an int", "is_set_to": "a bool", "dim_order": "a tuple",
+                   "is_distributed": "a bool"})
 NOT_CALLED.update({"is_inference_mode_enabled": "a bool", "is_vulkan_available": "a bool",
                    "set_flush_denormal": "a bool (global state)"})
 NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_namespace.py::test_frombuffer_shares_the_buffer)"})

@@ -991,3 +991,36 @@ def test_new_names_on_the_test_device():
     grown.resize_(3, 4)
     assert grown.device == device and grown.reshape(-1)[:6].cpu().tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     assert zero.get_device(zero.ones(1, device=device)) == (-1 if device.type == "cpu" else device.index or 0)
+
+
+# -- older and smaller Tensor methods ----------------------------------------------------------------
+
+def test_apply_map_map2_as_pytorch():
+    results = []
+    for lib in (torch, zero):
+        x = lib.arange(6.0).reshape(2, 3)
+        a = x.clone()
+        assert a.apply_(lambda v: v * 2 + 1) is a
+        b = x.clone().map_(lib.ones(3), lambda p, q: p - q)
+        c = x.clone().map2_(lib.ones(3), lib.full((2, 1), 2.0), lambda p, q, r: p + q * r)
+        ints = lib.tensor([1, 2]).apply_(lambda v: v * 1.7)             # (written back as the dtype)
+        results.append([a.tolist(), b.tolist(), c.tolist(), ints.tolist()])
+        with pytest.raises(RuntimeError, match="requires grad"):
+            lib.ones(2, requires_grad=True).apply_(lambda v: v)
+    assert results[0] == results[1]
+
+
+def test_new_const_data_ptr_is_set_to_dim_order_is_distributed():
+    for lib in (torch, zero):
+        x = lib.arange(6.0).reshape(2, 3)
+        assert tuple(x.new(2, 3).shape) == (2, 3) and x.new(2, 3).dtype == lib.float32
+        assert tuple(x.new().shape) == (0,)
+        assert x.new([1, 2]).dtype == lib.float32 and x.new([1, 2]).tolist() == [1.0, 2.0]
+        assert lib.ones(2, dtype=lib.int64).new([1.5]).dtype == lib.int64
+        assert x.const_data_ptr() == x.data_ptr()
+        assert x.is_set_to(x) and x.is_set_to(x.view(2, 3)) and not x.is_set_to(x.t())
+        assert not x.is_set_to(x.clone()) and not x[1:].is_set_to(x[:1])
+        assert x.dim_order() == (0, 1) and x.t().dim_order() == (1, 0)
+        assert lib.ones(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
+        assert lib.ones(2, 1, 3).dim_order() == (0, 1, 2)
+        assert not lib.is_distributed(x) and not x.is_distributed()

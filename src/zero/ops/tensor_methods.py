@@ -43,6 +43,7 @@ from . import inplace_twins  # (issue 37: torchnames)
 from . import view_copies  # (issue 37: torchnames)
 from .extra import strided_scatters  # (issue 37: torchnames)
 from .extra import random_fills  # (issue 37: torchnames)
+from . import tensor_extras  # (issue 37: torchnames)
 from ..tensors import more_creation  # (issue 37: torchnames)
 
 if TYPE_CHECKING:
@@ -534,6 +535,16 @@ class TensorMethods:
     geometric_ = random_fills.geometric_
     log_normal_ = random_fills.log_normal_
     cauchy_ = random_fills.cauchy_
+
+    # -- issue 37 (torchnames): older and smaller methods (tensor_extras.py) ----------------------
+    apply_ = tensor_extras.apply_
+    map_ = tensor_extras.map_
+    map2_ = tensor_extras.map2_
+    new = tensor_extras.new
+    const_data_ptr = tensor_extras.const_data_ptr
+    is_set_to = tensor_extras.is_set_to
+    dim_order = tensor_extras.dim_order
+    is_distributed = tensor_extras.is_distributed
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""
