@@ -123,7 +123,10 @@ from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
 from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
                              margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 from .nn.torch_level import native_batch_norm, native_dropout, native_group_norm, native_layer_norm
-from .ops.tensor_extras import is_distributed
+from .ops.tensor_extras import conj_physical_, cudnn_is_acceptable, is_distributed, nonzero_static
+from .ops.extra.tensor_types import set_default_tensor_type
+from .symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum
+from .batching import vmap
 from .settings import default_generator, has_lapack, is_inference_mode_enabled, is_vulkan_available, set_flush_denormal
 
 from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_copy, diagonal_copy, expand_copy,
@@ -132,7 +135,7 @@ from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_
                               select, select_copy, slice_copy, split_copy, split_with_sizes, split_with_sizes_copy,
                               squeeze_copy, t_copy, transpose_copy, typename, unbind_copy, unfold_copy, unsafe_chunk,
                               unsafe_split, unsafe_split_with_sizes, unsqueeze_copy, view_copy)
-from .tensors.more_creation import asarray, empty_permuted, empty_strided, frombuffer, range, scalar_tensor
+from .tensors.more_creation import asarray, empty_permuted, empty_strided, from_file, frombuffer, range, scalar_tensor
 
 from .ops.extra.strided_scatters import (as_strided, as_strided_copy, as_strided_scatter, diagonal_scatter, index_put,
                                         index_reduce, put, select_scatter, slice_scatter)

@@ -433,6 +433,13 @@ FUNCS.update({"resize_as_": [A(x, y), A(x, In("x2"))]})
 METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)]})
 METHODS.update({"apply_": [A(x, abs)], "map_": [A(x, y, max)], "map2_": [A(x, y, z, min)],
                 "new": [A(x, 2, 3), A(x, [1.0, 2.0]), A(x)]})
+FUNCS.update({"nonzero_static": [A(mask, size=3)], "conj_physical_": [A(x)]})
+NOT_CALLED.update({
+    **{name: "plain numbers (zero/symbolic.py)" for name in (
+        "sym_float", "sym_int", "sym_ite", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum")},
+    "vmap": "returns a function (test_torch_namespace.py::test_vmap_as_pytorch)", "from_file": "reads a file",
+    "set_default_tensor_type": "global state", "cudnn_is_acceptable": "a bool",
+})
 NOT_CALLED.update({"const_data_ptr": "an int", "is_set_to": "a bool", "dim_order": "a tuple",
                    "is_distributed": "a bool"})
 NOT_CALLED.update({"is_inference_mode_enabled": "a bool", "is_vulkan_available": "a bool",

@@ -6,6 +6,7 @@ the errors PyTorch gives (an in-place op on a leaf that requires grad)."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -1024,3 +1025,84 @@ def test_new_const_data_ptr_is_set_to_dim_order_is_distributed():
         assert lib.ones(2, 3, 4).permute(2, 0, 1).dim_order() == (1, 2, 0)
         assert lib.ones(2, 1, 3).dim_order() == (0, 1, 2)
         assert not lib.is_distributed(x) and not x.is_distributed()
+
+
+# -- sym_*, vmap, from_file, set_default_tensor_type, nonzero_static, conj_physical_, cudnn_is_acceptable
+
+@pytest.mark.parametrize("call", [
+    lambda lib: lib.sym_max(2, 3), lambda lib: lib.sym_max(2, 3.5), lambda lib: lib.sym_max(True, 2),
+    lambda lib: lib.sym_min(2.5, 1), lambda lib: lib.sym_min(4, 7), lambda lib: lib.sym_float(2),
+    lambda lib: lib.sym_int(2.7), lambda lib: lib.sym_int(-2.7), lambda lib: lib.sym_not(True),
+    lambda lib: lib.sym_not(0), lambda lib: lib.sym_sqrt(4), lambda lib: lib.sym_sum([1, 2, 3]),
+    lambda lib: lib.sym_sum([1, 2.5]), lambda lib: lib.sym_ite(True, 1, 2), lambda lib: lib.sym_ite(False, 1, 2),
+])
+def test_sym_helpers_on_plain_numbers_as_pytorch(call):
+    got, want = call(zero), call(torch)
+    assert got == want and type(got) is type(want)
+
+
+def test_vmap_as_pytorch():
+    cases = [
+        (lambda lib: lib.vmap(lambda a, b: (a * b).sum()), [UNIT, OTHER]),
+        (lambda lib: lib.vmap(lambda a, b: a @ b, in_dims=(0, None)), [B3, OTHER.T.copy()]),
+        (lambda lib: lib.vmap(lambda a: a.softmax(0), in_dims=1, out_dims=1), [UNIT]),
+        (lambda lib: lib.vmap(lambda a: (a.max(), a.min()), out_dims=(0, 0)), [UNIT]),
+        (lambda lib: lib.vmap(lib.outer), [UNIT, OTHER]),
+    ]
+    for make, arrays in cases:
+        _compare(lambda lib, *tensors, make=make: make(lib)(*tensors), arrays)
+    for lib in (torch, zero):
+        with pytest.raises(ValueError):
+            lib.vmap(lambda a, b: a + b)(lib.ones(2, 3), lib.ones(3, 3))
+        with pytest.raises(ValueError):
+            lib.vmap(lambda a: a, in_dims=None)(lib.ones(2))
+
+
+def test_from_file_maps_or_copies(tmp_path):
+    for lib in (torch, zero):
+        path = tmp_path / f"{lib.__name__}.bin"
+        np.arange(6, dtype=np.float32).tofile(path)
+        copied = lib.from_file(str(path), False, 4, dtype=lib.float32)
+        assert copied.tolist() == [0.0, 1.0, 2.0, 3.0]
+        copied[0] = 9.0
+        assert np.fromfile(path, np.float32)[0] == 0.0
+        mapped = lib.from_file(str(path), True, 6, dtype=lib.float32)
+        mapped[1] = 7.0
+        del mapped
+        assert np.fromfile(path, np.float32)[1] == 7.0
+        with pytest.raises(RuntimeError):
+            lib.from_file(str(path), False, 100, dtype=lib.float32)
+        created = lib.from_file(str(tmp_path / f"{lib.__name__}.new"), True, 3, dtype=lib.int32)
+        assert created.tolist() == [0, 0, 0] and (tmp_path / f"{lib.__name__}.new").stat().st_size == 12
+
+
+def test_set_default_tensor_type_as_pytorch():
+    try:
+        with pytest.warns(UserWarning, match="deprecated"):
+            zero.set_default_tensor_type(zero.FloatTensor)
+        for lib in (torch, zero):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")     # (PyTorch warns once a process)
+                lib.set_default_tensor_type(lib.DoubleTensor)
+                assert lib.get_default_dtype() == lib.float64 and lib.ones(1).dtype == lib.float64
+                lib.set_default_tensor_type("torch.FloatTensor")
+                assert lib.get_default_dtype() == lib.float32
+                for bad in (lib.LongTensor, "torch.IntTensor", "torch.cuda.FloatTensor"):
+                    with pytest.raises(TypeError):
+                        lib.set_default_tensor_type(bad)
+    finally:
+        torch.set_default_dtype(torch.float32)
+        zero.set_default_dtype(zero.float32)
+
+
+def test_nonzero_static_conj_physical_cudnn():
+    for lib in (torch, zero):
+        t = lib.tensor([0, 1, 0, 2])
+        assert lib.nonzero_static(t, size=3).tolist() == [[1], [3], [-1]]
+        assert t.nonzero_static(size=1).tolist() == [[1]]
+        grid = lib.tensor([[0, 1], [1, 1]])
+        assert lib.nonzero_static(grid, size=4, fill_value=-5).tolist() == [[0, 1], [1, 0], [1, 1], [-5, -5]]
+        assert lib.nonzero_static(grid, size=0).shape == (0, 2)
+        x = lib.ones(2)
+        assert lib.conj_physical_(x) is x and x.conj_physical_() is x
+        assert lib.cudnn_is_acceptable(x) is False

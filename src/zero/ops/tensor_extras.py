@@ -1,6 +1,8 @@
 """Tensor's older and smaller methods: ``apply_`` / ``map_`` / ``map2_`` (a Python function
 run element by element, on the CPU, in place), ``new`` (the legacy constructor of a tensor's
-dtype and device), ``const_data_ptr``, ``is_set_to``, ``dim_order`` and ``is_distributed``.
+dtype and device), ``const_data_ptr``, ``is_set_to``, ``dim_order``, ``is_distributed``,
+``nonzero_static`` (nonzero padded to a fixed number of rows), ``conj_physical_`` and
+``cudnn_is_acceptable``.
 """
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import numpy as np
 from ..errors import InPlaceError, describe
 from ..tensors import creation
 from ..tensors.tensor import Tensor
+from .joining import cat
 
 
 def _elementwise_in_place(op: str, target: Tensor, others: tuple[Tensor, ...], function: Callable[..., Any]) -> Tensor:
@@ -79,4 +82,28 @@ def dim_order(self: Tensor) -> tuple[int, ...]:
 
 def is_distributed(self: Tensor) -> bool:
     """False: a Zero tensor lives on one device (distributed work is in ``zero.distributed``)."""
+    return False
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """``nonzero`` with a fixed number of rows: the first ``size`` indices of non-zero
+    elements, padded with rows of ``fill_value`` when there are fewer."""
+    found = input.nonzero()
+    if size < 0:
+        raise RuntimeError(f"nonzero_static: 'size' must be an non-negative integer, got {size}")
+    if found.shape[0] >= size:
+        return found[:size].clone()
+    padding = creation.full((size - found.shape[0], input.ndim), fill_value, dtype=found.dtype, device=found.device)
+    return cat([found, padding], 0)
+
+
+def conj_physical_(self: Tensor) -> Tensor:
+    """The conjugate in place: of a real tensor (all of Zero's), the tensor itself unchanged."""
+    return self
+
+
+def cudnn_is_acceptable(tensor: Tensor) -> bool:
+    """False: Zero never hands a tensor to cuDNN (its CUDA kernels are its own)."""
+    if not isinstance(tensor, Tensor):
+        raise TypeError(f"cudnn_is_acceptable(): argument 'self' must be Tensor, not {type(tensor).__name__}")
     return False

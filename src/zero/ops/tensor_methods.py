@@ -545,6 +545,8 @@ class TensorMethods:
     is_set_to = tensor_extras.is_set_to
     dim_order = tensor_extras.dim_order
     is_distributed = tensor_extras.is_distributed
+    nonzero_static = tensor_extras.nonzero_static
+    conj_physical_ = tensor_extras.conj_physical_
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""

@@ -145,3 +145,28 @@ def frombuffer(buffer: Any, *, dtype: DTypeLike, count: int = -1, offset: int = 
                          f"bytes) must not be greater than actual buffer length ({length} bytes)")
     array = np.frombuffer(buffer, dtype=dtype.numpy, count=count, offset=offset)
     return _finish(from_numpy(array), requires_grad)
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: DTypeLike | None = None,
+              device: Device | str | None = None, requires_grad: bool = False) -> Tensor:
+    """A 1-D CPU tensor of ``size`` elements of ``dtype`` from a file's bytes. ``shared``: the
+    file memory-mapped -- writes to the tensor go to the file (created, or grown, as needed);
+    otherwise a copy of the file's first bytes (it must hold them all)."""
+    if device is not None and to_device(device) is not cpu:
+        raise RuntimeError("from_file: only CPU tensors can be mapped from a file")
+    dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    nbytes = size * dtype.itemsize
+    if shared:
+        with open(filename, "ab") as file:       # (created if missing; grown to the size asked for)
+            if file.tell() < nbytes:
+                file.truncate(nbytes)
+        if size == 0:
+            return _finish(empty_strided((0,), (1,), dtype=dtype), requires_grad)
+        mapped = np.memmap(filename, dtype=dtype.numpy, mode="r+", shape=(size,))
+        return _finish(from_numpy(mapped), requires_grad)
+    with open(filename, "rb") as file:
+        data = file.read(nbytes)
+    if len(data) < nbytes:
+        raise RuntimeError(f"from_file: unexpected end of file: {filename} holds {len(data)} bytes, {size} elements "
+                           f"of {dtype.name} need {nbytes}")
+    return _finish(tensor(np.frombuffer(data, dtype=dtype.numpy).copy(), dtype=dtype), requires_grad)
