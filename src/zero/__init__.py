@@ -123,6 +123,7 @@ from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dro
 from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
                              margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 from .nn.torch_level import native_batch_norm, native_dropout, native_group_norm, native_layer_norm
+from .nn.torch_level import conv_tbc, embedding_renorm_, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
 from .ops.tensor_extras import conj_physical_, cudnn_is_acceptable, is_distributed, nonzero_static
 from .ops.extra.tensor_types import set_default_tensor_type
 from .symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum

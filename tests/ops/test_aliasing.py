@@ -408,6 +408,10 @@ TOP.update({
     "native_batch_norm": [A(img, None, None, None, None, True, 0.1, 1e-5)],
     "native_group_norm": [A(img, None, None, 1, 2, 16, 2, 1e-5)],
     "native_dropout": [A(x, 0.5, True), A(x, 0.5, False)],
+    "rnn_tanh_cell": [A(x, In("x3r"), In("sq2"), In("sq2"))], "rnn_relu_cell": [A(x, In("x3r"), In("sq2"), In("sq2"))],
+    "gru_cell": [A(x, In("x3r"), In("gw"), In("sq3"))],
+    "lstm_cell": [A(x, (In("x3r"), In("x3r")), In("lw2"), In("sq4"))],
+    "conv_tbc": [A(In("tbc"), wconv1, In("w1c3"))], "embedding_renorm_": [A(x, iv, 0.5, 2.0)],
     "convolution": [A(sig, wconv1, None, [1], [0], [1], False, [0], 1),
                     A(sig3, wconv1, None, [1], [0], [1], True, [0], 1)],
 })
@@ -500,6 +504,10 @@ def _all_arrays() -> dict[str, np.ndarray]:
 ARRAYS = _all_arrays()
 ARRAYS.update({"x_above_1": ARRAYS["x"] + 1.5, "rm2": np.zeros(2, np.float32),  # (issue 37: torchnames)
                "rv2": np.ones(2, np.float32), "w2": np.array([5.0, 6.0], np.float32)})
+ARRAYS.update({"sq2": np.ones((4, 4), np.float32) * 0.1, "x3r": np.zeros((3, 4), np.float32),  # (torchnames)
+               "gw": np.ones((12, 4), np.float32) * 0.1, "sq3": np.ones((12, 4), np.float32) * 0.1,
+               "lw2": np.ones((16, 4), np.float32) * 0.1, "sq4": np.ones((16, 4), np.float32) * 0.1,
+               "tbc": np.ones((5, 1, 2), np.float32), "w1c3": np.zeros(3, np.float32)})
 
 
 def _names_in(value) -> set[str]:

@@ -1106,3 +1106,49 @@ def test_nonzero_static_conj_physical_cudnn():
         x = lib.ones(2)
         assert lib.conj_physical_(x) is x and x.conj_physical_() is x
         assert lib.cudnn_is_acceptable(x) is False
+
+
+# -- recurrent cells, conv_tbc, embedding_renorm_ ------------------------------------------------------
+
+H_IN, H_STATE = RNG.uniform(-1, 1, (3, 4)).astype(F32), RNG.uniform(-1, 1, (3, 5)).astype(F32)
+C_STATE = RNG.uniform(-1, 1, (3, 5)).astype(F32)
+
+
+def _weights(gates):
+    return [RNG.uniform(-0.5, 0.5, s).astype(F32) for s in ((gates * 5, 4), (gates * 5, 5), (gates * 5,), (gates * 5,))]
+
+
+CELLS = {
+    "lstm_cell": (lambda lib, x, h, c, wi, wh, bi, bh: lib.lstm_cell(x, (h, c), wi, wh, bi, bh),
+                  [H_IN, H_STATE, C_STATE, *_weights(4)]),
+    "lstm_cell-no-bias": (lambda lib, x, h, c, wi, wh: lib.lstm_cell(x, [h, c], wi, wh),
+                          [H_IN, H_STATE, C_STATE, *_weights(4)[:2]]),
+    "gru_cell": (lambda lib, x, h, wi, wh, bi, bh: lib.gru_cell(x, h, wi, wh, bi, bh), [H_IN, H_STATE, *_weights(3)]),
+    "rnn_tanh_cell": (lambda lib, x, h, wi, wh, bi, bh: lib.rnn_tanh_cell(x, h, wi, wh, bi, bh),
+                      [H_IN, H_STATE, *_weights(1)]),
+    "rnn_relu_cell": (lambda lib, x, h, wi, wh: lib.rnn_relu_cell(x, h, wi, wh), [H_IN, H_STATE, *_weights(1)[:2]]),
+    "conv_tbc": (lambda lib, x, w, b: lib.conv_tbc(x, w, b, 1), [RNG.uniform(-1, 1, (7, 2, 3)).astype(F32),
+                                                                 RNG.uniform(-1, 1, (3, 3, 4)).astype(F32), BIAS4]),
+    "conv_tbc-no-pad": (lambda lib, x, w, b: lib.conv_tbc(x, w, b), [RNG.uniform(-1, 1, (5, 1, 2)).astype(F32),
+                                                                     RNG.uniform(-1, 1, (2, 2, 3)).astype(F32),
+                                                                     CH3]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CELLS))
+def test_recurrent_cells_and_conv_tbc_as_pytorch(case):
+    fn, arrays = CELLS[case]
+    _compare(fn, arrays, rtol=1e-5)
+
+
+def test_embedding_renorm_as_pytorch():
+    rows = []
+    for lib in (torch, zero):
+        weight = lib.tensor(RNG.uniform(-2, 2, (5, 3)).astype(F32)) if lib is torch else lib.tensor(rows[0][1])
+        original = weight.clone()
+        with lib.no_grad():
+            assert lib.embedding_renorm_(weight, lib.tensor([0, 2, 2]), 1.0, 2.0) is weight
+        rows.append((weight.numpy().copy(), original.numpy().copy()))
+    np.testing.assert_allclose(rows[1][0], rows[0][0], rtol=1e-6)
+    untouched = [1, 3, 4]
+    np.testing.assert_array_equal(rows[1][0][untouched], rows[1][1][untouched])

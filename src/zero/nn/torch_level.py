@@ -18,6 +18,8 @@ here takes torch's and calls F's:
     the losses: the reduction an int (0 none, 1 mean, 2 sum), none by default
     native_layer_norm, native_batch_norm, native_group_norm, native_dropout: the result and
     the statistics (or dropout's mask) PyTorch's kernels return beside it
+    lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell: one step of the recurrent layers' op
+    conv_tbc (time, batch, channels), embedding_renorm_
 
 (``cudnn_enabled`` says whether PyTorch may use cuDNN; Zero's kernels are its own, so it
 changes nothing.)
@@ -29,6 +31,8 @@ from collections.abc import Sequence
 from .. import dtypes
 from ..errors import ShapeError, describe
 from ..ops.dropout import _channel_dropout
+from ..ops.extra.embedding import renorm_rows_
+from ..ops.extra.recurrent import recurrence
 from ..tensors.creation import ones_like, rand
 from ..tensors.tensor import Tensor
 from . import functional as F
@@ -261,3 +265,59 @@ def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor,
     keep = rand(tuple(input.shape), dtype=input.dtype, device=input.device) >= p
     scale = 0.0 if p == 1.0 else 1.0 / (1.0 - p)
     return input * keep.to(input.dtype) * scale, keep
+
+
+# -- one step of a recurrent cell; conv_tbc; embedding_renorm_ -----------------------------------------
+
+
+def _cell(mode: str, input: Tensor, h: Tensor, c: Tensor | None, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+          b_ih: Tensor | None, b_hh: Tensor | None) -> Tensor:
+    """The states after one step (the recurrence over a sequence of one): (2, N, H), or for an
+    LSTM (2, 2, N, H) -- hidden and cell states, before and after."""
+    if input.ndim != 2 or h.ndim != 2:
+        raise ShapeError(f"{mode.lower()}_cell: expected a 2-D input (N, I) and state (N, H), got "
+                         f"{describe(input)} and {describe(h)}")
+    return recurrence(mode, input.unsqueeze(0), h, c, w_ih, w_hh, b_ih, b_hh)
+
+
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+              b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """``torch.lstm_cell``: one LSTM step from hx = (h, c) (N, H) each: the new (h, c)."""
+    h, c = hx
+    states = _cell("LSTM", input, h, c, w_ih, w_hh, b_ih, b_hh)
+    return states[0, 1], states[1, 1]
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+             b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """``torch.gru_cell``: one GRU step from hx (N, H): the new hidden state."""
+    return _cell("GRU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[1]
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """``torch.rnn_tanh_cell``: tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    return _cell("RNN_TANH", input, hx, None, w_ih, w_hh, b_ih, b_hh)[1]
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor,  # noqa: A002
+                  b_ih: Tensor | None = None, b_hh: Tensor | None = None) -> Tensor:
+    """``torch.rnn_relu_cell``: relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    return _cell("RNN_RELU", input, hx, None, w_ih, w_hh, b_ih, b_hh)[1]
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:  # noqa: A002
+    """``torch.conv_tbc``: a 1-D convolution over time of x (T, B, C_in) with weight
+    (k, C_in, C_out) and bias (C_out,): (T', B, C_out)."""
+    if input.ndim != 3 or weight.ndim != 3 or bias.ndim != 1:
+        raise RuntimeError(f"conv_tbc: expected input (T, B, C), weight (k, C_in, C_out) and bias (C_out,), got "
+                           f"{describe(input)}, {describe(weight)}, {describe(bias)}")
+    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)    # (B, C_out, T')
+    return out.permute(2, 0, 1).contiguous()
+
+
+def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:  # noqa: A002
+    """``torch.embedding_renorm_``: the rows of ``input`` (an embedding table) that ``indices``
+    picks and whose norm exceeds ``max_norm``, scaled down to it in place."""
+    renorm_rows_(input, indices, max_norm, norm_type)
+    return input
