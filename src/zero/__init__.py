@@ -124,6 +124,7 @@ from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_
                              margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 from .nn.torch_level import native_batch_norm, native_dropout, native_group_norm, native_layer_norm
 from .nn.torch_level import conv_tbc, embedding_renorm_, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
+from .nn.torch_level import gru, lstm, rnn_relu, rnn_tanh
 from .ops.tensor_extras import conj_physical_, cudnn_is_acceptable, is_distributed, nonzero_static
 from .ops.extra.tensor_types import set_default_tensor_type
 from .symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum

@@ -411,6 +411,10 @@ TOP.update({
     "rnn_tanh_cell": [A(x, In("x3r"), In("sq2"), In("sq2"))], "rnn_relu_cell": [A(x, In("x3r"), In("sq2"), In("sq2"))],
     "gru_cell": [A(x, In("x3r"), In("gw"), In("sq3"))],
     "lstm_cell": [A(x, (In("x3r"), In("x3r")), In("lw2"), In("sq4"))],
+    "rnn_tanh": [A(b3, In("h3"), [In("sq2"), In("sq2")], False, 1, 0.0, False, False, False)],
+    "rnn_relu": [A(b3, In("h3"), [In("sq2"), In("sq2")], False, 1, 0.0, True, False, False)],
+    "gru": [A(b3, In("h3"), [In("gw"), In("sq3")], False, 1, 0.0, False, False, False)],
+    "lstm": [A(b3, (In("h3"), In("h3")), [In("lw2"), In("sq4")], False, 1, 0.0, False, False, False)],
     "conv_tbc": [A(In("tbc"), wconv1, In("w1c3"))], "embedding_renorm_": [A(x, iv, 0.5, 2.0)],
     "convolution": [A(sig, wconv1, None, [1], [0], [1], False, [0], 1),
                     A(sig3, wconv1, None, [1], [0], [1], True, [0], 1)],
@@ -507,7 +511,8 @@ ARRAYS.update({"x_above_1": ARRAYS["x"] + 1.5, "rm2": np.zeros(2, np.float32),  
 ARRAYS.update({"sq2": np.ones((4, 4), np.float32) * 0.1, "x3r": np.zeros((3, 4), np.float32),  # (torchnames)
                "gw": np.ones((12, 4), np.float32) * 0.1, "sq3": np.ones((12, 4), np.float32) * 0.1,
                "lw2": np.ones((16, 4), np.float32) * 0.1, "sq4": np.ones((16, 4), np.float32) * 0.1,
-               "tbc": np.ones((5, 1, 2), np.float32), "w1c3": np.zeros(3, np.float32)})
+               "tbc": np.ones((5, 1, 2), np.float32), "w1c3": np.zeros(3, np.float32),
+               "h3": np.zeros((1, 3, 4), np.float32)})
 
 
 def _names_in(value) -> set[str]:

@@ -1152,3 +1152,35 @@ def test_embedding_renorm_as_pytorch():
     np.testing.assert_allclose(rows[1][0], rows[0][0], rtol=1e-6)
     untouched = [1, 3, 4]
     np.testing.assert_array_equal(rows[1][0][untouched], rows[1][1][untouched])
+
+
+def _layer_params(gates, input_size, hidden, layers, directions, biases):
+    params = []
+    for layer in range(layers):
+        size = input_size if layer == 0 else hidden * directions
+        for _ in range(directions):
+            params += [RNG.uniform(-0.4, 0.4, (gates * hidden, size)).astype(F32),
+                       RNG.uniform(-0.4, 0.4, (gates * hidden, hidden)).astype(F32)]
+            if biases:
+                params += [RNG.uniform(-0.4, 0.4, (gates * hidden,)).astype(F32) for _ in range(2)]
+    return params
+
+
+@pytest.mark.parametrize("name, gates", [("lstm", 4), ("gru", 3), ("rnn_tanh", 1), ("rnn_relu", 1)])
+@pytest.mark.parametrize("layers, bidirectional, batch_first, biases", [
+    (1, False, False, True), (2, True, True, True), (2, False, False, False)])
+def test_recurrent_layers_at_torch_level_as_pytorch(name, gates, layers, bidirectional, batch_first, biases):
+    directions = 2 if bidirectional else 1
+    x = RNG.uniform(-1, 1, (2, 4, 3) if batch_first else (4, 2, 3)).astype(F32)
+    h0 = RNG.uniform(-1, 1, (layers * directions, 2, 5)).astype(F32)
+    params = _layer_params(gates, 3, 5, layers, directions, biases)
+    options = (biases, layers, 0.0, True, bidirectional, batch_first)
+
+    def run(lib, x, h0, *params):
+        hx = (h0, h0 * 0.5) if name == "lstm" else h0
+        return getattr(lib, name)(x, hx, list(params), *options)
+
+    _compare(run, [x, h0, *params], rtol=1e-5)
+    with pytest.raises(RuntimeError):
+        getattr(zero, name)(zero.tensor(x), (zero.tensor(h0),) * 2 if name == "lstm" else zero.tensor(h0),
+                            [zero.tensor(p) for p in params[:-1]], *options)

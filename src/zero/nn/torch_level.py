@@ -18,7 +18,8 @@ here takes torch's and calls F's:
     the losses: the reduction an int (0 none, 1 mean, 2 sum), none by default
     native_layer_norm, native_batch_norm, native_group_norm, native_dropout: the result and
     the statistics (or dropout's mask) PyTorch's kernels return beside it
-    lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell: one step of the recurrent layers' op
+    lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell: one step of the recurrent layers' op;
+    lstm, gru, rnn_tanh, rnn_relu: stacked layers from a flat parameter list (not packed input)
     conv_tbc (time, batch, channels), embedding_renorm_
 
 (``cudnn_enabled`` says whether PyTorch may use cuDNN; Zero's kernels are its own, so it
@@ -33,6 +34,7 @@ from ..errors import ShapeError, describe
 from ..ops.dropout import _channel_dropout
 from ..ops.extra.embedding import renorm_rows_
 from ..ops.extra.recurrent import recurrence
+from ..ops.joining import cat, stack
 from ..tensors.creation import ones_like, rand
 from ..tensors.tensor import Tensor
 from . import functional as F
@@ -321,3 +323,75 @@ def embedding_renorm_(input: Tensor, indices: Tensor, max_norm: float, norm_type
     picks and whose norm exceeds ``max_norm``, scaled down to it in place."""
     renorm_rows_(input, indices, max_norm, norm_type)
     return input
+
+
+# -- the recurrent layers at torch's level: (input, hx, params, has_biases, num_layers, dropout,
+# train, bidirectional, batch_first), params w_ih, w_hh[, b_ih, b_hh] per layer and direction ----
+
+
+def _layers(mode: str, input: Tensor, h0: Tensor, c0: Tensor | None, params: Sequence[Tensor],  # noqa: A002
+            has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool,
+            batch_first: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+    directions, per = (2 if bidirectional else 1), (4 if has_biases else 2)
+    if len(params) != num_layers * directions * per:
+        raise RuntimeError(f"{mode.lower()}: expected {num_layers * directions * per} parameters "
+                           f"({num_layers} layers, {directions} directions, {per} each), got {len(params)}")
+    if input.ndim != 3:
+        raise ShapeError(f"{mode.lower()}: expected a 3-D input, got {describe(input)}")
+    x = input.transpose(0, 1) if batch_first else input                          # (L, N, I)
+    last_h: list[Tensor] = []
+    last_c: list[Tensor] = []
+    for layer in range(num_layers):
+        outputs = []
+        for direction in range(directions):
+            k = layer * directions + direction
+            w = params[k * per:(k + 1) * per]
+            b_ih, b_hh = (w[2], w[3]) if has_biases else (None, None)
+            states = recurrence(mode, x, h0[k], None if c0 is None else c0[k], w[0], w[1], b_ih, b_hh,
+                                reverse=direction == 1)
+            hidden, cells = (states[0], states[1]) if c0 is not None else (states, None)   # (L + 1, N, H)
+            outputs.append(hidden[1:] if direction == 0 else hidden[:-1])
+            last = -1 if direction == 0 else 0
+            last_h.append(hidden[last])
+            if cells is not None:
+                last_c.append(cells[last])
+        x = outputs[0] if directions == 1 else cat(outputs, 2)
+        if train and dropout > 0 and layer < num_layers - 1:
+            x = F.dropout(x, dropout, True)
+    output = x.transpose(0, 1) if batch_first else x
+    return output, stack(last_h), (stack(last_c) if c0 is not None else None)
+
+
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool,  # noqa: A002
+         num_layers: int, dropout: float, train: bool, bidirectional: bool,
+         batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """``torch.lstm``: (output, h_n, c_n) of a stacked LSTM from hx = (h0, c0)."""
+    h0, c0 = hx
+    output, h_n, c_n = _layers("LSTM", input, h0, c0, params, has_biases, num_layers, dropout, train,
+                               bidirectional, batch_first)
+    assert c_n is not None
+    return output, h_n, c_n
+
+
+def gru(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int,  # noqa: A002
+        dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """``torch.gru``: (output, h_n) of a stacked GRU."""
+    output, h_n, _ = _layers("GRU", input, hx, None, params, has_biases, num_layers, dropout, train,
+                             bidirectional, batch_first)
+    return output, h_n
+
+
+def rnn_tanh(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int,  # noqa: A002
+             dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """``torch.rnn_tanh``: (output, h_n) of a stacked tanh RNN."""
+    output, h_n, _ = _layers("RNN_TANH", input, hx, None, params, has_biases, num_layers, dropout, train,
+                             bidirectional, batch_first)
+    return output, h_n
+
+
+def rnn_relu(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int,  # noqa: A002
+             dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+    """``torch.rnn_relu``: (output, h_n) of a stacked relu RNN."""
+    output, h_n, _ = _layers("RNN_RELU", input, hx, None, params, has_biases, num_layers, dropout, train,
+                             bidirectional, batch_first)
+    return output, h_n
