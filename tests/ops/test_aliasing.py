@@ -448,6 +448,9 @@ NOT_CALLED.update({
     "vmap": "returns a function (test_torch_namespace.py::test_vmap_as_pytorch)", "from_file": "reads a file",
     "set_default_tensor_type": "global state", "cudnn_is_acceptable": "a bool",
 })
+METHODS.update({"fill_diagonal_": [A(s, 1.0), A(x, 2.0, True)], "set_": [A(x, y)]})
+NOT_CALLED.update({"is_pinned": "a bool", "as_subclass": "takes a Tensor subclass, one per library "
+                   "(test_torch_namespace.py::test_as_subclass_shares_and_keeps_the_graph)"})
 NOT_CALLED.update({"const_data_ptr": "an int", "is_set_to": "a bool", "dim_order": "a tuple",
                    "is_distributed": "a bool"})
 NOT_CALLED.update({"is_inference_mode_enabled": "a bool", "is_vulkan_available": "a bool",

@@ -1184,3 +1184,59 @@ def test_recurrent_layers_at_torch_level_as_pytorch(name, gates, layers, bidirec
     with pytest.raises(RuntimeError):
         getattr(zero, name)(zero.tensor(x), (zero.tensor(h0),) * 2 if name == "lstm" else zero.tensor(h0),
                             [zero.tensor(p) for p in params[:-1]], *options)
+
+
+# -- fill_diagonal_, set_, as_subclass, the devices Zero does not have ---------------------------------
+
+@pytest.mark.parametrize("shape, wrap", [((3, 3), False), ((7, 3), True), ((7, 3), False), ((2, 5), False),
+                                         ((2, 2, 2), False)])
+def test_fill_diagonal_as_pytorch(shape, wrap):
+    array = RNG.uniform(0, 1, shape).astype(F32)
+
+    def fill(lib, x):
+        return (x * 1).fill_diagonal_(5.0, wrap=wrap)
+    _compare(fill, [array])
+
+
+def test_fill_diagonal_errors():
+    for lib in (torch, zero):
+        with pytest.raises(RuntimeError):
+            lib.zeros(2, 3, 4).fill_diagonal_(1.0)
+        with pytest.raises(RuntimeError, match="leaf"):
+            lib.zeros(2, 2, requires_grad=True).fill_diagonal_(1.0)
+
+
+def test_set_reads_another_tensors_memory():
+    for lib in (torch, zero):
+        target, source = lib.ones(2), lib.arange(4.0)
+        assert target.set_(source) is target and target.tolist() == [0.0, 1.0, 2.0, 3.0]
+        target[0] = 9.0
+        assert source[0].item() == 9.0
+        assert tuple(target.set_().shape) == (0,)
+        storage = lib.arange(6.0).untyped_storage()
+        t = lib.empty(0).set_(storage, 1, (2, 2), (1, 2))
+        assert t.tolist() == [[1.0, 3.0], [2.0, 4.0]]
+        with pytest.raises(RuntimeError):
+            lib.ones(2, requires_grad=True).set_(lib.ones(3))
+
+
+def test_as_subclass_shares_and_keeps_the_graph():
+    for lib in (torch, zero):
+        class Marked(lib.Tensor):
+            pass
+        leaf = lib.ones(2, 3, requires_grad=True)
+        marked = leaf.as_subclass(Marked)
+        assert type(marked) is Marked and marked.data_ptr() == leaf.data_ptr() and marked.requires_grad
+        (marked * 2).sum().backward()
+        assert leaf.grad.tolist() == [[2.0] * 3] * 2
+        with pytest.raises(TypeError):
+            leaf.as_subclass(int)
+
+
+def test_devices_and_layouts_zero_does_not_have():
+    for lib in (torch, zero):
+        x = lib.ones(2)
+        for name in ("is_ipu", "is_maia", "is_mtia", "is_xla", "is_xpu", "is_mps", "is_vulkan", "is_mkldnn",
+                     "is_nested", "is_quantized"):
+            assert getattr(x, name) is False, name
+        assert x.is_pinned() is False

@@ -1,8 +1,9 @@
 """Tensor's older and smaller methods: ``apply_`` / ``map_`` / ``map2_`` (a Python function
 run element by element, on the CPU, in place), ``new`` (the legacy constructor of a tensor's
 dtype and device), ``const_data_ptr``, ``is_set_to``, ``dim_order``, ``is_distributed``,
-``nonzero_static`` (nonzero padded to a fixed number of rows), ``conj_physical_`` and
-``cudnn_is_acceptable``.
+``nonzero_static`` (nonzero padded to a fixed number of rows), ``conj_physical_``,
+``cudnn_is_acceptable``, ``fill_diagonal_``, ``set_``, ``as_subclass``, and the questions
+about devices and layouts Zero does not have (``is_mps``, ``is_quantized`` ...: False).
 """
 from __future__ import annotations
 
@@ -13,7 +14,10 @@ import numpy as np
 
 from ..errors import InPlaceError, describe
 from ..tensors import creation
+from ..tensors.meta import TensorMeta, contiguous_strides
+from ..tensors.storage import Storage
 from ..tensors.tensor import Tensor
+from . import views
 from .joining import cat
 
 
@@ -107,3 +111,74 @@ def cudnn_is_acceptable(tensor: Tensor) -> bool:
     if not isinstance(tensor, Tensor):
         raise TypeError(f"cudnn_is_acceptable(): argument 'self' must be Tensor, not {type(tensor).__name__}")
     return False
+
+
+# -- devices and layouts Zero does not have: each answer False, truthfully ---------------------------
+
+
+def _false(what: str) -> Any:
+    def answer(self: Tensor) -> bool:
+        return False
+    answer.__name__ = answer.__qualname__ = f"is_{what}"
+    answer.__doc__ = f"False: Zero has no {what.replace('_', ' ')} tensors."
+    return answer
+
+
+is_ipu, is_maia, is_mtia, is_xla, is_xpu, is_mps, is_vulkan = (
+    _false(what) for what in ("ipu", "maia", "mtia", "xla", "xpu", "mps", "vulkan"))
+is_mkldnn, is_nested, is_quantized = (_false(what) for what in ("mkldnn", "nested", "quantized"))
+
+
+def is_pinned(self: Tensor, device: Any = None) -> bool:
+    """False: Zero never allocates page-locked host memory."""
+    return False
+
+
+def fill_diagonal_(self: Tensor, fill_value: float, wrap: bool = False) -> Tensor:
+    """The main diagonal set to ``fill_value`` in place (all dimensions of equal length, or a
+    matrix; ``wrap``: a tall matrix's diagonal starts again below each square block)."""
+    shape = tuple(self.shape)
+    if self.ndim < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.ndim > 2 and len(set(shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    strides = [int(np.prod(shape[d + 1:])) for d in range(len(shape))]     # (row-major, of the logical shape)
+    step = sum(strides)
+    limit = self.numel() if wrap else min(shape) * strides[0]
+    positions = creation.arange(0, limit, step, device=self.device)
+    values = creation.full((positions.numel(),), fill_value, dtype=self.dtype, device=self.device)
+    return self.put_(positions, values)
+
+
+def set_(self: Tensor, source: Any = None, storage_offset: int = 0, size: Any = None, stride: Any = None) -> Tensor:
+    """This tensor made to read another's memory: ``x.set_(y)`` (y's storage and geometry),
+    ``x.set_(storage, offset, size, stride)``, or ``x.set_()`` (an empty tensor of new memory)."""
+    if self.requires_grad and self.grad_fn is None:
+        raise InPlaceError(f"set_: a leaf that requires grad ({describe(self)}) cannot be set to other memory")
+    if source is None:
+        fresh = creation.empty(0, dtype=self.dtype, device=self.device)
+    elif isinstance(source, Tensor):
+        if source.dtype is not self.dtype:
+            raise RuntimeError(f"set_: expected a {self.dtype.name} source, got {describe(source)}")
+        fresh = source
+    elif isinstance(source, Storage):
+        shape = tuple(size) if size is not None else (source.nbytes // self.dtype.itemsize - storage_offset,)
+        strides = tuple(stride) if stride is not None else contiguous_strides(shape)
+        fresh = Tensor._from_storage(source, TensorMeta(shape, strides, storage_offset, self.dtype, source.device))
+    else:
+        raise TypeError(f"set_: expected a tensor or a storage, got {type(source).__name__}")
+    self._storage, self._meta, self._array = fresh._storage, fresh._meta, fresh._array
+    self._view_of = None
+    self._bump_version()
+    return self
+
+
+def as_subclass(self: Tensor, cls: type) -> Tensor:
+    """This tensor's data (shared) as an instance of ``cls``, a subclass of Tensor, in the graph
+    as an alias of this one."""
+    if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+        raise TypeError(f"as_subclass: expected a subclass of Tensor, got {cls!r}")
+    alias = views.view_as(self, self)
+    out = cls._made(alias._array, alias._storage, alias._meta, False)
+    out.grad_fn, out._requires_grad, out._view_of = alias.grad_fn, alias._requires_grad, alias._view_of
+    return out

@@ -547,6 +547,20 @@ class TensorMethods:
     is_distributed = tensor_extras.is_distributed
     nonzero_static = tensor_extras.nonzero_static
     conj_physical_ = tensor_extras.conj_physical_
+    fill_diagonal_ = tensor_extras.fill_diagonal_
+    set_ = tensor_extras.set_
+    as_subclass = tensor_extras.as_subclass
+    is_pinned = tensor_extras.is_pinned
+    is_ipu = property(tensor_extras.is_ipu)
+    is_maia = property(tensor_extras.is_maia)
+    is_mtia = property(tensor_extras.is_mtia)
+    is_xla = property(tensor_extras.is_xla)
+    is_xpu = property(tensor_extras.is_xpu)
+    is_mps = property(tensor_extras.is_mps)
+    is_vulkan = property(tensor_extras.is_vulkan)
+    is_mkldnn = property(tensor_extras.is_mkldnn)
+    is_nested = property(tensor_extras.is_nested)
+    is_quantized = property(tensor_extras.is_quantized)
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""
