@@ -455,7 +455,7 @@ NOT_CALLED.update({"const_data_ptr": "an int", "is_set_to": "a bool", "dim_order
                    "is_distributed": "a bool"})
 NOT_CALLED.update({"is_inference_mode_enabled": "a bool", "is_vulkan_available": "a bool",
                    "set_flush_denormal": "a bool (global state)"})
-NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_namespace.py::test_frombuffer_shares_the_buffer)"})
+NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_views_scatters.py::test_frombuffer_shares_the_buffer)"})
 METHODS.update({"new_empty_strided": [A(x, (2, 3), (1, 2))], "sum_to_size": [A(x, 3, 4), A(x, 1, 4)]})
 NOT_CALLED.update({
     "is_signed": "a bool", "is_same_size": "a bool", "is_conj": "a bool", "is_neg": "a bool",
