@@ -438,7 +438,8 @@ FUNCS.update({
     "asarray": [A(x), A(x, copy=True), A(x, dtype=zero.float64), A([1.0, 2.0])],
 })
 FUNCS.update({"resize_as_": [A(x, y), A(x, In("x2"))]})
-METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)]})
+METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)], "resize": [A(x, 4, 3), A(In("xt"), 12)],
+                "resize_as": [A(x, In("x4"))]})
 METHODS.update({"apply_": [A(x, abs)], "map_": [A(x, y, max)], "map2_": [A(x, y, z, min)],
                 "new": [A(x, 2, 3), A(x, [1.0, 2.0]), A(x)]})
 FUNCS.update({"nonzero_static": [A(mask, size=3)], "conj_physical_": [A(x)]})

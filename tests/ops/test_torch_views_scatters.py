@@ -431,3 +431,22 @@ def test_resize_keeps_the_data_it_reaches():
             lib.ones(2, requires_grad=True).resize_(3)
         with lib.no_grad(), pytest.raises(RuntimeError, match="require grad"):
             lib.ones(2, requires_grad=True).resize_(3)
+
+
+def test_deprecated_resize_and_resize_as_are_reshapes():
+    weights = np.arange(6, dtype=F32).reshape(2, 3)
+    grads = []
+    for lib in (torch, zero):
+        x = lib.arange(6.0, requires_grad=True)
+        with pytest.warns(UserWarning, match="deprecated"):
+            y = x.resize(2, 3)
+        (y * lib.tensor(weights)).sum().backward()
+        grads.append(x.grad.tolist())
+        with pytest.warns(UserWarning, match="deprecated"):
+            assert tuple(x.resize_as(lib.ones(3, 2)).shape) == (3, 2)
+        t = lib.arange(6.0).reshape(2, 3).t()
+        with pytest.warns(UserWarning):
+            assert t.resize(6).tolist() == [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+        with pytest.raises(RuntimeError, match="resize"), pytest.warns(UserWarning):
+            x.resize(4)
+    assert grads[0] == grads[1]

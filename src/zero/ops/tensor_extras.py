@@ -7,6 +7,7 @@ about devices and layouts Zero does not have (``is_mps``, ``is_quantized`` ...: 
 """
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -18,6 +19,7 @@ from ..tensors.meta import TensorMeta, contiguous_strides
 from ..tensors.storage import Storage
 from ..tensors.tensor import Tensor
 from . import views
+from .arguments import sizes_of
 from .joining import cat
 
 
@@ -182,3 +184,25 @@ def as_subclass(self: Tensor, cls: type) -> Tensor:
     out = cls._made(alias._array, alias._storage, alias._meta, False)
     out.grad_fn, out._requires_grad, out._view_of = alias.grad_fn, alias._requires_grad, alias._view_of
     return out
+
+
+def resize(self: Tensor, *sizes: Any) -> Tensor:
+    """Deprecated (PyTorch warns): the elements in another shape of as many elements, as
+    ``reshape`` (in the graph). ``resize_`` is the one that changes the tensor itself."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = tuple(int(n) for n in sizes_of(sizes))
+    count = int(np.prod(shape)) if shape else 1
+    if count != self.numel():
+        raise RuntimeError(f"requested resize to {'x'.join(map(str, shape))} ({count} elements in total), but the "
+                           f"given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} elements). "
+                           "autograd's resize can only change the shape of a given tensor, while preserving the "
+                           "number of elements.")
+    return views.reshape(self, shape)
+
+
+def resize_as(self: Tensor, tensor: Tensor) -> Tensor:
+    """Deprecated: ``resize`` to ``tensor``'s shape."""
+    warnings.warn("non-inplace resize_as is deprecated", UserWarning, stacklevel=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return resize(self, tuple(tensor.shape))

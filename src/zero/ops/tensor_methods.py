@@ -550,6 +550,8 @@ class TensorMethods:
     fill_diagonal_ = tensor_extras.fill_diagonal_
     set_ = tensor_extras.set_
     as_subclass = tensor_extras.as_subclass
+    resize = tensor_extras.resize
+    resize_as = tensor_extras.resize_as
     is_pinned = tensor_extras.is_pinned
     is_ipu = property(tensor_extras.is_ipu)
     is_maia = property(tensor_extras.is_maia)
