@@ -27,6 +27,7 @@ or saves a checkpoint does not pay for multiprocessing, sockets and file formats
 """
 from __future__ import annotations
 
+import math as _math
 import sys
 
 from . import amp, autograd, compat, cpu, cuda, errors, nn, optim
@@ -86,8 +87,6 @@ from .ops.extra.unary_math import (acos, acosh, arccos, arccosh, arcsin, arcsinh
 from .ops.extra.activations import (celu, celu_, hardshrink, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold,
                                      threshold_)
 from .ops.extra.losses import cosine_similarity, kl_div, pairwise_distance
-from .ops.extra.aten_losses import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
-                                    margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 from .backends.cpu.threads import get_num_threads, set_num_threads
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
@@ -125,8 +124,47 @@ from .ops.inplace import in_place as _in_place
 from . import sparse
 from .sparse import Layout as layout
 from .sparse import hspmm, smm, sparse_coo, sparse_coo_tensor, spmm, strided
-mm, matmul, addmm = spmm, sparse.matmul, sparse.addmm  # noqa: F811  (the dense ones, extended)
-addmv_ = _in_place(_addmv)
+
+# -- issue 37 (torchnames): the top-level in-place forms, view copies, nn ops at torch's level, settings --
+from .ops.inplace_functions import (abs_, acos_, acosh_, arccos_, arccosh_, arcsin_, arcsinh_,
+                                    arctan_, arctanh_, asin_, asinh_, atan_, atanh_, ceil_, clamp_, clamp_max_,
+                                    clamp_min_, clip_, cos_, cosh_, detach, detach_, erf_, erfc_, exp2_, exp_,
+                                    expm1_, fill, fill_, fix_, floor_, frac_, log10_, log1p_, log2_, log_,
+                                    nan_to_num_, neg_, negative_, reciprocal_, round_, rsqrt_, sigmoid_, sin_,
+                                    sinh_, sqrt_, square_, tan_, tanh_, trunc_, xlogy_, zero_)
+
+from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dropout, alpha_dropout_, avg_pool1d,
+                             batch_norm, bilinear, channel_shuffle, constant_pad_nd, conv1d, conv2d, conv3d,
+                             conv_transpose1d, conv_transpose2d, conv_transpose3d, convolution, dropout, dropout_,
+                             embedding, feature_alpha_dropout, feature_alpha_dropout_, feature_dropout,
+                             feature_dropout_, group_norm, instance_norm, layer_norm, max_pool1d,
+                             max_pool1d_with_indices, max_pool2d, max_pool3d, native_channel_shuffle, pdist,
+                             pixel_shuffle, pixel_unshuffle, rms_norm)
+
+# (torch's top-level losses take the reduction as an int and reduce nothing by default, unlike F's)
+from .nn.torch_level import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
+                             margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
+from .nn.torch_level import native_batch_norm, native_dropout, native_group_norm, native_layer_norm
+from .nn.torch_level import conv_tbc, embedding_renorm_, gru_cell, lstm_cell, rnn_relu_cell, rnn_tanh_cell
+from .nn.torch_level import gru, lstm, rnn_relu, rnn_tanh
+from .ops.tensor_extras import conj_physical_, cudnn_is_acceptable, is_distributed, nonzero_static
+from .ops.extra.tensor_types import set_default_tensor_type
+from .symbolic import sym_float, sym_int, sym_ite, sym_max, sym_min, sym_not, sym_sqrt, sym_sum
+from .batching import vmap
+from .settings import default_generator, has_lapack, is_inference_mode_enabled, is_vulkan_available, set_flush_denormal
+
+from .ops.view_copies import (alias_copy, can_cast, conj, conj_physical, detach_copy, diagonal_copy, expand_copy,
+                              get_device, is_complex, is_conj, is_floating_point, is_neg, is_nonzero, is_same_size,
+                              is_signed, is_storage, narrow_copy, permute_copy, ravel, resolve_conj, resolve_neg,
+                              select, select_copy, slice_copy, split_copy, split_with_sizes, split_with_sizes_copy,
+                              squeeze_copy, t_copy, transpose_copy, typename, unbind_copy, unfold_copy, unsafe_chunk,
+                              unsafe_split, unsafe_split_with_sizes, unsqueeze_copy, view_copy)
+from .tensors.more_creation import asarray, empty_permuted, empty_strided, from_file, frombuffer, range, scalar_tensor
+
+from .ops.extra.strided_scatters import (as_strided, as_strided_copy, as_strided_scatter, diagonal_scatter, index_put,
+                                        index_reduce, put, select_scatter, slice_scatter)
+from .ops.inplace_twins import as_strided_, resize_as_
+from .ops.inplace_functions import index_put_
 
 __version__ = "0.1.0"
 
@@ -139,7 +177,13 @@ half = float16
 dtype = DType
 device = Device
 
-int = int32   # (issue 37: functions)
+int = int32
+# mm, matmul and addmm take a sparse operand too (zero.sparse's forms call the dense ones otherwise)
+mm, matmul, addmm = spmm, sparse.matmul, sparse.addmm  # noqa: F811
+addmv_ = _in_place(_addmv)
+# PyTorch's constants
+e, pi, inf, nan = _math.e, _math.pi, _math.inf, _math.nan
+newaxis = None
 
 # PyTorch's addresses for the modules in zero/compat/ (zero.accelerator, zero.cuda.amp, zero.utils ...)
 compat.install(sys.modules[__name__])

@@ -11,6 +11,7 @@ import functools
 
 class _GradState:
     enabled = True
+    inference = False   # inside inference_mode(True) (issue 37: torchnames)
 
 
 _state = _GradState()
@@ -92,12 +93,15 @@ class inference_mode:
 
     def __enter__(self):
         self.previous = _state.enabled
+        self.previous_inference = _state.inference
+        _state.inference = self.inference
         if self.inference:
             _state.enabled = False
         return self
 
     def __exit__(self, *exc):
         _state.enabled = self.previous
+        _state.inference = self.previous_inference
         return False
 
     def __call__(self, fn):
@@ -109,3 +113,8 @@ class inference_mode:
                 return fn(*args, **kwargs)
 
         return wrapper
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether code runs inside ``inference_mode()`` (and not an inner ``inference_mode(False)``)."""
+    return _state.inference

@@ -378,6 +378,114 @@ NOT_CALLED.update({
     "to_sparse_coo": "a sparse tensor (tests/sparse)", "sparse_dim": "an int", "dense_dim": "an int",
 })
 
+# -- issue 37 (torchnames): the top-level in-place forms, the in-place twins, fill, constants --
+FUNCS.update({
+    **{name + "_": [A(x)] for name in (
+        "abs", "acos", "arccos", "asin", "arcsin", "asinh", "arcsinh", "atan", "arctan", "atanh", "arctanh",
+        "ceil", "cos", "cosh", "erf", "erfc", "exp", "exp2", "expm1", "fix", "floor", "frac", "log", "log10",
+        "log1p", "log2", "nan_to_num", "neg", "negative", "reciprocal", "round", "rsqrt", "sigmoid", "sin", "sinh",
+        "sqrt", "square", "tan", "tanh", "trunc", "zero", "detach")},
+    "acosh_": [A(In("x_above_1"))], "arccosh_": [A(In("x_above_1"))],
+    "clamp_": [A(x, 0.2, 0.8)], "clip_": [A(x, 0.2, 0.8)], "clamp_min_": [A(x, 0.2)], "clamp_max_": [A(x, 0.8)],
+    "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)],
+    "fill": [A(x, 2.0), A(x, In("x0"))], "detach": [A(x)],
+})
+METHODS.update({
+    **{name: [A(x, y), A(x, 0.5)] for name in (
+        "eq_", "ne_", "not_equal_", "lt_", "less_", "le_", "less_equal_", "gt_", "greater_", "ge_",
+        "greater_equal_")},
+    "logical_and_": [A(x, y)], "logical_or_": [A(x, y)], "logical_xor_": [A(x, y)], "logical_not_": [A(x)],
+    "bitwise_and_": [A(ii, ii)], "bitwise_or_": [A(ii, 1)], "bitwise_xor_": [A(ii, ii)],
+    "bitwise_not_": [A(ii)], "pow_": [A(x, 2.0), A(x, 1.0)], "cumsum_": [A(x, 1)], "tril_": [A(x)],
+    "triu_": [A(x, 1)], "t_": [A(x)], "transpose_": [A(x, 0, 1)], "swapaxes_": [A(x, 0, 1)],
+    "swapdims_": [A(x, 1, 0)], "squeeze_": [A(In("col")), A(In("col"), 1)], "unsqueeze_": [A(x, 0)],
+})
+DUNDERS.update({
+    "__iand__": [A(ii, ii)], "__ior__": [A(ii, 1)], "__ixor__": [A(ii, ii)], "__ipow__": [A(x, 2.0)],
+})
+# nn.functional's ops at torch's level (nn/torch_level.py): torch's signatures where they differ from F's
+TOP.update({
+    **{name: [A(x, 0.5, False), A(x, 0.0, True), A(x, 0.5, True)] for name in (
+        "dropout", "alpha_dropout", "dropout_", "alpha_dropout_")},
+    **{name: [A(img, 0.5, False), A(img, 0.0, True), A(img, 0.5, True)] for name in (
+        "feature_dropout", "feature_alpha_dropout", "feature_dropout_", "feature_alpha_dropout_")},
+    "batch_norm": [A(img, None, None, In("rm2"), In("rv2"), False, 0.1, 1e-5, True),
+                   A(img, None, None, None, None, True, 0.1, 1e-5, True)],
+    "instance_norm": [A(img, None, None, None, None, True, 0.1, 1e-5, True)],
+    "embedding": [A(In("x4"), lab), A(In("x4"), lab, 1)],
+    "constant_pad_nd": [A(x, [1, 1]), A(x, [0, 0]), A(x, [-1, 0])],
+    "native_layer_norm": [A(x, [4], None, None, 1e-5)],
+    "native_batch_norm": [A(img, None, None, None, None, True, 0.1, 1e-5)],
+    "native_group_norm": [A(img, None, None, 1, 2, 16, 2, 1e-5)],
+    "native_dropout": [A(x, 0.5, True), A(x, 0.5, False)],
+    "rnn_tanh_cell": [A(x, In("x3r"), In("sq2"), In("sq2"))], "rnn_relu_cell": [A(x, In("x3r"), In("sq2"), In("sq2"))],
+    "gru_cell": [A(x, In("x3r"), In("gw"), In("sq3"))],
+    "lstm_cell": [A(x, (In("x3r"), In("x3r")), In("lw2"), In("sq4"))],
+    "rnn_tanh": [A(b3, In("h3"), [In("sq2"), In("sq2")], False, 1, 0.0, False, False, False)],
+    "rnn_relu": [A(b3, In("h3"), [In("sq2"), In("sq2")], False, 1, 0.0, True, False, False)],
+    "gru": [A(b3, In("h3"), [In("gw"), In("sq3")], False, 1, 0.0, False, False, False)],
+    "lstm": [A(b3, (In("h3"), In("h3")), [In("lw2"), In("sq4")], False, 1, 0.0, False, False, False)],
+    "conv_tbc": [A(In("tbc"), wconv1, In("w1c3"))], "embedding_renorm_": [A(x, iv, 0.5, 2.0)],
+    "convolution": [A(sig, wconv1, None, [1], [0], [1], False, [0], 1),
+                    A(sig3, wconv1, None, [1], [0], [1], True, [0], 1)],
+})
+
+# view copies, views by other names, questions (ops/view_copies.py), factories (tensors/more_creation.py)
+FUNCS.update({
+    "alias_copy": [A(x)], "detach_copy": [A(x)], "diagonal_copy": [A(s), A(b3, 0, 1, 2)],
+    "expand_copy": [A(v, (3, 4)), A(x, (3, 4))], "narrow_copy": [A(x, 1, 0, 4), A(x, 0, 1, 1)],
+    "permute_copy": [A(x, (1, 0)), A(x, (0, 1))], "select_copy": [A(x, 0, 1)],
+    "slice_copy": [A(x), A(x, 1, 1, 3)], "split_copy": [A(x, 2), A(x, 3)],
+    "split_with_sizes_copy": [A(x, [1, 2]), A(x, [3])], "squeeze_copy": [A(x), A(In("col"))],
+    "t_copy": [A(x)], "transpose_copy": [A(x, 0, 1), A(x, 1, 1)], "unbind_copy": [A(x)],
+    "unfold_copy": [A(x, 1, 2, 1)], "unsqueeze_copy": [A(x, 0)], "view_copy": [A(x, (4, 3)), A(x, (3, 4))],
+    "select": [A(x, 0, 1), A(x, 1, -1)], "split_with_sizes": [A(x, [1, 2]), A(x, [3])],
+    "unsafe_split": [A(x, 2), A(x, 3)], "unsafe_split_with_sizes": [A(x, [1, 2])], "unsafe_chunk": [A(x, 2)],
+    "ravel": [A(x), A(In("xt"))], "conj": [A(x)], "conj_physical": [A(x)], "resolve_conj": [A(x)],
+    "resolve_neg": [A(x)], "sum_to_size": [A(x, 3, 4), A(x, 1, 4), A(b3, 4)],
+    "scalar_tensor": [A(2.0), A(3)], "range": [A(0, 3), A(0.0, 1.0, 0.25)],
+    "empty_strided": [A((2, 3), (1, 2))], "empty_permuted": [A((2, 3), (1, 0))],
+    "asarray": [A(x), A(x, copy=True), A(x, dtype=zero.float64), A([1.0, 2.0])],
+})
+FUNCS.update({"resize_as_": [A(x, y), A(x, In("x2"))]})
+METHODS.update({"resize_": [A(x, 3, 4), A(x, 2, 2)], "resize": [A(x, 4, 3), A(In("xt"), 12)],
+                "resize_as": [A(x, In("x4"))]})
+METHODS.update({"apply_": [A(x, abs)], "map_": [A(x, y, max)], "map2_": [A(x, y, z, min)],
+                "new": [A(x, 2, 3), A(x, [1.0, 2.0]), A(x)]})
+FUNCS.update({"nonzero_static": [A(mask, size=3)], "conj_physical_": [A(x)]})
+NOT_CALLED.update({
+    **{name: "plain numbers (zero/symbolic.py)" for name in (
+        "sym_float", "sym_int", "sym_ite", "sym_max", "sym_min", "sym_not", "sym_sqrt", "sym_sum")},
+    "vmap": "returns a function (test_torch_namespace.py::test_vmap_as_pytorch)", "from_file": "reads a file",
+    "set_default_tensor_type": "global state", "cudnn_is_acceptable": "a bool",
+})
+METHODS.update({"fill_diagonal_": [A(s, 1.0), A(x, 2.0, True)], "set_": [A(x, y)]})
+NOT_CALLED.update({"is_pinned": "a bool", "as_subclass": "takes a Tensor subclass, one per library "
+                   "(test_torch_namespace.py::test_as_subclass_shares_and_keeps_the_graph)"})
+NOT_CALLED.update({"const_data_ptr": "an int", "is_set_to": "a bool", "dim_order": "a tuple",
+                   "is_distributed": "a bool"})
+NOT_CALLED.update({"is_inference_mode_enabled": "a bool", "is_vulkan_available": "a bool",
+                   "set_flush_denormal": "a bool (global state)"})
+NOT_CALLED.update({"frombuffer": "takes a buffer (test_torch_views_scatters.py::test_frombuffer_shares_the_buffer)"})
+METHODS.update({"new_empty_strided": [A(x, (2, 3), (1, 2))], "sum_to_size": [A(x, 3, 4), A(x, 1, 4)]})
+NOT_CALLED.update({
+    "is_signed": "a bool", "is_same_size": "a bool", "is_conj": "a bool", "is_neg": "a bool",
+    "get_device": "an int", "is_storage": "a bool", "can_cast": "a bool", "ndimension": "an int",
+})
+
+# as_strided and the scatters into views (ops/extra/strided_scatters.py)
+FUNCS.update({
+    "as_strided": [A(x, (2, 2), (1, 4)), A(x, (3, 4), (4, 1), 0)], "as_strided_copy": [A(x, (2, 2), (1, 4))],
+    "as_strided_": [A(x, (2, 2), (1, 4))], "as_strided_scatter": [A(x, In("x2r"), (2, 4), (4, 1))],
+    "diagonal_scatter": [A(s, w), A(x, w)], "select_scatter": [A(x, v, 0, 1)],
+    "slice_scatter": [A(x, y), A(x, In("x2r"), 0, 1)], "index_put": [A(x, (iv,), In("x2r")), A(x, (iv,), x0, True)],
+    "index_put_": [A(x, (iv,), In("x2r"))], "put": [A(x, iv, In("w2")), A(x, iv, In("w2"), True)],
+    "index_reduce": [A(x, 0, iv, In("x2r"), "amax"), A(x, 1, iv, In("x2"), "prod", include_self=False)],
+})
+METHODS.update({"put_": [A(x, iv, In("w2"))], "index_put_": [A(x, (iv,), In("x2r"), True)]})
+METHODS.update({"random_": [A(x), A(x, 0, 5)], "exponential_": [A(x)], "geometric_": [A(x, 0.5)],
+                "log_normal_": [A(x)], "cauchy_": [A(x)]})
+
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
                         "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",
@@ -412,6 +520,13 @@ def _all_arrays() -> dict[str, np.ndarray]:
 
 
 ARRAYS = _all_arrays()
+ARRAYS.update({"x_above_1": ARRAYS["x"] + 1.5, "rm2": np.zeros(2, np.float32),  # (issue 37: torchnames)
+               "rv2": np.ones(2, np.float32), "w2": np.array([5.0, 6.0], np.float32)})
+ARRAYS.update({"sq2": np.ones((4, 4), np.float32) * 0.1, "x3r": np.zeros((3, 4), np.float32),  # (torchnames)
+               "gw": np.ones((12, 4), np.float32) * 0.1, "sq3": np.ones((12, 4), np.float32) * 0.1,
+               "lw2": np.ones((16, 4), np.float32) * 0.1, "sq4": np.ones((16, 4), np.float32) * 0.1,
+               "tbc": np.ones((5, 1, 2), np.float32), "w1c3": np.zeros(3, np.float32),
+               "h3": np.zeros((1, 3, 4), np.float32)})
 
 
 # -- issue 37 (math names): special functions, statistics, windows, old solvers -----------------

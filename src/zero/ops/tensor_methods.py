@@ -41,6 +41,12 @@ from .extra import more_math, order_statistics, random_functions, scans, tensor_
 from .extra.scatter_reduce import scatter_reduce
 from .extra import linalg_solvers, special_math, statistics_extra
 from .extra import integer_dtypes
+from . import inplace_twins  # (issue 37: torchnames)
+from . import view_copies  # (issue 37: torchnames)
+from .extra import strided_scatters  # (issue 37: torchnames)
+from .extra import random_fills  # (issue 37: torchnames)
+from . import tensor_extras  # (issue 37: torchnames)
+from ..tensors import more_creation  # (issue 37: torchnames)
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -526,6 +532,110 @@ class TensorMethods:
     char = integer_dtypes.to_int8
     short = integer_dtypes.to_int16
 
+
+    # -- issue 37 (torchnames): the in-place twins of comparisons, logic, pow, cumsum, tril/triu
+    # (computed out of place, written in: inplace.in_place), and the in-place view changes
+    # (inplace_twins.py) ---------------------------------------------------------------------------
+    eq_ = inplace_twins.without_gradient(comparison.eq, "eq_")
+    ne_ = not_equal_ = inplace_twins.without_gradient(comparison.ne, "ne_")
+    lt_ = less_ = inplace_twins.without_gradient(comparison.lt, "lt_")
+    le_ = less_equal_ = inplace_twins.without_gradient(comparison.le, "le_")
+    gt_ = greater_ = inplace_twins.without_gradient(comparison.gt, "gt_")
+    ge_ = greater_equal_ = inplace_twins.without_gradient(comparison.ge, "ge_")
+    logical_and_ = inplace_twins.outside_the_graph(comparison.logical_and, "logical_and_")
+    logical_or_ = inplace_twins.outside_the_graph(comparison.logical_or, "logical_or_")
+    logical_xor_ = inplace_twins.outside_the_graph(comparison.logical_xor, "logical_xor_")
+    logical_not_ = inplace_twins.outside_the_graph(comparison.logical_not, "logical_not_")
+    __iand__ = bitwise_and_ = in_place(comparison.bitwise_and, "bitwise_and_")
+    __ior__ = bitwise_or_ = in_place(comparison.bitwise_or, "bitwise_or_")
+    __ixor__ = bitwise_xor_ = in_place(comparison.bitwise_xor, "bitwise_xor_")
+    bitwise_not_ = in_place(comparison.bitwise_not, "bitwise_not_")
+    __ipow__ = pow_ = in_place(elementwise.pow, "pow_")
+    cumsum_ = in_place(sorting.cumsum, "cumsum_")
+    tril_ = in_place(joining.tril, "tril_")
+    triu_ = in_place(joining.triu, "triu_")
+    t_ = inplace_twins.t_
+    transpose_ = inplace_twins.transpose_
+    swapaxes_ = inplace_twins.swapaxes_
+    swapdims_ = inplace_twins.swapdims_
+    squeeze_ = inplace_twins.squeeze_
+    unsqueeze_ = inplace_twins.unsqueeze_
+
+    # -- issue 37 (torchnames): views by other names, view copies, questions (view_copies.py) ---
+    select = view_copies.select
+    ravel = view_copies.ravel
+    split_with_sizes = view_copies.split_with_sizes
+    unsafe_split = view_copies.unsafe_split
+    unsafe_split_with_sizes = view_copies.unsafe_split_with_sizes
+    unsafe_chunk = view_copies.unsafe_chunk
+    narrow_copy = view_copies.narrow_copy
+    sum_to_size = view_copies.sum_to_size
+    is_complex = view_copies.is_complex
+    is_signed = view_copies.is_signed
+    is_nonzero = view_copies.is_nonzero
+    is_same_size = view_copies.is_same_size
+    is_conj = view_copies.is_conj
+    is_neg = view_copies.is_neg
+    conj = view_copies.conj
+    conj_physical = view_copies.conj_physical
+    resolve_conj = view_copies.resolve_conj
+    resolve_neg = view_copies.resolve_neg
+    get_device = view_copies.get_device
+    new_empty_strided = more_creation.new_empty_strided
+    is_cpu = property(view_copies.is_cpu)
+    is_meta = property(view_copies.is_meta)
+    ndimension = view_copies.ndimension
+
+    # -- issue 37 (torchnames): as_strided and the scatters into views (extra/strided_scatters.py) --
+    as_strided = strided_scatters.as_strided
+    as_strided_ = inplace_twins.as_strided_
+    resize_ = inplace_twins.resize_
+    resize_as_ = inplace_twins.resize_as_
+    as_strided_scatter = strided_scatters.as_strided_scatter
+    diagonal_scatter = strided_scatters.diagonal_scatter
+    select_scatter = strided_scatters.select_scatter
+    slice_scatter = strided_scatters.slice_scatter
+    index_put = strided_scatters.index_put
+    index_put_ = in_place(strided_scatters.index_put)
+    put = strided_scatters.put
+    put_ = in_place(strided_scatters.put)
+    index_reduce = strided_scatters.index_reduce
+    index_reduce_ = in_place(strided_scatters.index_reduce)
+
+    # -- issue 37 (torchnames): in-place draws (extra/random_fills.py) ---------------------------
+    random_ = random_fills.random_
+    exponential_ = random_fills.exponential_
+    geometric_ = random_fills.geometric_
+    log_normal_ = random_fills.log_normal_
+    cauchy_ = random_fills.cauchy_
+
+    # -- issue 37 (torchnames): older and smaller methods (tensor_extras.py) ----------------------
+    apply_ = tensor_extras.apply_
+    map_ = tensor_extras.map_
+    map2_ = tensor_extras.map2_
+    new = tensor_extras.new
+    const_data_ptr = tensor_extras.const_data_ptr
+    is_set_to = tensor_extras.is_set_to
+    dim_order = tensor_extras.dim_order
+    is_distributed = tensor_extras.is_distributed
+    nonzero_static = tensor_extras.nonzero_static
+    conj_physical_ = tensor_extras.conj_physical_
+    fill_diagonal_ = tensor_extras.fill_diagonal_
+    set_ = tensor_extras.set_
+    as_subclass = tensor_extras.as_subclass
+    resize = tensor_extras.resize
+    resize_as = tensor_extras.resize_as
+    is_pinned = tensor_extras.is_pinned
+    is_ipu = property(tensor_extras.is_ipu)
+    is_maia = property(tensor_extras.is_maia)
+    is_mtia = property(tensor_extras.is_mtia)
+    is_xla = property(tensor_extras.is_xla)
+    is_xpu = property(tensor_extras.is_xpu)
+    is_mps = property(tensor_extras.is_mps)
+    is_vulkan = property(tensor_extras.is_vulkan)
+    is_mkldnn = property(tensor_extras.is_mkldnn)
+    is_nested = property(tensor_extras.is_nested)
+    is_quantized = property(tensor_extras.is_quantized)
 
 def attach_to(tensor_class: type) -> None:
     """Give ``tensor_class`` (``Tensor``) every entry of the table."""

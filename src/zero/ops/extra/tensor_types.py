@@ -9,6 +9,7 @@ or one of the classes, and converts (returning x itself when nothing changes, as
 """
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -90,3 +91,26 @@ def tensor_type(self: Tensor, dtype: Any = None, non_blocking: bool = False, **k
         device = "cuda" if len(parts) == 3 and parts[1] == "cuda" else "cpu"
         return to(self, _BY_NAME[parts[-1]], device=device)
     return to(self, dtypes.to_dtype(dtype))
+
+
+def set_default_tensor_type(t: _LegacyType | str) -> None:
+    """PyTorch's deprecated form of ``set_default_dtype``: a floating-point CPU legacy type
+    (``zero.DoubleTensor``) or its name ('torch.DoubleTensor'). Zero's factories have no
+    default device, so a CUDA type is refused. (issue 37: torchnames)"""
+    warnings.warn("zero.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
+                  "zero.set_default_dtype() instead", UserWarning, stacklevel=2)
+    if isinstance(t, str):
+        parts = t.split(".")
+        if len(parts) == 3 and parts[1] == "cuda":
+            raise TypeError(f"set_default_tensor_type: {t}: Zero's factories have no default device; "
+                            "create tensors with device='cuda'")
+        if len(parts) != 2 or parts[0] not in ("torch", "zero") or parts[1] not in _BY_NAME:
+            raise TypeError(f"invalid type: '{t}'")
+        dtype = _BY_NAME[parts[1]]
+    elif isinstance(t, _LegacyType):
+        dtype = t.dtype
+    else:
+        raise TypeError(f"set_default_tensor_type: expected a legacy tensor type or its name, got {t!r}")
+    if not dtype.is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    dtypes.set_default_dtype(dtype)
