@@ -132,6 +132,7 @@ from .ops.inplace_functions import (abs_, acos_, acosh_, arccos_, arccosh_, arcs
                                     expm1_, fill, fill_, fix_, floor_, frac_, log10_, log1p_, log2_, log_,
                                     nan_to_num_, neg_, negative_, reciprocal_, round_, rsqrt_, sigmoid_, sin_,
                                     sinh_, sqrt_, square_, tan_, tanh_, trunc_, xlogy_, zero_)
+from .ops.inplace_functions import deg2rad_, gcd_, i0_, lcm_, ldexp_, logit_, rad2deg_, sinc_
 
 from .nn.torch_level import (adaptive_avg_pool1d, adaptive_max_pool1d, alpha_dropout, alpha_dropout_, avg_pool1d,
                              batch_norm, bilinear, channel_shuffle, constant_pad_nd, conv1d, conv2d, conv3d,

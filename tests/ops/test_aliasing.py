@@ -389,6 +389,8 @@ FUNCS.update({
     "clamp_": [A(x, 0.2, 0.8)], "clip_": [A(x, 0.2, 0.8)], "clamp_min_": [A(x, 0.2)], "clamp_max_": [A(x, 0.8)],
     "xlogy_": [A(x, y)], "fill_": [A(x, 2.0)],
     "fill": [A(x, 2.0), A(x, In("x0"))], "detach": [A(x)],
+    "deg2rad_": [A(x)], "rad2deg_": [A(x)], "sinc_": [A(x)], "logit_": [A(x)], "i0_": [A(x)], "ldexp_": [A(x, y)],
+    "gcd_": [A(ii, ii)], "lcm_": [A(ii, ii)],
 })
 METHODS.update({
     **{name: [A(x, y), A(x, 0.5)] for name in (

@@ -25,11 +25,21 @@ IN_PLACE = {
         "atanh_", "arctanh_", "ceil_", "cos_", "cosh_", "erf_", "erfc_", "exp_", "exp2_", "expm1_", "fix_",
         "floor_", "frac_", "log_", "log10_", "log1p_", "log2_", "nan_to_num_", "neg_", "negative_",
         "reciprocal_", "round_", "rsqrt_", "sigmoid_", "sin_", "sinh_", "sqrt_", "square_", "tan_", "tanh_",
-        "trunc_", "zero_")},
+        "trunc_", "zero_", "deg2rad_", "rad2deg_", "sinc_", "logit_", "i0_")},
     "acosh_": (UNIT + 1.5, ()), "arccosh_": (UNIT + 1.5, ()),
     "clamp_": (UNIT, (0.3, 0.6)), "clip_": (UNIT, (0.3, 0.6)), "clamp_min_": (UNIT, (0.4,)),
     "clamp_max_": (UNIT, (0.4,)), "xlogy_": (UNIT, ("other",)), "fill_": (UNIT, (2.5,)),
+    "ldexp_": (UNIT, ("other",)),
 }
+
+
+@pytest.mark.parametrize("name", ["gcd_", "lcm_"])
+def test_integer_in_place_forms_as_pytorch(name):
+    a, b = np.array([4, 6, 0, -9, 15]), np.array([6, 4, 5, 6, -10])
+    got, want = zero.tensor(a), torch.tensor(a)
+    assert getattr(zero, name)(got, zero.tensor(b)) is got
+    assert getattr(torch, name)(want, torch.tensor(b)) is want
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
 
 
 def _arguments(lib, args):
@@ -93,7 +103,7 @@ def test_in_place_functions_refuse_a_float_result_in_an_integer_tensor():
 
 def test_every_top_level_in_place_function_is_tested():
     from zero.ops.inplace_functions import TOP_LEVEL_IN_PLACE
-    assert set(TOP_LEVEL_IN_PLACE) - {"detach_", "index_put_"} == set(IN_PLACE)  # (those two: tests below)
+    assert set(TOP_LEVEL_IN_PLACE) - {"detach_", "index_put_", "gcd_", "lcm_"} == set(IN_PLACE)  # (tests below)
 
 
 def test_detach_and_detach_():
