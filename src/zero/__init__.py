@@ -107,6 +107,13 @@ from .tensors.size import Size
 
 __version__ = "0.1.0"
 
+# Mixed precision: zero.autocast and its state functions, PyTorch's names (issue 38: autocast)
+from .amp import GradScaler
+from .amp.autocast import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+                           get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
+                           is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+                           set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                           set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
 # PyTorch's aliases
 nelement = numel
 float = float32
@@ -128,3 +135,4 @@ __getattr__, __dir__ = on_first_use(__name__, {
     "onnx": "onnx",
     "serialization": "serialization",
 }, globals())
+

@@ -22,6 +22,7 @@ from ..errors import DTypeError, ShapeError, describe
 from ..tensors.meta import Shape, numel
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, laid_out, rows_of
+from ..autograd import autocast_hook
 
 
 def normalized_shape_of(normalized_shape: int | Iterable[int]) -> Shape:
@@ -93,4 +94,6 @@ def _flat_or_none(t: Tensor | None) -> Any:
 
 def layer_norm(x: Tensor, normalized_shape: int | Iterable[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast("layer_norm", x, weight, bias)
     return LayerNormalization.apply(x, weight, bias, normalized_shape, eps)

@@ -23,6 +23,7 @@ from ...tensors.tensor import Tensor
 from ..normalization import layer_norm, normalized_shape_of
 from .norms import vector_norm
 from .rearrange import pad
+from ...autograd import autocast_hook
 
 
 def _channel_affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
@@ -52,6 +53,8 @@ def _check_channel_parameter(op: str, name: str, t: Tensor | None, channels: int
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    if autocast_hook.state.active:
+        input, weight, bias = autocast_hook.cast("group_norm", input, weight, bias)
     _check_floating("group_norm", input, 2)
     batch, channels = input.shape[0], input.shape[1]
     if num_groups <= 0 or channels % num_groups:
@@ -116,6 +119,8 @@ def rms_norm(input: Tensor, normalized_shape: int | Iterable[int], weight: Tenso
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("normalize", input)
     if not isinstance(input, Tensor):
         raise TypeError(f"normalize: expected a tensor, got {describe(input)}")
     denominator = vector_norm(input, p, dim, keepdim=True).clamp_min(eps)

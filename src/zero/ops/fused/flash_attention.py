@@ -28,6 +28,7 @@ from ...errors import ShapeError, describe
 from ...tensors.meta import numel
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats
+from ...autograd import autocast_hook
 
 
 def _check(q: Tensor, k: Tensor, v: Tensor) -> None:
@@ -122,4 +123,6 @@ class SelfAttention(Op):
 
 def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:
     """Attention of the H heads packed in qkv (B, T, 3C) -> (B, T, C) (see ``SelfAttention``)."""
+    if autocast_hook.state.active:
+        qkv, = autocast_hook.cast("self_attention", qkv)
     return SelfAttention.apply(qkv, n_head, causal=is_causal)
