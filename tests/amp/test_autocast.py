@@ -19,6 +19,7 @@ import pytest
 
 import zero
 import zero.nn.functional as ZF
+from zero.amp.autocast import _state as AUTOCAST_STATE
 from zero.amp.autocast import FLOAT32, LOWER, POLICIES, PROMOTE
 
 torch = pytest.importorskip("torch")
@@ -229,7 +230,7 @@ def test_every_op_on_the_table_has_a_sample():
 
 
 @pytest.mark.parametrize("low_name", ["bfloat16", "float16"])
-@pytest.mark.parametrize("op", TABLE_OPS)
+@pytest.mark.parametrize("op", sorted(SAMPLES))   # (the samples, not the table: an op left off it fails)
 def test_op_dtype_values_and_gradients_match_pytorch(op, low_name):
     if KIND == "cuda" and op == "binary_cross_entropy":
         pytest.skip("refused under CUDA autocast (test_binary_cross_entropy_is_refused_under_cuda_autocast)")
@@ -392,7 +393,7 @@ def test_float32_parameters_get_float32_gradients_and_one_cast_per_region():
     zero.manual_seed(0)
     w = zero.randn(3, 4, device=DEVICE, requires_grad=True)
     x = zero.randn(2, 4, device=DEVICE)
-    cache = zero.amp.autocast._state.cache
+    cache = AUTOCAST_STATE.cache
     with zero.autocast(KIND):
         a, b = ZF.linear(x, w), ZF.linear(x * 2, w)     # one weight, two uses: one cast
         assert len(cache) == 1
@@ -531,7 +532,7 @@ def test_a_gpt_trains_under_cpu_autocast_as_in_float32():
             y = zero.tensor(np.stack([text[s + 1:s + 9] for s in starts]), device=DEVICE)
             optimizer.zero_grad()
             with zero.autocast(KIND, dtype=low, enabled=low is not None):
-                _, loss = model(x, y)
+                loss = model(x, y)
             loss.backward()
             optimizer.step()
         assert all(p.dtype is zero.float32 for p in model.parameters())

@@ -79,6 +79,8 @@ class FlashAttention(Op):
 
 def flash_attention(q: Tensor, k: Tensor, v: Tensor, scale: float | None = None, is_causal: bool = True) -> Tensor:
     """softmax(scale · q kᵀ [causal]) v without keeping the (…, L, S) scores (see the module)."""
+    if autocast_hook.state.active:  # (F.scaled_dot_product_attention's fused path)
+        q, k, v = autocast_hook.cast("scaled_dot_product_attention", q, k, v)
     return FlashAttention.apply(q, k, v, scale=scale, causal=is_causal)
 
 
