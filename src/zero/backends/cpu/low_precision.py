@@ -7,27 +7,47 @@ type computes element by element, and a matrix product would accumulate in bfloa
 for its bfloat16 kernels: each 16-bit argument becomes a float32 copy, the kernel runs on
 the copies, and the copies it wrote are rounded back into the arguments (the outputs; an
 input comes back unchanged, so it is not written). Correctness, not speed: the copies cost
-memory and time, and a float32 or float64 call pays one look at its arguments' item sizes.
+memory and time; a float32 or float64 call pays one look at one argument's item size.
 """
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 import numpy as np
 
 
+# The argument whose dtype says a call is 16-bit: the first of these a kernel takes (an
+# output, or the main input, always an array of the computation's dtype).
+_PROBES = ("x", "q", "qkv", "logits", "log_probs", "cols", "out", "grad", "grad_out", "a")
+
+
 def in_float32(kernel: Any) -> Any:
-    """``kernel``, also for float16 and bfloat16 arrays (module docstring)."""
+    """``kernel``, also for float16 and bfloat16 arrays (module docstring). A float32 call
+    pays one look at one argument's item size."""
+    signature = inspect.signature(kernel).parameters
+    parameters = list(signature)
+    always = [name for name in parameters if "None" not in str(signature[name].annotation)]  # (never None)
+    probe = next((parameters.index(name) for name in _PROBES if name in always), None)
+    if probe is None:   # (a kernel without such an argument looks at all of them)
+        @functools.wraps(kernel)
+        def run_any(*args: Any, **kwargs: Any) -> Any:
+            if any(getattr(v, "itemsize", 0) == 2 for v in (*args, *kwargs.values())):
+                return _run_in_float32(kernel, args, kwargs)
+            return kernel(*args, **kwargs)
+
+        return run_any
+    name = parameters[probe]
 
     @functools.wraps(kernel)
     def run(*args: Any, **kwargs: Any) -> Any:
-        for value in args:
-            if getattr(value, "itemsize", 0) == 2:          # (Zero's only 2-byte dtypes are the 16-bit floats)
-                return _run_in_float32(kernel, args, kwargs)
-        for value in kwargs.values():
-            if getattr(value, "itemsize", 0) == 2:
-                return _run_in_float32(kernel, args, kwargs)
+        try:
+            low = args[probe].itemsize == 2        # (Zero's only 2-byte dtypes are the 16-bit floats)
+        except (IndexError, AttributeError):       # passed by name, or a number
+            low = getattr(kwargs.get(name), "itemsize", 0) == 2
+        if low:
+            return _run_in_float32(kernel, args, kwargs)
         return kernel(*args, **kwargs)
 
     return run

@@ -275,7 +275,7 @@ scatter_reduce = partial(array_kernels.more_math.scatter_reduce, np)
 
 # -- float16 and bfloat16 (issue 38: autocast): the CPU's own kernels run them in float32 ---------------
 # (``cpu/low_precision.py``); the shared NumPy kernels above take them as they are.
-from ..low_precision import in_float32  # noqa: E402
+from ..low_precision import in_float32 as _in_float32  # noqa: E402
 
 for _name in ("where", "relu", "relu_backward", "sigmoid", "silu", "gelu", "gelu_backward", "index_select",
               "index_add_along", "matmul", "conv2d_forward", "conv2d_backward", "max_pool2d_forward",
@@ -287,5 +287,5 @@ for _name in ("where", "relu", "relu_backward", "sigmoid", "silu", "gelu", "gelu
               "linear_cross_entropy_backward", "flash_attention_forward", "flash_attention_backward",
               "self_attention_forward", "self_attention_backward", "recurrent_forward", "recurrent_backward",
               "recurrent_projected_forward", "recurrent_projected_backward"):
-    globals()[_name] = in_float32(globals()[_name])
-del _name
+    globals()[_name] = _in_float32(globals()[_name])
+del _name, _in_float32
