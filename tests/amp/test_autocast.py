@@ -547,3 +547,50 @@ def test_a_gpt_trains_under_cpu_autocast_as_in_float32():
     full, mixed = train(None), train(zero.bfloat16)
     assert mixed < 2.0                                  # it learnt (ln 13 = 2.56 at the start)
     assert abs(mixed - full) <= 0.02 * full + 0.02, (mixed, full)
+
+
+# -- 16-bit tensors through the ops autocast's outputs meet next (no autocast: their own dtype) --------------
+
+SIXTEEN_BIT = {
+    "gelu": lambda t, F, m: F.gelu(m(4, 6, dtype="low")),
+    "gelu_tanh": lambda t, F, m: F.gelu(m(4, 6, dtype="low"), approximate="tanh"),
+    "silu": lambda t, F, m: F.silu(m(4, 6, dtype="low")),
+    "sigmoid": lambda t, F, m: t.sigmoid(m(4, 6, dtype="low")),
+    "relu": lambda t, F, m: F.relu(m(4, 6, dtype="low")),
+    "softmax": lambda t, F, m: F.softmax(m(4, 6, dtype="low"), -1),
+    "log_softmax": lambda t, F, m: F.log_softmax(m(4, 6, dtype="low"), -1),
+    "layer_norm_float32_parameters": lambda t, F, m: F.layer_norm(m(4, 6, dtype="low"), (6,), m(6), m(6)),
+    "layer_norm": lambda t, F, m: F.layer_norm(m(4, 6, dtype="low"), (6,), m(6, dtype="low"), m(6, dtype="low")),
+    "embedding": lambda t, F, m: F.embedding(m(5, kind="index", high=4), m(4, 6, dtype="low")),
+    "max_pool2d": lambda t, F, m: F.max_pool2d(m(1, 2, 4, 4, dtype="low"), 2),
+    "avg_pool2d": lambda t, F, m: F.avg_pool2d(m(1, 2, 4, 4, dtype="low"), 2),
+    "cross_entropy": lambda t, F, m: F.cross_entropy(m(4, 6, dtype="low"), m(4, kind="index", high=6)),
+    "conv2d": lambda t, F, m: F.conv2d(m(1, 2, 5, 5, dtype="low"), m(3, 2, 3, 3, dtype="low"), m(3, dtype="low")),
+    "linear": lambda t, F, m: F.linear(m(3, 8, dtype="low"), m(5, 8, dtype="low"), m(5, dtype="low")),
+    "sdpa_causal": lambda t, F, m: F.scaled_dot_product_attention(m(2, 5, 8, dtype="low"), m(2, 5, 8, dtype="low"),
+                                                                  m(2, 5, 8, dtype="low"), is_causal=True),
+    "residual_add": lambda t, F, m: m(4, 6) + m(4, 6, dtype="low"),
+}
+
+
+@pytest.mark.parametrize("low_name", ["bfloat16", "float16"])
+@pytest.mark.parametrize("op", sorted(SIXTEEN_BIT))
+def test_sixteen_bit_inputs_run_and_differentiate_as_in_pytorch(op, low_name):
+    def run(lib):
+        make = Maker(lib, LOW[low_name][0 if lib is zero else 1])
+        out = SIXTEEN_BIT[op](lib, ZF if lib is zero else TF, make)
+        out.float().sum().backward()
+        return out, make.made
+
+    try:
+        want, want_inputs = run(torch)
+    except (RuntimeError, NotImplementedError) as error:
+        pytest.skip(f"PyTorch's CPU refuses {op} in {low_name}: {str(error).splitlines()[0][:80]}")
+    got, got_inputs = run(zero)
+    assert got.dtype.name == _name(want.dtype), op
+    tolerance = 4e-2 if low_name == "bfloat16" else 8e-3
+    np.testing.assert_allclose(_numpy(got), _numpy(want), rtol=tolerance, atol=tolerance, err_msg=op)
+    for g, w in zip(got_inputs, want_inputs):
+        assert g.grad.dtype.name == _name(w.grad.dtype) == g.dtype.name, op
+        np.testing.assert_allclose(_numpy(g.grad), _numpy(w.grad), rtol=2 * tolerance, atol=2 * tolerance,
+                                   err_msg=f"{op}: gradient")
