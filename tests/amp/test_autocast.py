@@ -23,7 +23,7 @@ from zero.amp.autocast import _state as AUTOCAST_STATE
 from zero.amp.autocast import FLOAT32, LOWER, POLICIES, PROMOTE
 
 torch = pytest.importorskip("torch")
-import torch.nn.functional as TF  # noqa: E402
+import torch.nn.functional as TF
 
 DEVICE = os.environ.get("ZERO_TEST_DEVICE", "cpu")
 KIND = "cuda" if DEVICE.startswith("cuda") else "cpu"

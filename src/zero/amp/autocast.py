@@ -225,14 +225,13 @@ class autocast:  # (PyTorch's lowercase name)
         autocast_increment_nesting()
         _update_active()
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         if autocast_decrement_nesting() == 0:
             clear_autocast_cache()
         _state.enabled[self.device] = self.prev
         _state.dtype[self.device] = self.prev_fastdtype
         _state.cache_enabled = self.prev_cache_enabled
         _update_active()
-        return False
 
     def __call__(self, func):
         arguments = (self.device, self.fast_dtype, self._enabled, self._cache_enabled)

@@ -44,6 +44,5 @@ class suspended:
         self.previous = state.active
         state.active = False
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> None:
         state.active = self.previous
-        return False

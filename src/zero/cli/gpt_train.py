@@ -45,7 +45,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import nn
+from .. import dtypes, nn
+from ..amp import autocast
 from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared
 from ..errors import DataError, UsageError, ZeroError
 from ..grad_mode import no_grad
@@ -181,7 +182,7 @@ def train(args, saved: dict | None, locked: bool = False) -> int:
                               last_epoch=first - 1)
     layers = f"{config.n_layer} layer{'s' if config.n_layer != 1 else ''}"
     print(f"model: {model.num_parameters():,} parameters ({layers}, {config.n_head} heads, {config.n_embd} wide, "
-          f"block {config.block_size}, vocabulary {config.vocab_size}) on {device}; "
+          f"block {config.block_size}, vocabulary {config.vocab_size}) on {device} in {_dtype(args)}; "
           f"{len(train_data):,} train / {len(val_data):,} val tokens; preset {args.preset}")
     if ranks.distributed:
         print(f"data parallel: {ranks.world} ranks, each on its own batches of {args.batch_size}: "
@@ -244,7 +245,8 @@ def _loop(args, run: TrainingRun, progress: Progress, model, optimizer, schedule
         lr = schedule.get_last_lr()[0]
         x, y = _batch(train_data, args, batches, device)
         try:
-            loss = trained(x, y)
+            with _precision(args, device):
+                loss = trained(x, y)
             optimizer.zero_grad()
             loss.backward()  # (with several ranks: the gradients averaged over them)
         except ArithmeticError as e:
@@ -316,7 +318,7 @@ def estimate_loss(model: GPT, data: TokenData, args, device) -> float:
     fixed stream of its own so evaluating never shifts the training batches."""
     rng = Generator(seed=args.seed + 2)
     total = 0.0
-    with nn.eval_mode(model), no_grad():
+    with nn.eval_mode(model), no_grad(), _precision(args, device):
         for _ in range(args.eval_iters):
             x, y = _batch(data, args, rng, device)
             total += model(x, y).item()
@@ -407,3 +409,12 @@ def _format(record: dict, device) -> str:
     if "val_loss" in record:
         text += f"  val loss {record['val_loss']:.4f}  peak memory {peak_memory(device) / 2**20:,.0f} MiB"
     return text
+
+
+def _dtype(args) -> str:
+    return getattr(args, "dtype", None) or "float32"
+
+
+def _precision(args, device) -> autocast:
+    """--dtype bfloat16: the forward under autocast (issue 38); float32: autocast off."""
+    return autocast(device.type, dtype=dtypes.bfloat16, enabled=_dtype(args) == "bfloat16")
