@@ -32,7 +32,7 @@ LOW = {"bfloat16": (zero.bfloat16, torch.bfloat16), "float16": (zero.float16, to
 # PyTorch's documented CUDA lists ("Autocast Op Reference"), written out here apart from the table
 CUDA_LOWER = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "mm",
               "bmm", "matmul", "addmm", "baddbmm", "linear", "prelu", "mv", "addmv", "scaled_dot_product_attention",
-              "self_attention", "ffn"}
+              "self_attention", "ffn", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"}
 CUDA_FLOAT32 = {"softmax", "log_softmax", "softmin", "layer_norm", "group_norm", "sum", "prod", "cumsum", "cumprod",
                 "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt", "erfinv", "acos",
                 "asin", "cosh", "sinh", "tan", "softplus", "norm", "normalize", "cosine_similarity", "cdist",
@@ -61,6 +61,18 @@ def _linear_cross_entropy(lib, F, x, w, target):
     if lib is zero:
         return F.linear_cross_entropy(x, w, target)
     return F.cross_entropy(F.linear(x, w), target)
+
+
+def _recurrent(lib, F, make, kind, cell=False, **options):
+    """An nn.LSTM / GRU / RNN (or its cell) of made weights, over a made input."""
+    layer = getattr(lib.nn, kind + ("Cell" if cell else ""))(4, 5, **options)
+    if lib is zero:
+        layer = layer.to(DEVICE)
+    with lib.no_grad():
+        for p in layer.parameters():
+            p.copy_(make(*p.shape).detach())
+    out = layer(make(2, 3, 4)[0] if cell else make(2, 3, 4))
+    return out[0]
 
 
 # op name -> fn(lib, F, make): make(*shape, dtype="f32" | "low", kind="normal" | "positive" | "unit" | "index" ...)
@@ -118,6 +130,14 @@ SAMPLES = {
     "cat": lambda t, F, m: t.cat([m(2, 3), m(2, 3, dtype="low")]),
     "stack": lambda t, F, m: t.stack([m(2, 3, dtype="low"), m(2, 3)]),
     "index_copy": lambda t, F, m: m(4, 3).index_copy(0, m(2, kind="index", high=2), m(2, 3, dtype="low")),
+    "lstm": lambda t, F, m: _recurrent(t, F, m, "LSTM"),
+    "gru": lambda t, F, m: _recurrent(t, F, m, "GRU"),
+    "rnn_tanh": lambda t, F, m: _recurrent(t, F, m, "RNN"),
+    "rnn_relu": lambda t, F, m: _recurrent(t, F, m, "RNN", nonlinearity="relu"),
+    "lstm_cell": lambda t, F, m: _recurrent(t, F, m, "LSTM", cell=True),
+    "rnn_relu_cell": lambda t, F, m: _recurrent(t, F, m, "RNN", cell=True, nonlinearity="relu"),
+    "gru_cell": lambda t, F, m: _recurrent(t, F, m, "GRU", cell=True),
+    "rnn_tanh_cell": lambda t, F, m: _recurrent(t, F, m, "RNN", cell=True),
     # CUDA's own lists (on the CPU these run in their inputs' dtypes)
     "softmax": lambda t, F, m: F.softmax(m(4, 6, dtype="low"), -1),
     "log_softmax": lambda t, F, m: F.log_softmax(m(4, 6, dtype="low"), -1),
@@ -270,6 +290,10 @@ def test_the_table_and_the_hooks_agree():
     source = "".join(p.read_text() for p in (Path(zero.__file__).parent / "ops").rglob("*.py"))
     hooked = set(re.findall(r'autocast_hook\.cast\("(\w+)"', source))
     by_variable = {"conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d"}  # convolution(op, ...) passes op
+    rnn = (Path(zero.__file__).parent / "nn" / "rnn.py").read_text()
+    assert "self.mode.lower(), outputs" in rnn and 'f"{self.mode.lower()}_cell"' in rnn
+    by_variable |= {"lstm", "gru", "rnn_tanh", "rnn_relu"} | {f"{m}_cell" for m in ("lstm", "gru", "rnn_tanh",
+                                                                                    "rnn_relu")}
     for kind, table in POLICIES.items():
         assert set(table) - hooked - by_variable == set(), kind
         assert set(table.values()) <= {LOWER, FLOAT32, PROMOTE, "banned"}

@@ -44,9 +44,9 @@ from ..tensors.tensor import Tensor
 LOWER, FLOAT32, PROMOTE, BANNED = "lower precision", "float32", "promote", "banned"
 
 # -- PyTorch's op lists (docs: "Autocast Op Reference"), the ops Zero has; its fused ops join their family.
-# Not here yet (addbmm is not in Zero; the others have no hook yet): addbmm, multi_dot, chain_matmul, addr, the RNN
-# cells (CUDA's LSTMCell/GRUCell/RNNCell), adaptive_avg_pool3d, cholesky, pinverse, renorm, grid_sample,
-# index_put, multilabel_margin_loss.
+# Not here yet (addbmm is not in Zero; the others have no hook yet): addbmm, chain_matmul, addr,
+# adaptive_avg_pool3d, cholesky, pinverse, renorm, grid_sample, index_put, multilabel_margin_loss.
+# (multi_dot is matmuls: it follows them.) The RNN layers and cells ask from zero/nn/rnn.py.
 
 _LOWER_COMMON = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
                  "mm", "bmm", "matmul", "addmm", "baddbmm", "linear", "prelu",
@@ -56,7 +56,8 @@ _LOWER_COMMON = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpo
 
 _CPU = {
     **dict.fromkeys(_LOWER_COMMON, LOWER),
-    **dict.fromkeys(("linalg_vecdot",), LOWER),
+    # (the RNN layers: mkldnn_rnn_layer; the plain RNN cell is linear layers in PyTorch, the others fused)
+    **dict.fromkeys(("linalg_vecdot", "lstm", "rnn_tanh", "rnn_relu", "rnn_tanh_cell", "rnn_relu_cell"), LOWER),
     **dict.fromkeys((
         # losses
         "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
@@ -72,7 +73,7 @@ _CPU = {
 
 _CUDA = {
     **dict.fromkeys(_LOWER_COMMON, LOWER),
-    **dict.fromkeys(("mv", "addmv"), LOWER),
+    **dict.fromkeys(("mv", "addmv", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"), LOWER),
     **dict.fromkeys((
         "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
         "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss", "margin_ranking_loss",
