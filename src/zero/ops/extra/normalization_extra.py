@@ -56,6 +56,9 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
     if autocast_hook.state.active:
         input, weight, bias = autocast_hook.cast("group_norm", input, weight, bias)
     _check_floating("group_norm", input, 2)
+    if weight is not None and weight._meta.dtype is not input._meta.dtype and input._meta.dtype.itemsize == 2:
+        # a 16-bit input with float32 parameters: in float32, the result in the input's dtype, as PyTorch's
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input._meta.dtype)
     batch, channels = input.shape[0], input.shape[1]
     if num_groups <= 0 or channels % num_groups:
         raise ShapeError(f"group_norm: the number of channels must be divisible by num_groups, got input "
