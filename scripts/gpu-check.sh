@@ -20,7 +20,7 @@
 #   kernels    70   every Triton kernel compiled for this GPU, against the CPU kernels
 #   benchmark  40   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against PyTorch,
 #                   then where Zero's time goes (host and GPU per op)
-#   host_costs 20   benchmarks/gpu_host_costs.py: the host's time per launch, per product and
+#   host_costs 20   benchmarks/investigations/gpu_host_costs.py: the host's time per launch, per product and
 #                   per GPT module, Zero against PyTorch (in the log only)
 #   kernel_bench 75   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
 #                     shapes, Zero against PyTorch and against the GPU's copy and cuBLAS rates
@@ -186,7 +186,7 @@ benchmarks() {
     section "benchmark: GPT training step, Zero against PyTorch"
     stage benchmark 40 "$PYTHON" benchmarks/gpu_gpt.py ${BENCH_ARGS:---profile}
     section "benchmark: the host's time per launch, per product and per GPT module"
-    stage host_costs 20 env OUT= "$PYTHON" benchmarks/gpu_host_costs.py --calls 500 --module-calls 20
+    stage host_costs 20 env OUT= "$PYTHON" benchmarks/investigations/gpu_host_costs.py --calls 500 --module-calls 20
     section "benchmark: every kernel of a step, Zero against PyTorch and the GPU's limits"
     stage kernel_bench 75 "$PYTHON" benchmarks/kernels.py --device cuda --configs book --rounds 1 --target 0.03 \
         --round-wait 0 --patience 5 --extra-rounds 0 --quiet 2 --out "$OUT/kernels.md"

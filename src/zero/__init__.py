@@ -104,9 +104,6 @@ from .ops.extra.scatter_reduce import scatter_reduce
 from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
                                      IntTensor, LongTensor)
 from .tensors.size import Size
-
-__version__ = "0.1.0"
-
 # Mixed precision: zero.autocast and its state functions, PyTorch's names (issue 38: autocast)
 from .amp import GradScaler
 from .amp.autocast import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
@@ -114,6 +111,29 @@ from .amp.autocast import (autocast, autocast_decrement_nesting, autocast_increm
                            is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
                            set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
                            set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
+# -- issue 37 (math names): special functions, statistics, windows, old solvers --
+from .ops.extra.special_math import (angle, deg2rad, float_power, frexp, gcd, heaviside, i0, igamma, igammac, isin,
+                                     isreal, lcm, ldexp, logaddexp2, logit, mvlgamma, nextafter, polygamma, rad2deg,
+                                     rsub, sinc)
+from .ops.extra.random_draws import binomial, poisson
+from .ops.extra.statistics_extra import (addbmm, addr, adjoint, chain_matmul, corrcoef, cov, cumulative_trapezoid,
+                                         diagflat, frobenius_norm, gradient, histogram, histogramdd, inner, msort,
+                                         norm_except_dim, nuclear_norm, renorm, trapezoid, trapz, unique_consecutive,
+                                         unravel_index, vander)
+from .ops.extra.windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
+from .ops.extra.linalg_solvers import (cholesky_inverse, cholesky_solve, geqrf, lu, lu_solve, lu_unpack, orgqr,
+                                       ormqr, triangular_solve)
+from .ops.extra.linalg import addmv as _addmv
+from .ops.inplace import in_place as _in_place
+addmv_ = _in_place(_addmv)
+# sparse COO tensors (issue 37); mm, matmul and addmm also take a sparse operand (they replace the dense ones)
+from . import sparse
+from .sparse import Layout as layout
+from .sparse import hspmm, smm, sparse_coo, sparse_coo_tensor, spmm, strided
+mm, matmul, addmm = spmm, sparse.matmul, sparse.addmm  # noqa: F811  (the dense ones, extended)
+
+__version__ = "0.1.0"
+
 # PyTorch's aliases
 nelement = numel
 float = float32

@@ -127,6 +127,11 @@ class ValueRangeError(ZeroError, RuntimeError):
     negative integer power, a negative size."""
 
 
+class SparseLayoutError(ZeroError, NotImplementedError):
+    """A dense (strided) operation handed a sparse tensor, where PyTorch raises
+    NotImplementedError ("Could not run ... from the 'SparseCPU' backend"; a RuntimeError too)."""
+
+
 def human_bytes(nbytes: int) -> str:
     """A byte count as people read it: '512 B', '1.5 KiB', '2.0 GiB', '1.0 TiB'."""
     size = float(nbytes)

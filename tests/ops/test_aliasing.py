@@ -367,6 +367,13 @@ NOT_CALLED.update({
     "is_complex": "a bool", "Size": "a shape", "typename": "a string", "to_sparse": "a sparse tensor",
     "to_dense": "of a sparse tensor", "coalesce": "of a sparse tensor", "sparse_coo_tensor": "a sparse tensor",
 })
+# sparse COO tensors (issue 37: zero/sparse/): spmm of dense operands is mm; the rest take or give sparse tensors
+FUNCS.update({"spmm": [A(x, m)]})
+NOT_CALLED.update({
+    "hspmm": "takes a sparse tensor (tests/sparse)", "smm": "takes a sparse tensor (tests/sparse)",
+    "sparse_mask": "takes a sparse mask (tests/sparse)",
+    "to_sparse_coo": "a sparse tensor (tests/sparse)", "sparse_dim": "an int", "dense_dim": "an int",
+})
 
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
@@ -402,6 +409,36 @@ def _all_arrays() -> dict[str, np.ndarray]:
 
 
 ARRAYS = _all_arrays()
+
+
+# -- issue 37 (math names): special functions, statistics, windows, old solvers -----------------
+ARRAYS.update({"x64": ARRAYS["x"].astype(np.float64), "eye3": np.eye(3, dtype=np.float32),
+               "piv3": np.array([1, 2, 3], np.int32)})
+x64, eye3, piv3, lower, x2, x4 = In("x64"), In("eye3"), In("piv3"), In("lower"), In("x2"), In("x4")
+FUNCS.update({
+    **{name: [A(x)] for name in ("deg2rad", "rad2deg", "sinc", "isreal", "msort", "frexp", "cov", "corrcoef",
+                                 "adjoint", "nuclear_norm")},
+    "logit": [A(x), A(x, 0.2)], "mvlgamma": [A(x, 1)], "polygamma": [A(1, x), A(0, x)],
+    "heaviside": [A(x, y)], "logaddexp2": [A(x, y)], "rsub": [A(x, y), A(x, 1.0), A(x, 0.0)],
+    "float_power": [A(x, 2.0), A(x, y)], "ldexp": [A(x, y)], "gcd": [A(ii, ii)], "lcm": [A(ii, ii)],
+    "isin": [A(ii, iv)], "addbmm": [A(x2, b3, b4)], "addr": [A(x, w, v)], "inner": [A(x, y)],
+    "chain_matmul": [A(x, m), A(x)], "cholesky_inverse": [A(lower)], "cholesky_solve": [A(x2, lower)],
+    **{name: [A(x), A(x, dim=0), A(col)] for name in ("trapezoid", "trapz", "cumulative_trapezoid")},
+    "diagflat": [A(v), A(x)], "frobenius_norm": [A(x, (0, 1))], "norm_except_dim": [A(x, 2, 0), A(x, 2, -1)],
+    "histogram": [A(x, 4)], "histogramdd": [A(x, 2), A(b3, [2, 3, 1, 2])],
+    "renorm": [A(x, 2, 0, 1.0), A(x, 2, 0, 100.0)], "unique_consecutive": [A(nv), A(x)],
+    "unravel_index": [A(nv, (2, 3))], "vander": [A(w), A(w, 1)],
+    **{name: [A(5), A(1)] for name in ("bartlett_window", "blackman_window", "hamming_window", "hann_window",
+                                       "kaiser_window")},
+    "lu": [A(sq)], "lu_solve": [A(x2, eye3, piv3)], "lu_unpack": [A(sq, piv3)], "triangular_solve": [A(x2, sq)],
+    "orgqr": [A(x4, w)], "ormqr": [A(x4, w, x4)], "geqrf": [A(x4), A(x), A(b3)],
+    "i0": [A(x)], "nextafter": [A(x, y)], "igamma": [A(x, y)], "igammac": [A(x, y)], "poisson": [A(x)],
+    "binomial": [A(In("x3"), In("y3"))], "angle": [A(x), A(pos)],
+    "gradient": [A(x), A(x, dim=1), A(x, spacing=2.0, edge_order=2), A(v, spacing=(v,))],
+})
+TOP.update({"addmv_": [A(w, x, v)]})
+METHODS.update({"polygamma": [A(x, 1)], "polygamma_": [A(x, 1)], "float_power_": [A(x64, 2.0)]})
+PROPERTIES.update({"H": [A(x)], "mH": [A(x), A(b3)]})
 
 
 def _names_in(value) -> set[str]:
@@ -608,3 +645,4 @@ def test_asarray_of_a_tensor_shares():
     t = zero.ones(3)
     np.asarray(t)[0] = 5.0
     assert t[0].item() == 5.0
+

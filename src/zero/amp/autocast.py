@@ -47,9 +47,10 @@ from ..tensors.tensor import Tensor
 LOWER, FLOAT32, PROMOTE, BANNED = "lower precision", "float32", "promote", "banned"
 
 # -- PyTorch's op lists (docs: "Autocast Op Reference"), the ops Zero has; its fused ops join their family.
-# Not here yet (addbmm is not in Zero; the others have no hook yet): addbmm, chain_matmul, addr,
-# adaptive_avg_pool3d, cholesky, pinverse, renorm, grid_sample, index_put, multilabel_margin_loss.
-# (multi_dot is matmuls: it follows them.) The RNN layers and cells ask from zero/nn/rnn.py.
+# Not here yet (Zero has them; their functional forms do not ask the hook yet): addbmm, chain_matmul, addr,
+# adaptive_avg_pool3d, cholesky, cholesky_inverse, pinverse, renorm, grid_sample, index_put,
+# multilabel_margin_loss. (multi_dot is matmuls: it follows them.) The RNN layers and cells ask from
+# zero/nn/rnn.py.
 
 _LOWER_COMMON = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
                  "mm", "bmm", "matmul", "addmm", "baddbmm", "linear", "prelu",

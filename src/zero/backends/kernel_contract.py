@@ -522,6 +522,10 @@ class Kernels(Protocol):
         """out = a >> b, arithmetic (0 or -1 where b is negative or past the width)."""
     def scatter_reduce(self, out: Array, axis: int, index: Array, values: Array, reduce: str) -> None:
         """out[.., index[i, j], ..] = reduce(that, values[i, j]) along axis; sum|prod|amax|amin."""
+    # -- issue 37 (math names): Householder QR (array_kernels/householder.py) ----------------------
+    def geqrf(self, a: Array, h: Array, tau: Array) -> None:
+        """LAPACK's geqrf of a (..., m, n): h R on and above the diagonal, the reflectors below;
+        tau (..., min(m, n)) their scales."""
 
 
 def given(*arrays: Array | None) -> Array:

@@ -105,19 +105,30 @@ def settle_with_checkpoint(args, saved: dict, path, fixed: tuple = (), adjustabl
     on as it was started. One given on the command line must equal it if ``fixed`` (the
     model's shape), else overrides it; returns a line for each override."""
     given: frozenset[str] = getattr(args, "given", frozenset())
-    overrides = []
+    settled, overrides = merge_with_checkpoint(vars(args), given, saved, path, fixed, adjustable)
+    for name, value in settled.items():
+        setattr(args, name, value)
+    return overrides
+
+
+def merge_with_checkpoint(values: dict, given, saved: dict, path, fixed: tuple = (),
+                          adjustable: tuple = ()) -> tuple[dict, list[str]]:
+    """``settle_with_checkpoint``'s rule without changing anything: ``values`` (option name ->
+    value, ``given`` the names the command line gave) merged with the checkpoint's ``saved``
+    settings; returns the values that change and a line for each override."""
+    settled, overrides = {}, []
     for name in (*fixed, *adjustable):
         if name not in saved:
             continue
-        value, asked = saved[name], getattr(args, name)
+        value, asked = saved[name], values.get(name)
         if name not in given:
-            setattr(args, name, value)
+            settled[name] = value
         elif asked != value and name in fixed:
             raise UsageError(f"--resume: {path} was trained with {option(name)} {value}; a resumed run cannot "
                              f"change it to {asked}")
         elif asked != value:
             overrides.append(f"{option(name)} {asked} (the checkpoint's: {value})")
-    return overrides
+    return settled, overrides
 
 
 def physical_memory() -> int | None:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import os
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ from .arguments import option, require_at_least, require_number
 from .checkpoints import CheckpointSet
 from .common import resolve_device
 from .console import ReaderGone, reader_gone
-from .gpt_train import CHECKPOINT, check_arguments, train
+from .gpt_train import CHECKPOINT, Job, check, train
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -91,6 +92,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     t.add_argument("--metrics", metavar="FILE",
                    help="one JSON object per step, plotted beside it as FILE.png when the run ends (default: "
                         "RUN_DIR/metrics.jsonl; --resume cuts it back to the checkpoint's step)")
+    t.add_argument("--dry-run", action="store_true",
+                   help="check the arguments, print the parameters, a memory estimate and the time of three "
+                        "measured steps with the run's projected time, and stop; writes nothing (see above)")
     parallel.add_arguments(t)
     t.set_defaults(handler=run_train)
 
@@ -149,15 +153,21 @@ def prepare_default_corpus() -> Path:
 
 def run_train(args) -> int:
     # (several ranks under mpirun: cli/parallel.py; rank 0 checks, takes the run's lock and holds it)
+    dry = getattr(args, "dry_run", False)
     with parallel.job(args.device, args.dist_timeout) as ranks, contextlib.ExitStack() as held:
-        # before the default corpus is prepared: a bad argument (a missing device, a run in use) writes nothing
-        saved = ranks.from_main(lambda: (check_arguments(args, held.enter_context), parallel.settled(args)))
-        saved = parallel.adopt(args, saved)
-        if args.data is None:
-            args.data = str(ranks.each_machine(prepare_default_corpus))
+        # before the default corpus is prepared: a bad argument (a missing device, a run in use) writes nothing;
+        # the ranks take rank 0's configuration, resolved once (gpt_config)
+        config, saved = ranks.from_main(lambda: check(args, None if dry else held.enter_context))
+        if config.data is None:
+            config = dataclasses.replace(config, data=str(ranks.each_machine(prepare_default_corpus)))
             print(f"data: no --data given; using Python's documentation topics (pydoc_data.topics), "
-                  f"prepared in {args.data}")
-        return train(args, saved, locked=True)
+                  f"prepared in {config.data}")
+        if dry:
+            from .gpt_dry_run import dry_run
+
+            dry_run(Job(config))
+            return 0
+        return train(config, saved, locked=True)
 
 
 def _sample_checkpoint(args) -> tuple[CheckpointSet, Path]:

@@ -27,9 +27,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import itertools
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from .. import nn
@@ -42,8 +44,8 @@ from ..optim import SGD, AdamW
 from ..optim.lr_scheduler import WarmupCosineLR
 from ..random import get_rng_state, manual_seed, set_rng_state
 from ..serialization import load
-from .arguments import (physical_memory, require_at_least, require_fits_in_memory, require_input_file,
-                        require_new_or_resumed, require_number, require_writable, settle_with_checkpoint)
+from .arguments import (merge_with_checkpoint, physical_memory, require_at_least, require_fits_in_memory,
+                        require_input_file, require_new_or_resumed, require_number, require_writable)
 from . import parallel
 from .checkpoints import CheckpointSet
 from .common import check_checkpoint, memory_detail, resolve_device, restore_error
@@ -83,128 +85,156 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(handler=run)
 
 
-def check_arguments(args, hold: Callable[[TrainerLock], object] | None = None) -> dict | None:
-    """Every rule on ``zero mnist``'s arguments, before any data is read. With --resume, reads
-    the checkpoint first: options not given take its settings; returns it. ``hold`` (an
-    ``ExitStack``'s ``enter_context``) takes --save's lock once every rule has passed, before
-    the job prints its first line, and keeps it for the job's life."""
+@dataclass(frozen=True)
+class MNISTConfig:
+    """Everything a ``zero mnist`` run does, settled once (``check_arguments``): the options
+    given, over the --resume checkpoint's settings, over the defaults (the parser's, as here)."""
+
+    data: str | None = None
+    download: bool = False
+    epochs: int = 1
+    batch_size: int = 64
+    optimizer: str = "adamw"
+    lr: float = 1e-3
+    hidden: int = 512
+    device: str = "cpu"
+    seed: int = 0
+    save: str | None = None
+    resume: str | None = None
+    overwrite: bool = False
+    checkpoint_minutes: float = 10.0
+    keep_checkpoints: int = 3
+    metrics: str | None = None
+    dist_timeout: float = parallel.DEFAULT_TIMEOUT
+
+
+def check_arguments(args, hold: Callable[[TrainerLock], object] | None = None) -> tuple[MNISTConfig, dict | None]:
+    """Every rule on ``zero mnist``'s arguments, before any data is read; returns the run's
+    configuration and, with --resume, the checkpoint read first, whose settings the options not
+    given take. ``hold`` (an ``ExitStack``'s ``enter_context``) takes --save's lock once every
+    rule has passed, before the job prints its first line, and keeps it for the job's life."""
     saved = None
     overrides: list[str] = []
     resolve_device(args.device)  # a device that is not there costs no download
-    if args.resume:
-        if not Path(args.resume).exists():  # a first save cut before naming the latest: its numbered file
-            args.resume = str(CheckpointSet(args.resume).resumable() or args.resume)
-        require_input_file("--resume", args.resume)
-        saved = _read_checkpoint(args, overrides)
-    require_at_least(args, 1, "epochs", "batch_size", "hidden", "keep_checkpoints")
-    require_at_least(args, 0, "seed")
-    require_number(args, "lr", "checkpoint_minutes")
-    if args.save:
-        require_writable("--save", args.save)
-        same = bool(args.resume) and Path(args.resume).resolve() == Path(args.save).resolve()
-        if same and args.overwrite:
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(MNISTConfig) if hasattr(args, f.name)}
+    if values.get("resume"):
+        resume = values["resume"]
+        if not Path(resume).exists():  # a first save cut before naming the latest: its numbered file
+            values["resume"] = resume = str(CheckpointSet(resume).resumable() or resume)
+        require_input_file("--resume", resume)
+        saved, settled = _read_checkpoint(resume, values, getattr(args, "given", frozenset()), overrides)
+        values.update(settled)
+    config = MNISTConfig(**values)
+    require_at_least(config, 1, "epochs", "batch_size", "hidden", "keep_checkpoints")
+    require_at_least(config, 0, "seed")
+    require_number(config, "lr", "checkpoint_minutes")
+    if config.save:
+        require_writable("--save", config.save)
+        same = bool(config.resume) and Path(str(config.resume)).resolve() == Path(config.save).resolve()
+        if same and config.overwrite:
             raise UsageError("--overwrite would delete the checkpoint --resume continues from (drop --overwrite)")
-        require_new_or_resumed(_checkpoints(args), same, args.overwrite, f"--save {args.save}")
-    if args.metrics:
-        require_writable("--metrics", args.metrics)
-    H, B = args.hidden, args.batch_size
+        require_new_or_resumed(_checkpoints(config), same, config.overwrite, f"--save {config.save}")
+    if config.metrics:
+        require_writable("--metrics", config.metrics)
+    H, B = config.hidden, config.batch_size
     require_fits_in_memory(16 * (PIXELS * H + H * CLASSES) + 4 * B * (PIXELS + 3 * H + 3 * CLASSES),
-                           physical_memory() if args.device == "cpu" else None,
+                           physical_memory() if config.device == "cpu" else None,
                            f"--hidden {H} with --batch-size {B}", "--hidden (or --batch-size)")
     world, written_by = parallel.current().world, (saved or {}).get("world_size", 1)
     if saved is not None and (saved.get("position") or {}).get("batch") and written_by != world:
-        raise UsageError(f"--resume {args.resume}: written inside an epoch by {written_by} rank(s), which split "
+        raise UsageError(f"--resume {config.resume}: written inside an epoch by {written_by} rank(s), which split "
                          f"the epoch's batches between them; resume it on {written_by} (mpirun -n {written_by}), "
                          f"or from a checkpoint written at an epoch's end on any number")
-    if saved is not None and saved["epoch"] >= args.epochs:
-        raise UsageError(f"--epochs {args.epochs}: {args.resume} has {saved['epoch']} epochs done already; ask "
+    if saved is not None and saved["epoch"] >= config.epochs:
+        raise UsageError(f"--epochs {config.epochs}: {config.resume} has {saved['epoch']} epochs done already; ask "
                          "for more --epochs to continue it")
-    if args.data is not None and not args.download and not Path(args.data).is_dir():
-        raise UsageError(f"--data {args.data}: not a directory")
-    checkpoints = _checkpoints(args)
+    if config.data is not None and not config.download and not Path(config.data).is_dir():
+        raise UsageError(f"--data {config.data}: not a directory")
+    checkpoints = _checkpoints(config)
     if hold is not None and checkpoints is not None:  # another trainer on --save: refused before any line
-        hold(TrainerLock(checkpoints.lock, f"--save {args.save}"))
+        hold(TrainerLock(checkpoints.lock, f"--save {config.save}"))
     for line in overrides:
         print(f"resume: {line}")
-    return saved
+    return config, saved
 
 
-def _checkpoints(args) -> CheckpointSet | None:
-    return CheckpointSet(args.save, args.keep_checkpoints) if args.save else None
+def _checkpoints(config: MNISTConfig) -> CheckpointSet | None:
+    return CheckpointSet(config.save, config.keep_checkpoints) if config.save else None
 
 
 def run(args) -> int:
     # (several ranks under mpirun: cli/parallel.py; rank 0 checks, takes --save's lock and holds it)
     with parallel.job(args.device, args.dist_timeout) as ranks, contextlib.ExitStack() as held:
-        saved = parallel.adopt(args, ranks.from_main(lambda: (check_arguments(args, held.enter_context),
-                                                              parallel.settled(args))))
-        return _run(args, saved, ranks)
+        # the ranks take rank 0's configuration, resolved once
+        config, saved = ranks.from_main(lambda: check_arguments(args, held.enter_context))
+        return _run(config, saved, ranks)
 
 
-def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
-    device = resolve_device(args.device)
-    if args.download:
-        target = Path(args.data) if args.data else default_cache_dir()
+def _run(config: MNISTConfig, saved: dict | None, ranks: parallel.Ranks) -> int:
+    device = resolve_device(config.device)
+    if config.download:
+        target = Path(config.data) if config.data else default_cache_dir()
         print(f"downloading MNIST into {target}")
         ranks.each_machine(lambda: download_mnist(target, log=print))
-        args.data = str(target)
-    root, kind = find_mnist(args.data)
+        config = dataclasses.replace(config, data=str(target))
+    root, kind = find_mnist(config.data)
     name = "Fashion-MNIST" if kind == "fashion-mnist" else "MNIST"
     print(f"data: {name} from {root}")
     train_set, test_set = MNIST(root, train=True), MNIST(root, train=False)
 
-    manual_seed(args.seed)
+    manual_seed(config.seed)
     try:
-        model = MLP(hidden=args.hidden)
+        model = MLP(hidden=config.hidden)
     except MemoryError as e:
-        raise UsageError(f"out of memory building an MLP with --hidden {args.hidden}{memory_detail(e)}: "
+        raise UsageError(f"out of memory building an MLP with --hidden {config.hidden}{memory_detail(e)}: "
                          "lower it") from None
     pixels = train_set.images.numpy()
     model.set_input_statistics(float(pixels.mean()), float(pixels.std()))
     model.to(device)
-    optimizer = (AdamW(model.parameters(), lr=args.lr, eps_inside_sqrt=True) if args.optimizer == "adamw"
-                 else SGD(model.parameters(), lr=args.lr, momentum=0.9))
+    optimizer = (AdamW(model.parameters(), lr=config.lr, eps_inside_sqrt=True) if config.optimizer == "adamw"
+                 else SGD(model.parameters(), lr=config.lr, momentum=0.9))
     if ranks.distributed:  # each rank its share of the epoch's shuffle (the same on every rank)
-        train_loader = DataLoader(train_set, batch_size=args.batch_size,
+        train_loader = DataLoader(train_set, batch_size=config.batch_size,
                                   sampler=parallel.RankShare(RandomSampler(train_set), ranks.rank, ranks.world))
     else:
-        train_loader = DataLoader(train_set, batch_size=args.batch_size, shuffle=True)
+        train_loader = DataLoader(train_set, batch_size=config.batch_size, shuffle=True)
     position = EpochPosition()
     start_epoch = 0
     if saved is not None:
-        start_epoch, position = _restore(saved, args.resume, model, optimizer, ranks.rank)
+        start_epoch, position = _restore(saved, str(config.resume), model, optimizer, ranks.rank)
         for group in optimizer.param_groups:
-            group["initial_lr"] = args.lr  # the checkpoint's, or the override: what the schedule scales from
+            group["initial_lr"] = config.lr  # the checkpoint's, or the override: what the schedule scales from
         where = f"{position.batch} of {len(train_loader)} batches into epoch {start_epoch + 1}" if position.batch \
             else f"after epoch {start_epoch}"
-        print(f"resumed from {args.resume} {where}")
+        print(f"resumed from {config.resume} {where}")
     steps_per_epoch = len(train_loader)
     # Cosine decay to a tenth of --lr over the whole run: the last steps average out noise.
-    schedule = WarmupCosineLR(optimizer, warmup_steps=0, total_steps=args.epochs * steps_per_epoch,
-                              min_lr=args.lr / 10, last_epoch=start_epoch * steps_per_epoch + position.batch - 1)
+    schedule = WarmupCosineLR(optimizer, warmup_steps=0, total_steps=config.epochs * steps_per_epoch,
+                              min_lr=config.lr / 10, last_epoch=start_epoch * steps_per_epoch + position.batch - 1)
     test_loader = DataLoader(test_set, batch_size=1000)
-    print(f"model: {model.num_parameters():,} parameters on {device}, {args.optimizer} lr={args.lr}, "
-          f"batch {args.batch_size}, {len(train_set):,} training and {len(test_set):,} test images")
+    print(f"model: {model.num_parameters():,} parameters on {device}, {config.optimizer} lr={config.lr}, "
+          f"batch {config.batch_size}, {len(train_set):,} training and {len(test_set):,} test images")
     if ranks.distributed:
-        print(f"data parallel: {ranks.world} ranks, each on its share of an epoch in batches of {args.batch_size}: "
-              f"{ranks.world * args.batch_size} images a step, {steps_per_epoch} steps an epoch")
+        print(f"data parallel: {ranks.world} ranks, each on its share of an epoch in batches of {config.batch_size}: "
+              f"{ranks.world * config.batch_size} images a step, {steps_per_epoch} steps an epoch")
 
-    continues_save = saved is not None and bool(args.save) and Path(args.resume).resolve() == Path(args.save).resolve()
-    print(f"checkpoints: {args.save} at the end of each epoch" if args.save else
+    continues_save = (saved is not None and bool(config.save)
+                      and Path(str(config.resume)).resolve() == Path(str(config.save)).resolve())
+    print(f"checkpoints: {config.save} at the end of each epoch" if config.save else
           "checkpoints: none (no --save PATH): the trained model is not kept")
     main = ranks.is_main  # rank 0 alone locks the run, evaluates, writes metrics and checkpoints
-    run = TrainingRun("mnist", _checkpoints(args) if main else None, overwrite=args.overwrite,
-                      checkpoint_minutes=args.checkpoint_minutes, metrics=args.metrics if main else None,
+    run = TrainingRun("mnist", _checkpoints(config) if main else None, overwrite=config.overwrite,
+                      checkpoint_minutes=config.checkpoint_minutes, metrics=config.metrics if main else None,
                       metrics_key="epoch", metrics_after=start_epoch if saved is not None else None,
                       resumed_step=start_epoch * steps_per_epoch + position.batch if continues_save else None,
                       best_val_loss=(saved or {}).get("run", {}).get("best_val_loss"), report=main, say=_say,
                       locked=True)
-    job = _Job(args, run, model, optimizer, schedule, train_loader, device, ranks)
+    job = _Job(config, run, model, optimizer, schedule, train_loader, device, ranks)
     record: dict = {}
     try:
         with run, compile_notice(lambda line: run.say(line)) as compiled:
             started = time.perf_counter()
-            for epoch in range(start_epoch, args.epochs):
+            for epoch in range(start_epoch, config.epochs):
                 if not job.train_epoch(epoch, position):
                     return run.stop(job.step(epoch, position))
                 loss_sum, correct, seen = ranks.sum([position.loss_sum, position.correct, position.seen])
@@ -216,21 +246,22 @@ def _run(args, saved: dict | None, ranks: parallel.Ranks) -> int:
                               "test_acc": test_acc, "lr": schedule.get_last_lr()[0],
                               "seconds": round(position.seconds, 3),
                               "samples_per_s": round(len(train_set) / max(position.seconds, 1e-9), 1),
-                              "title": f"zero mnist: {name}, MLP 784-{args.hidden}-10, {args.optimizer} lr {args.lr:g}"}
-                    print(f"epoch {epoch + 1}/{args.epochs}  train loss {record['train_loss']:.4f} "
+                              "title": f"zero mnist: {name}, MLP 784-{config.hidden}-10, {config.optimizer} "
+                                       f"lr {config.lr:g}"}
+                    print(f"epoch {epoch + 1}/{config.epochs}  train loss {record['train_loss']:.4f} "
                           f"acc {record['train_acc']:.4f}  test loss {test_loss:.4f} acc {test_acc:.4f}  "
                           f"{position.seconds:.1f}s ({record['samples_per_s']:,.0f} samples/s)", flush=True)
                     run.write_metrics(record)
                 position = EpochPosition()
                 job.save(epoch + 1, position, test_loss)
-                if ranks.agree_stop(run) and epoch + 1 < args.epochs:
+                if ranks.agree_stop(run) and epoch + 1 < config.epochs:
                     return run.stop(job.step(epoch + 1, position))
             seconds = time.perf_counter() - started
     except MemoryError as e:
-        raise UsageError(f"out of memory training --hidden {args.hidden} with --batch-size {args.batch_size}"
+        raise UsageError(f"out of memory training --hidden {config.hidden} with --batch-size {config.batch_size}"
                          f"{memory_detail(e)}: lower them") from None
     if main:
-        _summary(args, run, record, args.epochs - start_epoch, job.steps_run, ranks.world * job.images_run, seconds,
+        _summary(config, run, record, config.epochs - start_epoch, job.steps_run, ranks.world * job.images_run, seconds,
                  compiled)
     return 0
 
@@ -239,7 +270,7 @@ def _say(line: str) -> None:
     print(line, flush=True)
 
 
-def _summary(args, run: TrainingRun, last: dict, epochs: int, steps: int, images: int, seconds: float,
+def _summary(config: MNISTConfig, run: TrainingRun, last: dict, epochs: int, steps: int, images: int, seconds: float,
              compiled) -> None:
     """The closing lines: what was done, how fast, how well, and where it all is."""
     print(f"done: {epochs} epoch{'s' if epochs != 1 else ''} ({steps:,} steps) in {duration(seconds)}, "
@@ -252,8 +283,8 @@ def _summary(args, run: TrainingRun, last: dict, epochs: int, steps: int, images
     else:
         best = f" (best: {run.checkpoints.best.name})" if run.checkpoints.best.is_file() else ""
         print(f"  checkpoint  {run.checkpoints.latest}{best}")
-    if args.metrics:
-        print(f"  metrics     {args.metrics}")
+    if config.metrics:
+        print(f"  metrics     {config.metrics}")
         print(f"  plot        {run.plot}")
     else:
         print("  metrics     none (--metrics FILE records each epoch, and plots them beside it)")
@@ -276,8 +307,9 @@ class EpochPosition:
 class _Job:
     """The training loop's state, shared by its epochs and its checkpoints."""
 
-    def __init__(self, args, run: TrainingRun, model, optimizer, schedule, loader, device, ranks: parallel.Ranks):
-        self.args, self.run, self.model, self.optimizer = args, run, model, optimizer
+    def __init__(self, config: MNISTConfig, run: TrainingRun, model, optimizer, schedule, loader, device,
+                 ranks: parallel.Ranks):
+        self.config, self.run, self.model, self.optimizer = config, run, model, optimizer
         self.schedule, self.loader, self.device, self.ranks = schedule, loader, device, ranks
         self.trained = ranks.wrap(model)  # DistributedDataParallel with several ranks
         self.steps_run = self.images_run = 0  # by this process, for the summary
@@ -292,7 +324,7 @@ class _Job:
             return
         state = {"job": "mnist", "model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(),
                  "epoch": epochs_done, "step": self.step(epochs_done, position), "position": position.state(),
-                 "rng": get_rng_state(), "config": _config(self.args), "world_size": self.ranks.world}
+                 "rng": get_rng_state(), "config": _config(self.config), "world_size": self.ranks.world}
         if self.ranks.distributed:
             state["positions"] = positions
         self.run.save(state, state["step"], self.model.named_parameters(), test_loss)
@@ -311,7 +343,7 @@ class _Job:
             set_rng_state(current)
         total = len(self.loader)
         started = time.perf_counter()
-        with Progress(total, f"epoch {epoch + 1}/{self.args.epochs}", unit="batch", first=position.batch) as progress:
+        with Progress(total, f"epoch {epoch + 1}/{self.config.epochs}", unit="batch", first=position.batch) as progress:
             self.run.say = progress.say  # checkpoint lines above the bar
             try:
                 return self._batches(batches, epoch, position, progress, started)
@@ -379,14 +411,15 @@ MODEL_KEYS = ("hidden", "optimizer")
 TRAIN_KEYS = ("epochs", "lr", "batch_size", "seed")
 
 
-def _config(args) -> dict:
-    return {k: getattr(args, k) for k in (*MODEL_KEYS, *TRAIN_KEYS)}
+def _config(config: MNISTConfig) -> dict:
+    """The settings a checkpoint records (the keys it always had)."""
+    return {k: getattr(config, k) for k in (*MODEL_KEYS, *TRAIN_KEYS)}
 
 
-def _read_checkpoint(args, overrides: list[str]) -> dict:
-    """The --resume checkpoint; the options not given take its settings (a line for each one
-    given that overrides the checkpoint's goes into ``overrides``)."""
-    path = args.resume
+def _read_checkpoint(path: str, values: dict, given, overrides: list[str]) -> tuple[dict, dict]:
+    """The --resume checkpoint, and the settings it gives the options not given (``values``, the
+    command line's; a line for each one given that overrides the checkpoint's goes into
+    ``overrides``)."""
     checkpoint = check_checkpoint(load(path), path, "zero mnist",
                                   {"model": dict, "optimizer": dict, "epoch": int, "rng": dict},
                                   {"config": dict, "position": dict, "positions": list, "run": dict})
@@ -397,8 +430,9 @@ def _read_checkpoint(args, overrides: list[str]) -> dict:
     inside_epoch = bool((checkpoint.get("position") or {}).get("batch"))
     fixed = MODEL_KEYS + (("batch_size",) if inside_epoch else ())  # the epoch's position counts its batches
     adjustable = tuple(k for k in TRAIN_KEYS if k not in fixed)
-    overrides += settle_with_checkpoint(args, config, path, fixed=fixed, adjustable=adjustable)
-    return checkpoint
+    settled, lines = merge_with_checkpoint(values, given, config, path, fixed=fixed, adjustable=adjustable)
+    overrides += lines
+    return checkpoint, settled
 
 
 def _restore(checkpoint: dict, path: str, model, optimizer, rank: int) -> tuple[int, EpochPosition]:

@@ -8,9 +8,10 @@ Started without mpirun (or with one process) a job runs exactly as it always has
 
 What the ranks share and what only rank 0 does:
 
-- the arguments: rank 0 checks them (and reads a --resume checkpoint), then hands the
-  outcome to the others -- the settled arguments and the checkpoint, or the error, which
-  every rank then ends with (rank 0 alone prints it);
+- the configuration: rank 0 checks the arguments (and reads a --resume checkpoint) and
+  resolves them once into the job's frozen config, then hands the outcome to the others --
+  the config and the checkpoint, or the error, which every rank then ends with (rank 0
+  alone prints it);
 - once per step, the loss averaged over the ranks (what is logged, and what the divergence
   guard reads), whether a stop signal arrived on any rank, whether a checkpoint is due on
   rank 0's clock -- so every rank decides the same;
@@ -201,19 +202,6 @@ def add_arguments(parser) -> None:
     parser.add_argument("--dist-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                         help="with several ranks (mpirun -n N): a collective that waits longer than this for "
                              "another rank (dead or stuck) ends the job")
-
-
-def settled(args) -> dict:
-    """The arguments as rank 0 settled them (with a --resume checkpoint's settings), to hand on."""
-    return {k: v for k, v in vars(args).items() if k != "handler"}
-
-
-def adopt(args, outcome):
-    """On every rank: take rank 0's settled arguments; return what its check returned."""
-    result, settled_args = outcome
-    for key, value in settled_args.items():
-        setattr(args, key, value)
-    return result
 
 
 _current = Ranks()

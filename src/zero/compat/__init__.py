@@ -42,8 +42,12 @@ ALIASES = {
     "zero.utils.data": "zero.compat.utils.data",
     "zero.utils.hooks": "zero.compat.utils.hooks",
     "zero.utils.checkpoint": "zero.compat.utils.checkpoint",
+    "zero.utils.data.datapipes": "zero.compat.utils.datapipes",
+    "zero.utils.data.datapipes.iter": "zero.compat.utils.datapipes.iter",
+    "zero.utils.data.datapipes.map": "zero.compat.utils.datapipes.map",
 }
 ON_FIRST_USE = {"zero.utils", "zero.utils.data", "zero.utils.hooks", "zero.utils.checkpoint"}
+ON_FIRST_USE |= {"zero.utils.data.datapipes", "zero.utils.data.datapipes.iter", "zero.utils.data.datapipes.map"}
 
 
 class _AliasLoader(Loader):

@@ -18,6 +18,8 @@ same classes): ``from zero.utils.data import DataLoader, TensorDataset``.
     fetch.py        indices -> batch (the same code in the main process and in workers)
     multiprocess.py loading in worker processes: the main process's side
     worker.py       inside a worker: seeding, get_worker_info(), errors
+    datapipes.py    DataPipes (torch.utils.data.datapipes): IterDataPipe, MapDataPipe, functional_datapipe,
+                    the built-ins (map, filter, batch, shuffle, fork, sharding_filter ...), with the DataLoader
     idx.py, mnist.py, download.py, text.py      IDX files, MNIST, its downloader, text for the GPT job
 """
 from __future__ import annotations

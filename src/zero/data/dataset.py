@@ -130,6 +130,8 @@ def batch_method(dataset):
     """The dataset's ``batch(indices)`` method, or None if it has none (a Subset asks its dataset)."""
     if isinstance(dataset, Subset):
         return dataset.batch if batch_method(dataset.dataset) is not None else None
+    if not hasattr(type(dataset), "batch"):  # (a MapDataPipe's ``batch`` is its functional form, not this)
+        return None
     method = getattr(dataset, "batch", None)
     return method if callable(method) else None
 

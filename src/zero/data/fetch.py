@@ -82,3 +82,17 @@ class IterableFetcher:
 def make_fetcher(dataset, auto_collation: bool, collate_fn: Callable, drop_last: bool):
     kind = IterableFetcher if isinstance(dataset, IterableDataset) else MapFetcher
     return kind(dataset, auto_collation, collate_fn, drop_last)
+
+
+class _DatasetKind:
+    """PyTorch's constants for the two kinds of dataset, and the fetcher of each."""
+
+    Map = 0
+    Iterable = 1
+
+    @staticmethod
+    def create_fetcher(kind, dataset, auto_collation: bool, collate_fn: Callable, drop_last: bool):
+        if kind not in (_DatasetKind.Map, _DatasetKind.Iterable):
+            raise ValueError(f"_DatasetKind: unknown kind {kind!r} (0: Map, 1: Iterable)")
+        fetcher = IterableFetcher if kind == _DatasetKind.Iterable else MapFetcher
+        return fetcher(dataset, auto_collation, collate_fn, drop_last)

@@ -19,6 +19,7 @@ import warnings
 
 from ..random import default_generator
 from .dataset import IterableDataset
+from .datapipes import IterDataPipe, MapDataPipe, apply_sharding, seed_datapipes
 from .fetch import make_fetcher
 
 
@@ -53,6 +54,7 @@ class LoaderIterator:
     def _start(self, loader) -> None:
         """Steps 1 and 2 of the module's docstring; also resets the count of batches yielded."""
         self._reported_length = loader._reported_length
+        self._shared_seed = seed_datapipes(self._dataset, self._generator)  # (DataPipes only; else None)
         self._sampler_iter = iter(self._index_sampler)
         self._base_seed_now = (self._generator or default_generator()).next_seed()
         self._yielded = 0
@@ -86,6 +88,8 @@ class SingleProcessIterator(LoaderIterator):
 
     def __init__(self, loader) -> None:
         super().__init__(loader)
+        if isinstance(self._dataset, (IterDataPipe, MapDataPipe)):
+            apply_sharding(self._dataset, 1, 0)  # (one process: its sharding_filter keeps everything)
         self._fetcher = make_fetcher(self._dataset, self._auto_collation, self._collate_fn, self._drop_last)
 
     def _next_data(self):

@@ -50,6 +50,7 @@ from collections.abc import Callable
 
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
+from .datapipes import IterDataPipe, apply_shuffle_settings
 from .iterator import SingleProcessIterator, loader_length
 from .multiprocess import MultiProcessIterator
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
@@ -92,6 +93,9 @@ class DataLoader:
         if persistent_workers and num_workers == 0:
             raise ValueError("DataLoader: persistent_workers=True needs num_workers > 0")
 
+        if isinstance(dataset, IterDataPipe):
+            dataset = apply_shuffle_settings(dataset, shuffle)  # (shuffle= turns its Shufflers on or off)
+            shuffle = None
         if isinstance(dataset, IterableDataset):
             unset = {"shuffle": shuffle in (None, False), "sampler": sampler is None,
                      "batch_sampler": batch_sampler is None}

@@ -96,7 +96,7 @@ class MultiProcessIterator(LoaderIterator):
         self._turns = itertools.cycle(range(self._num_workers))
         if not first:
             for index_queue in self._index_queues:
-                index_queue.put(Resume())
+                index_queue.put(Resume(self._shared_seed))
             acknowledged = 0
             while acknowledged < self._num_workers:
                 number, _ = self._receive()

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..random import manual_seed
+from ..random import Generator
+from .datapipes import IterDataPipe, MapDataPipe, apply_random_seed, apply_sharding
 from .fetch import make_fetcher
 
 # How often (seconds) a waiting worker checks that it has not been told to stop and that the main
@@ -131,7 +133,11 @@ class IterationEnd:
 
 
 class Resume:
-    """Sent to a persistent worker at the start of a new epoch: restart the fetcher, then acknowledge."""
+    """Sent to a persistent worker at the start of a new epoch: restart the fetcher, then acknowledge
+    (with the epoch's seed for a DataPipe's random parts, see ``datapipes.py``)."""
+
+    def __init__(self, shared_seed: int | None = None) -> None:
+        self.shared_seed = shared_seed
 
 
 def worker_loop(dataset, index_queue, result_queue, done_event, auto_collation, collate_fn, drop_last,
@@ -142,6 +148,8 @@ def worker_loop(dataset, index_queue, result_queue, done_event, auto_collation, 
     where = f"in DataLoader worker process {worker_id}"
     seed = seed_worker(base_seed, worker_id)
     _worker_info = WorkerInfo(id=worker_id, num_workers=num_workers, seed=seed, dataset=dataset)
+    if isinstance(dataset, (IterDataPipe, MapDataPipe)):
+        apply_sharding(dataset, num_workers, worker_id)  # this worker's share of the pipeline
     failure = None  # an exception from start-up, sent as the answer to the first task
     fetcher = None
     try:
@@ -165,6 +173,8 @@ def worker_loop(dataset, index_queue, result_queue, done_event, auto_collation, 
                 break
             if isinstance(task, Resume):
                 exhausted = False
+                if task.shared_seed is not None:
+                    apply_random_seed(dataset, Generator(seed=task.shared_seed))
                 try:
                     fetcher, failure = make_fetcher(dataset, auto_collation, collate_fn, drop_last), None
                 except Exception:

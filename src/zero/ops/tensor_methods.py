@@ -39,6 +39,7 @@ from .inplace import in_place
 from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
 from .extra.scatter_reduce import scatter_reduce
+from .extra import linalg_solvers, special_math, statistics_extra
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -452,6 +453,73 @@ class TensorMethods:
     unfold = more_math.unfold
     scatter_reduce = scatter_reduce
     scatter_reduce_ = in_place(scatter_reduce)
+
+    # -- issue 37 (math names): special functions, statistics, old solvers (extra/special_math.py,
+    # statistics_extra.py, linalg_solvers.py) ---------------------------------------------------
+    deg2rad = special_math.deg2rad
+    deg2rad_ = in_place(special_math.deg2rad)
+    rad2deg = special_math.rad2deg
+    rad2deg_ = in_place(special_math.rad2deg)
+    sinc = special_math.sinc
+    sinc_ = in_place(special_math.sinc)
+    logit = special_math.logit
+    logit_ = in_place(special_math.logit)
+    heaviside = special_math.heaviside
+    heaviside_ = in_place(special_math.heaviside)
+    logaddexp2 = special_math.logaddexp2
+    float_power = special_math.float_power
+    float_power_ = special_math.float_power_
+    ldexp = special_math.ldexp
+    ldexp_ = in_place(special_math.ldexp)
+    gcd = special_math.gcd
+    gcd_ = in_place(special_math.gcd)
+    lcm = special_math.lcm
+    lcm_ = in_place(special_math.lcm)
+    frexp = special_math.frexp
+    isreal = special_math.isreal
+    mvlgamma = special_math.mvlgamma
+    mvlgamma_ = in_place(special_math.mvlgamma)
+    polygamma = special_math.polygamma_method
+    polygamma_ = in_place(special_math.polygamma_method, "polygamma_")
+    addbmm = statistics_extra.addbmm
+    addbmm_ = in_place(statistics_extra.addbmm)
+    addr = statistics_extra.addr
+    addr_ = in_place(statistics_extra.addr)
+    inner = statistics_extra.inner
+    adjoint = statistics_extra.adjoint
+    if TYPE_CHECKING:
+        @property
+        def mH(self) -> Tensor: ...
+        @property
+        def H(self) -> Tensor: ...
+    else:
+        mH = property(statistics_extra.matrix_adjoint)
+        H = property(statistics_extra.conjugate_transpose)
+    cov = statistics_extra.cov
+    corrcoef = statistics_extra.corrcoef
+    diagflat = statistics_extra.diagflat
+    msort = statistics_extra.msort
+    renorm = statistics_extra.renorm
+    renorm_ = in_place(statistics_extra.renorm)
+    unique_consecutive = statistics_extra.unique_consecutive
+    histogram = statistics_extra.histogram
+    cholesky_solve = linalg_solvers.cholesky_solve
+    cholesky_inverse = linalg_solvers.cholesky_inverse
+    lu_solve = linalg_solvers.lu_solve
+    triangular_solve = linalg_solvers.triangular_solve
+    lu = linalg_solvers.lu
+    orgqr = linalg_solvers.orgqr
+    geqrf = linalg_solvers.geqrf
+    angle = special_math.angle
+    ormqr = linalg_solvers.ormqr
+    i0 = special_math.i0
+    i0_ = in_place(special_math.i0)
+    nextafter = special_math.nextafter
+    nextafter_ = in_place(special_math.nextafter)
+    igamma = special_math.igamma
+    igamma_ = in_place(special_math.igamma)
+    igammac = special_math.igammac
+    igammac_ = in_place(special_math.igammac)
 
 
 def attach_to(tensor_class: type) -> None:

@@ -33,3 +33,4 @@ from . import activation
 from . import recurrent
 from . import decompositions
 from . import more_math
+from . import householder

@@ -31,7 +31,7 @@ time. So a large block is an anonymous private mapping of its own (``mmap``), wi
 such request: 4 KiB pages, or huge pages where the system gives them unasked
 (``enabled`` = ``always``), as PyTorch's allocator leaves it by default: the first step
 of a training run is faster so, and the steps after it are unchanged. Measured by
-``benchmarks/train_step.py`` and ``step_ab.py``; figures in RESULTS.md.
+``benchmarks/train_step.py`` and ``investigations/step_ab.py``; figures in benchmarks/journal/.
 """
 from __future__ import annotations
 

@@ -22,7 +22,8 @@ into the fewest items a part may take. Memory-bound loops (a copy, an addition, 
 where) gain only once their operands outgrow the cache, so they split by size: parts of
 ``MEMORY_PART`` elements, from two. Matrix products split when each part gets
 ``SPLIT_FLOPS`` (and ``MIN_ROWS`` rows), layer norm by ``LAYER_NORM_PART`` elements.
-Measured by ``benchmarks/split_costs.py``; figures in RESULTS.md ("Why the CPU kernels ...").
+Measured by ``benchmarks/investigations/split_costs.py``; figures in benchmarks/journal/
+("Why the CPU kernels are as they are").
 
 Results. A loop computes each element from the same operands however it is cut, so its
 results are the same bits on any number of threads; a product cut into ranges of rows is

@@ -16,7 +16,7 @@ of ``ranges(count, grain)``: at most ``get_num_threads()`` contiguous ranges of 
 and it should reach its first GIL-free call at once (a woken worker that finds the GIL
 taken sleeps again). The workers sleep between tasks: spinning, polling and work
 stealing each lost in a training step, and a hand-off costs tens of microseconds, more
-after the worker has slept. Measured by ``benchmarks/handoff.py``; figures in RESULTS.md.
+after the worker has slept. Measured by ``benchmarks/investigations/handoff.py``; figures in benchmarks/journal/.
 
 Rules for a function: it writes only its own part of the outputs, and it takes no
 memory from the caching allocator -- the caller leases any scratch before the split and

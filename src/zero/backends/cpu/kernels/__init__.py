@@ -272,6 +272,7 @@ trigamma = partial(array_kernels.more_math.trigamma, np)
 left_shift = partial(array_kernels.more_math.left_shift, np)
 right_shift = partial(array_kernels.more_math.right_shift, np)
 scatter_reduce = partial(array_kernels.more_math.scatter_reduce, np)
+geqrf = partial(array_kernels.householder.geqrf, np)     # issue 37 (math names)
 
 # -- float16 and bfloat16 (issue 38: autocast): the CPU's own kernels run them in float32 ---------------
 # (``cpu/low_precision.py``); the shared NumPy kernels above take them as they are.

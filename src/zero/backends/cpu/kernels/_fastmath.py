@@ -34,7 +34,7 @@ exp(-z²). Against float64: absolute error of Φ below 1.5e-7 and of x·Φ(x) be
 worse than the float64 scheme's series run in float32, which it replaced (and faster:
 the exact GELU's pass is a fifth quicker). Float32 has no room for the tail beyond
 |x| ≈ 13 (Φ < 1e-38 underflows to 0); the float64 version goes on to 37. The errors are
-checked in tests/ops/test_fused_ops.py; the speeds are in RESULTS.md.
+checked in tests/ops/test_fused_ops.py; the speeds are in benchmarks/journal/.
 """
 from __future__ import annotations
 

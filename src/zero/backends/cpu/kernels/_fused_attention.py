@@ -35,7 +35,7 @@ together hold more, up to BLOCK / L of the scores of all pairs) leased before th
 the per-part scratch makes the split part of the algorithm, so these kernels split
 themselves. Inside a range the products are single-threaded BLAS calls, which for these
 small matrices beat BLAS's own threading.
-Measured by ``benchmarks/fused.py``; figures in RESULTS.md.
+Measured by ``benchmarks/fused.py``; figures in benchmarks/journal/.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ backward the hidden gradient, the GELU pass, grad_x, and then the range's own sh
 the weight gradients (gᵀ x over its rows), the shares added after the region
 (``_fused_support.weight_gradients_by_rows``: one hand-off instead of two). The products
 of row ranges repeat bit for bit for one number of threads. Measured by
-``benchmarks/fused.py``; figures in RESULTS.md.
+``benchmarks/fused.py``; figures in benchmarks/journal/.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ which loops could be split. Numba's own pool lost on 2 cores wherever it was tri
 it costs more than a small loop, and a parallel region right after a matrix product fights
 OpenBLAS's still-spinning threads for the cores. The CPU pool avoids the fight by running
 BLAS single-threaded and splitting the products itself. Measured by
-``benchmarks/thread_pools.py``; figures in RESULTS.md.
+``benchmarks/investigations/thread_pools.py``; figures in benchmarks/journal/.
 
 ``cache=True`` keeps the machine code next to the source, so a second process loads a
 kernel in milliseconds instead of compiling it for about a second. Numba checks a cached

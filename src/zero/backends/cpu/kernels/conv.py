@@ -37,7 +37,7 @@ The batch is taken a few images at a time: as many as make columns of ``COLUMN_B
 (at least one image). A pass's columns are written by im2col and read by the GEMM while
 they are still in the cache, and the scratch stays small; the GEMMs stay large (LeNet's
 second layer: 288 x 3456 columns per pass), and each is split over the CPU pool's threads
-when large (``parallel.product``). Measured by ``benchmarks/conv.py``; figures in RESULTS.md.
+when large (``parallel.product``). Measured by ``benchmarks/conv.py``; figures in benchmarks/journal/.
 The columns are recomputed in backward rather than kept from the forward (C kH kW times
 the input's size); they and the other temporaries are scratch from the caching allocator.
 """

@@ -168,7 +168,7 @@ MAX_GROUPS_PER_LAUNCH = 65535  # the grid's second dimension
 # size (the larger of BLOCK_E and BLOCK_EV): the largest whose shared memory fits a block of
 # an H100/H200 (sm_90: 232,448 bytes); float64 heads above 256 fit no tile.
 # tests/backends/cuda/test_compile_sm90.py compiles head sizes 64, 128 and 256 (and 512 for
-# float32) and checks each against the limit; the bytes of each choice are in RESULTS.md.
+# float32) and checks each against the limit; the bytes of each choice are in benchmarks/journal/.
 ATTENTION_TILES = {4: ((64, 64, 2), (128, 32, 2), (256, 32, 2), (512, 16, 2)),
                    8: ((64, 64, 2), (128, 32, 2), (256, 16, 2))}     # itemsize: (largest head, tile, stages)
 

@@ -26,7 +26,7 @@ kernels use for running sums.
 A plan depends only on the operands' shapes, strides and dtype, so ``matmul`` keeps the
 plans that read the operands in place (no copy) by those, and later products of the
 same layout skip the planning (a quarter of a product's host time on an H200; figures in
-RESULTS.md).
+benchmarks/journal/).
 """
 from __future__ import annotations
 

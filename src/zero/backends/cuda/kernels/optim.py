@@ -18,7 +18,7 @@ each (and one to add the norms' parts in a fixed order, so a run repeats to the 
 program finds its tensor's arrays in a table on the device, a row of addresses per tensor,
 kept for each set of addresses (a step's gradients do not always get the last step's
 blocks); a program finds its row itself, from the rows' first programs, rather than from a
-per-program list that would cost the host time to build. Figures in RESULTS.md (the GPU runs).
+per-program list that would cost the host time to build. Figures in benchmarks/journal/ (the GPU runs).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ integer indices, for the range checks that a GPU defers to the next read.
 CuPy's reduction over axis 0 was several times slower than PyTorch's on an H200, and
 costly in host time; a GPT step makes dozens of them (the bias gradients of its linear
 layers and layer norms). ``column_sums`` is two launches of ``column_sums_kernel`` at
-most: bands of rows in parallel, then their sums. Figures in RESULTS.md (the GPU runs).
+most: bands of rows in parallel, then their sums. Figures in benchmarks/journal/ (the GPU runs).
 """
 from __future__ import annotations
 

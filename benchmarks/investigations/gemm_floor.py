@@ -1,6 +1,7 @@
 """The matrix products of a GPT training step, timed alone: the floor under ``train_step.py``.
 
-    PYTHONPATH=src python benchmarks/gemm_floor.py [--configs tiny,small,medium,book] [--threads 1] [--rounds 3]
+    PYTHONPATH=src python benchmarks/investigations/gemm_floor.py [--configs tiny,small,medium,book]
+        [--threads 1] [--rounds 3]
 
 A step of the four configurations of ``kernels.py`` multiplies the same matrices in any
 framework: per layer the QKV, output, and two feed-forward projections (forward, the
@@ -28,7 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, whose modules this reuses
 import turns  # the sibling modules, whichever directory the script runs from
 from kernels import CONFIGS, GPTShape, environment
 

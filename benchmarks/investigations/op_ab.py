@@ -1,6 +1,7 @@
 """Single ops, forward + backward, of this checkout against another commit, in one process.
 
-    PYTHONPATH=src python benchmarks/op_ab.py [--base HEAD] [--rounds 8] [--calls 30] [--only gelu,linear]
+    PYTHONPATH=src python benchmarks/investigations/op_ab.py [--base HEAD] [--rounds 8] [--calls 30]
+        [--only gelu,linear]
 
 ``step_ab.py``'s method for a training step (read its docstring: the base commit's
 ``src/zero`` imported beside this checkout as ``zero_base``, the two alternating), applied
@@ -25,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, whose modules this reuses
 from step_ab import extract_base
 from turns import median_seconds
 
@@ -123,7 +124,7 @@ def main() -> None:
             for side, seconds in measured.items():
                 record[side].append(seconds)
             record["ratio"].append(measured["zero"] / measured["zero_base"])
-    print(f"`python benchmarks/op_ab.py --base {args.base} --rounds {args.rounds} --calls {args.calls}"
+    print(f"`python benchmarks/investigations/op_ab.py --base {args.base} --rounds {args.rounds} --calls {args.calls}"
           + (f" --only {args.only}" if args.only else "") + "` "
           "(one process, alternating; forward + backward)\n")
     print("| op (shape) | base µs | new µs | new/base (range) |\n|---|---:|---:|---:|")

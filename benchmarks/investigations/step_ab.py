@@ -1,6 +1,6 @@
 """A training step of this checkout against the same step at another commit, in one process.
 
-    PYTHONPATH=src python benchmarks/step_ab.py [--base HEAD] [--configs tiny,small,mlp] [--pairs 20]
+    PYTHONPATH=src python benchmarks/investigations/step_ab.py [--base HEAD] [--configs tiny,small,mlp] [--pairs 20]
         [--dropout 0]
 
 Why one process. The machine's speed drifts by up to 2x within minutes, so two runs in
@@ -37,14 +37,14 @@ from io import BytesIO
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(HERE.parent))  # benchmarks/, whose modules this reuses
 from pytorch_program import CONFIGS as PROGRAM_CONFIGS, load_program  # noqa: E402
 from train_step import CONFIGS, ZeroSide, gpt_batches, mlp_batches  # noqa: E402
 
 
 def extract_base(commit: str, folder: Path) -> None:
     """The commit's src/zero as folder/zero_base."""
-    archive = subprocess.run(["git", "-C", str(HERE.parent), "archive", commit, "src/zero"], check=True,
+    archive = subprocess.run(["git", "-C", str(HERE.parents[1]), "archive", commit, "src/zero"], check=True,
                              capture_output=True).stdout
     with tarfile.open(fileobj=BytesIO(archive)) as tar:
         tar.extractall(folder, filter="data")
@@ -144,7 +144,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         extract_base(args.base, Path(folder))
         sys.path.insert(0, folder)
-        print(f"`python benchmarks/step_ab.py --base {args.base} --configs {args.configs} --pairs {args.pairs}`"
+        print(f"`python benchmarks/investigations/step_ab.py --base {args.base} --configs {args.configs}"
+              f" --pairs {args.pairs}`"
               f" (base = {args.base}, new = this checkout; one process, alternating steps)\n")
         print("| configuration | pairs | base ms/step | new ms/step | new/base (range) | results equal |")
         print("|---|---:|---:|---:|---:|---|")

@@ -1,7 +1,7 @@
 """OpenBLAS's own threads against Zero's split of the products over its pool.
 
-    OPENBLAS_THREAD_TIMEOUT=4 PYTHONPATH=src python benchmarks/blas_threads.py [--sections spin,gemm,step]
-        [--rounds 8] [--configs tiny,small] [--pairs 12]
+    OPENBLAS_THREAD_TIMEOUT=4 PYTHONPATH=src python benchmarks/investigations/blas_threads.py
+        [--sections spin,gemm,step] [--rounds 8] [--configs tiny,small] [--pairs 12]
 
 Zero runs BLAS on one thread and splits products into row ranges over its own pool
 (``zero.backends.cpu.threads`` says why: OpenBLAS's threads spin after each product and take
@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, whose modules this reuses
 from train_step import CONFIGS, ZeroSide, gpt_batches
 
 
@@ -215,7 +215,7 @@ def main() -> None:
     single_threaded_blas()
     blas = numpy_blas()
     print(f"`OPENBLAS_THREAD_TIMEOUT={os.environ.get('OPENBLAS_THREAD_TIMEOUT', 'unset')} python "
-          f"benchmarks/blas_threads.py --sections {args.sections}`; OpenBLAS {blas.version}\n")
+          f"benchmarks/investigations/blas_threads.py --sections {args.sections}`; OpenBLAS {blas.version}\n")
     sections = args.sections.split(",")
     if "spin" in sections:
         print(spin(blas), end="\n\n")

@@ -9,7 +9,7 @@ measures those choices on the
 hot path of a GPT step: the FFN's chain GEMM (2048 x 128 -> 512) -> exact GELU over the
 (2048, 512) hidden -> GEMM (512 -> 128), float32, as Zero's kernels compute it.
 
-    PYTHONPATH=src python benchmarks/thread_pools.py [--rounds 3] [--reps 200]
+    PYTHONPATH=src python benchmarks/investigations/thread_pools.py [--rounds 3] [--reps 200]
 
 Each variant runs in its own process (the environment variables must be set before
 NumPy and Numba load), the variants taking turns (in reverse order on odd rounds),
@@ -35,7 +35,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, whose modules this reuses
 import turns  # the sibling module, whichever directory the script runs from
 
 VARIANTS = [
@@ -121,7 +121,7 @@ def main() -> int:
     serial = results["serial loop"]
     base_chain = statistics.median(r["chain"] for r in serial)
     base_alone = statistics.median(r["alone"] for r in serial)
-    print(f"`python benchmarks/thread_pools.py --rounds {args.rounds} --reps {args.reps}`; "
+    print(f"`python benchmarks/investigations/thread_pools.py --rounds {args.rounds} --reps {args.reps}`; "
           "GEMM (2048x128 @ 128x512) -> exact GELU (2048x512) -> GEMM (@ 512x128), float32\n")
     rows = []
     for name, _, _ in VARIANTS:

@@ -7,7 +7,7 @@ worker and caller both spin in a GIL-free Numba loop on a flag (an atomic load a
 CPU's pause instruction) for a while before they sleep, so that neither waits for the
 operating system to wake it.
 
-    python benchmarks/handoff.py [--work-us 20] [--calls 200] [--spin-us 100 500]
+    python benchmarks/investigations/handoff.py [--work-us 20] [--calls 200] [--spin-us 100 500]
 
 For each idle gap before a call (0, 0.2, 1, 10 ms), the medians over ``--calls`` calls:
 how long the worker took to start, how long the caller waited for it after its own

@@ -2,9 +2,9 @@
 called many times in a row without waiting for the GPU (only at the end), so the time is
 the host's, not the kernels' (the shapes are small enough for the GPU to keep up).
 
-    PYTHONPATH=src python benchmarks/gpu_host_costs.py [--calls 2000]
+    PYTHONPATH=src python benchmarks/investigations/gpu_host_costs.py [--calls 2000]
 
-The GPU runs found Zero's GPT step bound by the host (benchmarks/RESULTS.md, "GPU"): a step
+The GPU runs found Zero's GPT step bound by the host (benchmarks/RESULTS.md, "GPT training step on a GPU"): a step
 is ~200 Triton launches, 75 cuBLAS products and ~100 CuPy calls, and cProfile put 61 us of
 host time on each cuBLAS product. This splits such a figure into its parts -- Zero's
 launch path against Triton's own, Zero's matmul against the bare cuBLAS call, a CuPy
@@ -110,7 +110,7 @@ SMALL_GPT = dict(vocab_size=65, block_size=16, n_layer=6, n_head=6, n_embd=384, 
 def module_cases(framework: str, device: str) -> tuple[list, Callable[[], None]]:
     """(label, forward, forward and backward) for the GPT's modules in ``framework``, and its
     synchronize."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # benchmarks/
     import gpu_gpt
 
     rng = np.random.default_rng(0)

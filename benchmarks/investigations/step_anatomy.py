@@ -1,7 +1,7 @@
 """Where a training step's time goes: its phases, the CPU pool's parallel regions, and the
 ops that run outside them.
 
-    PYTHONPATH=src python benchmarks/step_anatomy.py [--configs tiny,small] [--steps 10]
+    PYTHONPATH=src python benchmarks/investigations/step_anatomy.py [--configs tiny,small] [--steps 10]
 
 A step of ``train_step.py``'s Zero worker (``zero.models.GPT``, AdamW, clip 1.0, dropout 0),
 timed after three warm-up steps, with the pool's ``run_all`` wrapped to add up the time
@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, whose modules this reuses
 from train_step import CONFIGS, ZeroSide, gpt_batches
 
 
@@ -138,7 +138,7 @@ def main() -> None:
     parser.add_argument("--configs", default="tiny,small")
     parser.add_argument("--steps", type=int, default=10)
     args = parser.parse_args()
-    print(f"`python benchmarks/step_anatomy.py --configs {args.configs} --steps {args.steps}`\n")
+    print(f"`python benchmarks/investigations/step_anatomy.py --configs {args.configs} --steps {args.steps}`\n")
     for config in args.configs.split(","):
         print(anatomy(config, args.steps), end="\n\n")
 

@@ -1,6 +1,6 @@
 """What deciding to split a CPU loop over two threads rests on, measured on this machine.
 
-    PYTHONPATH=src python benchmarks/split_costs.py [--sections costs,gain,start] [--repeats 60] [--cold]
+    PYTHONPATH=src python benchmarks/investigations/split_costs.py [--sections costs,gain,start] [--repeats 60] [--cold]
 
 Three tables, Zero's own kernels (as the CPU's kernel table runs them) and pool
 (``zero.backends.cpu.threads``; the splits are ``zero.backends.cpu.parallel``'s):
@@ -26,10 +26,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import statistics
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks/, for turns
 from turns import median_seconds
 from zero.backends.cpu import kernels, parallel, threads
 

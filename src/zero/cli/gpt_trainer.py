@@ -1,0 +1,145 @@
+"""The GPT trainer (the book's stone_gpt loop): model, optimizer, schedule and data, and a step.
+
+What a training step is, and nothing else -- the job around it (``gpt_train``) keeps
+the run safe: the lock, rank agreement, the divergence guard, signals, checkpoints,
+metrics and progress. Each step, as in nanoGPT:
+
+    x, y = a random batch (targets shifted by one)
+    loss = model(x, y)                       the fused linear + cross-entropy
+    loss.backward()                          (several ranks: gradients averaged in backward)
+    clip the gradients' global norm to --grad-clip
+    AdamW step (betas 0.9, 0.99), then the warm-up + cosine learning rate
+
+``evaluate()`` estimates the validation loss; ``state()`` / ``load_state()`` are
+what a checkpoint holds of it.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from .. import dtypes, nn
+from ..amp import autocast
+from ..grad_mode import no_grad
+from ..models.gpt import GPT
+from ..nn.utils import clip_grad_norm_
+from ..optim import AdamW
+from ..optim.lr_scheduler import WarmupCosineLR
+from ..random import Generator, get_rng_state, manual_seed, set_rng_state
+from . import parallel
+from .gpt_config import GPTTrainConfig
+
+
+def _no_guard(loss, grad_norm):
+    return loss.item(), grad_norm.item()
+
+
+class Trainer:
+    """``Trainer(config, vocab_size, train_data, val_data, device, draw)``; ``draw(data, rng)``
+    gives a batch (x, y) of ``data`` on the device, its offsets drawn from ``rng``."""
+
+    def __init__(self, config: GPTTrainConfig, vocab_size: int, train_data, val_data, device,
+                 draw: Callable):
+        self.config, self.device, self.draw = config, device, draw
+        self.train_data, self.val_data = train_data, val_data
+        ranks = parallel.current()
+        manual_seed(config.seed)
+        # the batches' offsets: a stream of their own
+        self.batches = Generator(seed=parallel.stream_seed(config.seed + 1, ranks.rank))
+        self.model = GPT(config.model_config(vocab_size)).to(device)
+        if ranks.rank > 0:  # dropout masks of its own on each rank (rank 0's weights reach all: DDP)
+            manual_seed(parallel.stream_seed(config.seed, ranks.rank))
+        decay, no_decay = parameter_groups(self.model)
+        self.optimizer = AdamW([{"params": decay, "weight_decay": config.weight_decay},
+                                {"params": no_decay, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.99),
+                               eps_inside_sqrt=True)  # the book's AdamW (see --help)
+        self.schedule: WarmupCosineLR | None = None
+        self.trained = self.model  # what the step calls: DistributedDataParallel with several ranks
+
+    def start(self, first: int = 0) -> None:
+        """Ready to train from step ``first`` (after ``load_state``, if resumed): the schedule, placed
+        at that step, and the model as the ranks train it."""
+        config = self.config
+        self.schedule = WarmupCosineLR(self.optimizer, warmup_steps=config.warmup, total_steps=config.steps,
+                                       min_lr=config.min_lr, last_epoch=first - 1)
+        self.trained = parallel.current().wrap(self.model)  # (evaluation uses the model itself)
+
+    @property
+    def lr(self) -> float:
+        """The learning rate of the next step."""
+        assert self.schedule is not None, "Trainer.start() first"
+        return self.schedule.get_last_lr()[0]
+
+    def step(self, guard: Callable = _no_guard):
+        """One optimizer step. ``guard(loss, grad_norm)`` runs before the update is applied (the job's
+        rank agreement and divergence guard: it raises to stop the update) and its result is
+        the step's; by default the loss and the norm as floats."""
+        assert self.schedule is not None, "Trainer.start() first"
+        x, y = self.draw(self.train_data, self.batches)
+        with self.precision():
+            loss = self.trained(x, y)
+        self.optimizer.zero_grad()
+        loss.backward()
+        # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
+        # computed: the divergence guard reads it
+        clip = self.config.grad_clip if self.config.grad_clip > 0 else math.inf
+        grad_norm = clip_grad_norm_(self.model.parameters(), clip)
+        checked = guard(loss, grad_norm)
+        self.optimizer.step()
+        self.schedule.step()
+        return checked
+
+    def evaluate(self) -> dict:
+        """The validation record: ``val_loss``, the mean loss over --eval-iters random batches, in
+        eval mode (no dropout), no graph. A fixed stream of its own, so evaluating never shifts
+        the training batches."""
+        rng = Generator(seed=self.config.seed + 2)
+        total = 0.0
+        with nn.eval_mode(self.model), no_grad(), self.precision():
+            for _ in range(self.config.eval_iters):
+                x, y = self.draw(self.val_data, rng)
+                total += self.model(x, y).item()
+        return {"val_loss": total / self.config.eval_iters}
+
+    def precision(self) -> autocast:
+        """--dtype bfloat16: the forward under autocast (weights, gradients and the optimizer's
+        state stay float32); float32: autocast off."""
+        return autocast(self.device.type, dtype=dtypes.bfloat16, enabled=self.config.dtype == "bfloat16")
+
+    # -- checkpoints ----------------------------------------------------------------------------
+    def state(self) -> dict:
+        """The model's and the optimizer's state, as a checkpoint holds them."""
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+    def rng_state(self) -> dict:
+        """This rank's random streams: the default one (dropout) and the batches'."""
+        return {"default": get_rng_state(), "batches": self.batches.get_state()}
+
+    def load_state(self, checkpoint: dict) -> int:
+        """Continue from ``checkpoint`` (``state()``, the ranks' ``rng_state()`` and its step):
+        returns the step. The config's --lr and --weight-decay (the checkpoint's, or given
+        now) replace the optimizer's saved ones."""
+        self.model.load_state_dict(checkpoint["model"])
+        self.optimizer.load_state_dict(checkpoint["optimizer"])
+        step = int(checkpoint["step"])
+        ranks, seed = parallel.current(), self.config.seed
+        streams = checkpoint["rng"].get("ranks") or [checkpoint["rng"]]  # one per rank that wrote it
+        if ranks.rank < len(streams):  # the stream this rank had: exactly where it stopped
+            set_rng_state(streams[ranks.rank]["default"])
+            self.batches.set_state(streams[ranks.rank]["batches"])
+        else:  # a rank the checkpoint's run did not have: streams of its own, started anew at this step
+            manual_seed(parallel.stream_seed(seed + step, ranks.rank))
+            self.batches.manual_seed(parallel.stream_seed(seed + 1 + step, ranks.rank))
+        self.optimizer.param_groups[0]["weight_decay"] = self.config.weight_decay
+        for group in self.optimizer.param_groups:
+            group["initial_lr"] = self.config.lr  # what the schedule scales from
+        return step
+
+
+def parameter_groups(model: GPT) -> tuple[list, list]:
+    """Weight decay on matrices (linear weights, embeddings); none on biases and norms."""
+    decay: list = []
+    no_decay: list = []
+    for _, p in model.named_parameters():
+        (decay if p.ndim >= 2 else no_decay).append(p)
+    return decay, no_decay
