@@ -31,7 +31,8 @@ LOW = {"bfloat16": (zero.bfloat16, torch.bfloat16), "float16": (zero.float16, to
 
 # PyTorch's documented CUDA lists ("Autocast Op Reference"), written out here apart from the table
 CUDA_LOWER = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "mm",
-              "bmm", "matmul", "addmm", "baddbmm", "linear", "prelu", "mv", "addmv", "scaled_dot_product_attention",
+              "bmm", "matmul", "addmm", "addbmm", "baddbmm", "linear", "prelu", "mv", "addmv", "addr",
+              "scaled_dot_product_attention",
               "self_attention", "ffn", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"}
 CUDA_FLOAT32 = {"softmax", "log_softmax", "softmin", "layer_norm", "group_norm", "sum", "prod", "cumsum", "cumprod",
                 "exp", "expm1", "log", "log10", "log1p", "log2", "pow", "reciprocal", "rsqrt", "erfinv", "acos",
@@ -87,6 +88,8 @@ SAMPLES = {
     "bmm": lambda t, F, m: t.bmm(m(2, 4, 8), m(2, 8, 5)),
     "matmul": lambda t, F, m: m(2, 4, 8) @ m(8, 5),
     "addmm": lambda t, F, m: t.addmm(m(5), m(4, 8), m(8, 5)),
+    "addbmm": lambda t, F, m: t.addbmm(m(4, 5), m(2, 4, 8), m(2, 8, 5)),
+    "addr": lambda t, F, m: t.addr(m(4, 5), m(4), m(5)),
     "baddbmm": lambda t, F, m: t.baddbmm(m(2, 4, 5), m(2, 4, 8), m(2, 8, 5)),
     "mv": lambda t, F, m: t.mv(m(4, 8), m(8)),
     "addmv": lambda t, F, m: t.addmv(m(4), m(4, 8), m(8)),

@@ -47,13 +47,13 @@ from ..tensors.tensor import Tensor
 LOWER, FLOAT32, PROMOTE, BANNED = "lower precision", "float32", "promote", "banned"
 
 # -- PyTorch's op lists (docs: "Autocast Op Reference"), the ops Zero has; its fused ops join their family.
-# Not here yet (Zero has them; their functional forms do not ask the hook yet): addbmm, chain_matmul, addr,
+# Not here yet (Zero has them; their functional forms do not ask the hook yet): chain_matmul (matmuls),
 # adaptive_avg_pool3d, cholesky, cholesky_inverse, pinverse, renorm, grid_sample, index_put,
 # multilabel_margin_loss. (multi_dot is matmuls: it follows them.) The RNN layers and cells ask from
 # zero/nn/rnn.py.
 
 _LOWER_COMMON = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
-                 "mm", "bmm", "matmul", "addmm", "baddbmm", "linear", "prelu",
+                 "mm", "bmm", "matmul", "addmm", "addbmm", "baddbmm", "linear", "prelu",
                  "scaled_dot_product_attention",
                  # Zero's fused ops, compositions of the above: the same policy
                  "self_attention", "ffn")
@@ -77,7 +77,7 @@ _CPU = {
 
 _CUDA = {
     **dict.fromkeys(_LOWER_COMMON, LOWER),
-    **dict.fromkeys(("mv", "addmv", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"), LOWER),
+    **dict.fromkeys(("mv", "addmv", "addr", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"), LOWER),
     **dict.fromkeys((
         "mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss", "cross_entropy", "nll_loss",
         "binary_cross_entropy_with_logits", "kl_div", "soft_margin_loss", "margin_ranking_loss",
