@@ -375,6 +375,13 @@ NOT_CALLED.update({
     "to_sparse_coo": "a sparse tensor (tests/sparse)", "sparse_dim": "an int", "dense_dim": "an int",
 })
 
+# autocast's state functions (issue 38: autocast): global state, no tensor result (tests/amp/test_autocast.py)
+NOT_CALLED.update(dict.fromkeys((
+    "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache", "get_autocast_cpu_dtype",
+    "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
+    "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype"), "autocast's global state"))
+
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "
                         "Zero's takes F.poisson_nll_loss's arguments; F.poisson_nll_loss is checked",
