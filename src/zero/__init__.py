@@ -36,6 +36,9 @@ from .backends.device import Device
 from .dtypes import (DType, bfloat16, float16, float32, float64, get_default_dtype, int32, int64, promote_types,
                      result_type, set_default_dtype, uint8)
 from .dtypes import finfo, iinfo
+from .dtypes import int8, int16, uint16, uint32, uint64
+from .dtypes import int16 as short
+from .ops.extra.tensor_types import CharTensor, ShortTensor
 from .dtypes import bool_ as bool
 from .lazy_modules import on_first_use
 from .grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
@@ -82,9 +85,9 @@ from .ops.extra.unary_math import (acos, acosh, arccos, arccosh, arcsin, arcsinh
                                    signbit, sinh, tan, trunc)
 from .ops.extra.activations import (celu, celu_, hardshrink, prelu, relu_, rrelu, rrelu_, selu, selu_, threshold,
                                      threshold_)
-from .ops.extra.losses import (binary_cross_entropy_with_logits, cosine_embedding_loss, cosine_similarity,
-                               hinge_embedding_loss, kl_div, margin_ranking_loss, pairwise_distance,
-                               poisson_nll_loss, triplet_margin_loss)
+from .ops.extra.losses import cosine_similarity, kl_div, pairwise_distance
+from .ops.extra.aten_losses import (binary_cross_entropy_with_logits, cosine_embedding_loss, hinge_embedding_loss,
+                                    margin_ranking_loss, poisson_nll_loss, triplet_margin_loss)
 from .backends.cpu.threads import get_num_threads, set_num_threads
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensors.creation import (arange, as_tensor, empty, empty_like, eye, from_numpy, full, full_like, linspace, ones,
@@ -125,12 +128,12 @@ from .ops.extra.linalg_solvers import (cholesky_inverse, cholesky_solve, geqrf, 
                                        ormqr, triangular_solve)
 from .ops.extra.linalg import addmv as _addmv
 from .ops.inplace import in_place as _in_place
-addmv_ = _in_place(_addmv)
 # sparse COO tensors (issue 37); mm, matmul and addmm also take a sparse operand (they replace the dense ones)
 from . import sparse
 from .sparse import Layout as layout
 from .sparse import hspmm, smm, sparse_coo, sparse_coo_tensor, spmm, strided
 mm, matmul, addmm = spmm, sparse.matmul, sparse.addmm  # noqa: F811  (the dense ones, extended)
+addmv_ = _in_place(_addmv)
 
 __version__ = "0.1.0"
 

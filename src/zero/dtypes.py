@@ -8,6 +8,8 @@ kernels see. (The 16-bit floats are for storing and moving values -- creation,
 casts, .to(), .numpy(), elementwise arithmetic; the fused and Numba kernels work
 in float32 and float64 only, and CuPy has no bfloat16.) ml_dtypes is imported when
 bfloat16's NumPy type is first needed, not with zero (it is slow to import).
+PyTorch's other integers are here too: int8 and int16, and the unsigned uint16, uint32
+and uint64, which promote (as in PyTorch) only with themselves and the floating types.
 """
 from __future__ import annotations
 
@@ -69,20 +71,31 @@ int32 = DType("int32", np.int32, INTEGER)
 int64 = DType("int64", np.int64, INTEGER)
 uint8 = DType("uint8", np.uint8, INTEGER)
 bool_ = DType("bool", np.bool_, BOOL)
+# PyTorch's other integers: int8 and int16 take part in promotion as the others do; the
+# unsigned 16/32/64-bit ones (as in PyTorch, "limited support") promote with nothing but
+# themselves and the floating types.
+int8 = DType("int8", np.int8, INTEGER)
+int16 = DType("int16", np.int16, INTEGER)
+uint16 = DType("uint16", np.uint16, INTEGER)
+uint32 = DType("uint32", np.uint32, INTEGER)
+uint64 = DType("uint64", np.uint64, INTEGER)
+LIMITED_UNSIGNED = (uint16, uint32, uint64)
 
 # What names a dtype where one is asked for (``to_dtype``): a DType, a name ('float32'), a
 # NumPy dtype or type, or a Python type (float, int, bool).
 DTypeLike = DType | str | type | np.dtype
 
-ALL_DTYPES = (float32, float64, float16, bfloat16, int32, int64, uint8, bool_)
+ALL_DTYPES = (float32, float64, float16, bfloat16, int32, int64, uint8, bool_, int8, int16, uint16, uint32, uint64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NUMPY = {d.numpy: d for d in ALL_DTYPES if d is not bfloat16}  # bfloat16 joins at its first use
 # Aliases PyTorch users type.
 _BY_NAME.update({"float": float32, "double": float64, "half": float16, "int": int32, "long": int64})
+_BY_NAME.update({"short": int16})
 # The 16-bit floats are the only pair of one category and size: together they need float32.
 _SAME_SIZE_PAIRS = {frozenset((float16, bfloat16)): float32}
 
 _default_float = float32
+_UINT8_INT8 = frozenset((uint8, int8))   # (one byte each, one signed: int16 holds both, as in PyTorch)
 
 
 def get_default_dtype() -> DType:
@@ -143,6 +156,11 @@ def promote_types(a: DType, b: DType) -> DType:
     """The smallest dtype both can be cast to without leaving their category."""
     if a is b:
         return a
+    if (a in LIMITED_UNSIGNED or b in LIMITED_UNSIGNED) and not (a.is_floating_point or b.is_floating_point):
+        raise DTypeError(f"promote_types: promotion of {a} and {b} is not supported (as in PyTorch, uint16, "
+                         "uint32 and uint64 promote only with themselves and floating types); convert one first")
+    if frozenset((a, b)) == _UINT8_INT8:
+        return int16
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.itemsize != b.itemsize:

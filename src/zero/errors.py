@@ -132,6 +132,43 @@ class SparseLayoutError(ZeroError, NotImplementedError):
     NotImplementedError ("Could not run ... from the 'SparseCPU' backend"; a RuntimeError too)."""
 
 
+# -- parity2: the builtin classes PyTorch raises in a few more cases ---------------------------
+
+
+class UnsupportedModeError(ZeroError, ValueError, NotImplementedError):
+    """A mode argument an op does not know (``F.pad(mode="foo")``), where PyTorch raises
+    NotImplementedError; a ValueError too, as Zero raised before."""
+
+
+class ShapeAssertionError(ShapeError, AssertionError):
+    """A size mismatch where PyTorch asserts (``TensorDataset`` of tensors of different
+    first sizes): an AssertionError, and Zero's ShapeError."""
+
+
+class IndexShapeError(ShapeError, IndexError):
+    """An index tensor of the wrong rank where PyTorch raises IndexError (index_select's
+    index of 2 dimensions); Zero's ShapeError too."""
+
+
+class IndexTypeError(ZeroIndexError, TypeError):
+    """An index of a type that cannot index (a string), where PyTorch raises TypeError."""
+
+
+class SizeTypeError(ShapeError, TypeError):
+    """A size that is not an integer (``rand(2.5)``), where PyTorch raises TypeError."""
+
+
+class ValueArgumentError(ZeroError, ValueError, RuntimeError):
+    """A value an op cannot take where PyTorch raises RuntimeError and Python code expects a
+    ValueError (the truth value of a tensor of many elements, an unknown norm order) or the
+    other way round (``int()`` of a tensor of many elements): both."""
+
+
+class DataTypeError(DTypeError, ValueError):
+    """Data ``tensor()`` cannot hold (strings, objects): PyTorch raises TypeError,
+    ValueError or RuntimeError depending on the nesting; this is all three."""
+
+
 def human_bytes(nbytes: int) -> str:
     """A byte count as people read it: '512 B', '1.5 KiB', '2.0 GiB', '1.0 TiB'."""
     size = float(nbytes)

@@ -354,6 +354,9 @@ FUNCS.update({
     "adaptive_max_pool2d_with_indices": [A(img3, 2)],
 })
 METHODS.update(LINEAR_ALGEBRA)
+METHODS.update({  # parity2: the other integer dtypes (new memory, or the tensor itself when it has the dtype)
+    "byte": [A(ii), A(u8)], "char": [A(ii), A(x)], "short": [A(ii), A(x)],
+})
 METHODS.update({
     "type": [A(x, zero.float32), A(x, zero.float64)],
     "unfold": [A(x, 1, 2, 1), A(x, 0, 3, 1)], "bernoulli_": [A(x, 0.5)],

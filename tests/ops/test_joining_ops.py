@@ -95,7 +95,7 @@ def test_joining_errors_name_the_operands():
         zero.stack([zero.zeros(2, 3), zero.zeros(2, 4)])
     with pytest.raises(zero.errors.ShapeError, match=r"split: sections \[1, 1\] sum to 2.*size 3"):
         zero.zeros(3).split([1, 1])
-    with pytest.raises(zero.errors.ZeroIndexError, match=r"gather: index out of range.*\[-3, 2\]"):
+    with pytest.raises(zero.errors.ZeroIndexError, match=r"gather: index out of range.*\[0, 2\]"):
         zero.zeros(2, 3).gather(1, zero.tensor([[0, 3]]))
     with pytest.raises(zero.errors.DTypeError, match="gather: index must be an int64 or int32 tensor.*float32"):
         zero.zeros(2, 3).gather(1, zero.zeros(2, 3))

@@ -88,8 +88,7 @@ def test_masked_fill_broadcasts_the_input_out_of_place():
 
 
 def test_log_softmax_of_an_all_minus_inf_row_is_nan_and_attention_gives_zeros():
-    # (softmax itself still gives zeros there, not PyTorch's NaN: its CPU and Triton kernels
-    # special-case the row; see the report of issue 37)
+    # (softmax itself: tests/ops/test_parity_edges2.py)
     rows = [[-INF, -INF, -INF], [0.0, 1.0, 2.0]]
     _same(lambda m: (ZF if m is zero else TF).log_softmax(m.tensor(rows), 1))
 

@@ -323,7 +323,7 @@ class Kernels(Protocol):
 
     # -- softmax, losses, layer norm, dropout (C-contiguous (rows, C) arrays) ---------------------
     def softmax_forward(self, x: Array, out: Array) -> None:
-        """out = exp(x - max) / sum(exp(x - max)) per row; a row all -inf gives zeros."""
+        """out = exp(x - max) / sum(exp(x - max)) per row; a row all -inf gives NaN."""
     def softmax_backward(self, grad: Array, out: Array, grad_in: Array) -> None:
         """grad_in = out * (grad - sum(grad * out)) per row."""
     def log_softmax_forward(self, x: Array, out: Array) -> None:
@@ -526,6 +526,9 @@ class Kernels(Protocol):
     def geqrf(self, a: Array, h: Array, tau: Array) -> None:
         """LAPACK's geqrf of a (..., m, n): h R on and above the diagonal, the reflectors below;
         tau (..., min(m, n)) their scales."""
+    # -- attention's softmax (parity2) ---------------------------------------------------------
+    def masked_softmax_forward(self, x: Array, out: Array) -> None:
+        """softmax_forward, but a row all -inf (a fully masked attention row) gives zeros."""
 
 
 def given(*arrays: Array | None) -> Array:

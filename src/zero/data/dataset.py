@@ -31,7 +31,7 @@ from typing import Generic, TypeVar
 
 import numpy as np
 
-from ..errors import ShapeError, ZeroIndexError
+from ..errors import ShapeAssertionError, ZeroIndexError
 from ..grad_mode import no_grad
 from ..ops.joining import index_select
 from ..random import Generator, default_generator
@@ -82,8 +82,8 @@ class TensorDataset(Dataset[tuple]):
     """Samples are rows: ``dataset[i] == tuple(t[i] for t in tensors)``.
 
     Takes zero tensors or NumPy arrays (arrays are shared, not copied); all must
-    have the same first dimension (``ShapeError``, a ``ValueError``, where
-    PyTorch asserts). ``.tensors`` holds them as zero tensors.
+    have the same first dimension (``ShapeAssertionError``, an ``AssertionError``
+    as PyTorch's, and Zero's ``ShapeError``). ``.tensors`` holds them as zero tensors.
     """
 
     def __init__(self, *tensors):
@@ -95,7 +95,7 @@ class TensorDataset(Dataset[tuple]):
                 raise ZeroIndexError(f"TensorDataset: tensor {i} is 0-d; every tensor needs a first dimension")
             if t.shape[0] != tensors[0].shape[0]:
                 sizes = ", ".join(str(list(t.shape)) for t in tensors)
-                raise ShapeError(f"TensorDataset: tensors must have the same first dimension, got shapes "
+                raise ShapeAssertionError(f"TensorDataset: tensors must have the same first dimension, got shapes "
                                  f"{sizes}")
         self.tensors = tensors
 

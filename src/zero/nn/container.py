@@ -140,7 +140,7 @@ def _repeated_blocks_repr(name: str, children: list) -> str:
 
 _TENSOR_TYPE_NAMES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor",
                       "bfloat16": "BFloat16Tensor", "int64": "LongTensor", "int32": "IntTensor",
-                      "uint8": "ByteTensor", "bool": "BoolTensor"}
+                      "uint8": "ByteTensor", "bool": "BoolTensor", "int16": "ShortTensor", "int8": "CharTensor"}
 
 
 def _as_parameter(value):

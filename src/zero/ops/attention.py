@@ -9,8 +9,9 @@
     probs  = softmax(scores, -1), then dropout(probs, dropout_p)
     out    = probs @ value
 
-A query row whose keys are all masked gets zeros (softmax of an all -inf row is
-zero here), as PyTorch's attention gives. Autograd runs through each op, so
+A query row whose keys are all masked gets zeros (attention's softmax,
+``MaskedSoftmax``, gives zeros for a row of -inf where plain softmax gives NaN), as
+PyTorch's attention gives, and a zero gradient. Autograd runs through each op, so
 the [.., L, S] scores and probabilities are kept for backward; the fused
 flash-style op that recomputes them instead is a separate, later op.
 """
@@ -25,7 +26,7 @@ from ..tensors.creation import ones
 from ..tensors.tensor import Tensor
 from . import elementwise
 from .dropout import dropout
-from .softmax import softmax
+from .softmax import MaskedSoftmax
 from ..autograd import autocast_hook
 
 
@@ -73,7 +74,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         else:
             raise DTypeError(f"scaled_dot_product_attention: attn_mask must be bool (True = attend) or "
                              f"floating point (added to the scores), got {describe(attn_mask)}")
-    probs = softmax(scores, -1)                                               # (..., L, S)
+    probs = MaskedSoftmax.apply(scores, -1)                                   # (..., L, S)
     if dropout_p > 0.0:
         probs = dropout(probs, dropout_p, training=True, generator=generator)
     return probs @ value                                                      # (..., L, Ev)

@@ -527,13 +527,23 @@ class Where(Op):
 # -- the functional forms (zero.add, and x.add through ops/tensor_methods.py) ---------------------
 
 
+def _check_alpha(op: str, input: Operand, other: Operand, alpha: Number) -> None:
+    """A float alpha with integer operands: PyTorch's RuntimeError (not a silent truncation)."""
+    if isinstance(alpha, float) and not any(isinstance(t, Tensor) and t.dtype.is_floating_point
+                                            for t in (input, other)):
+        if not any(isinstance(t, (float, complex)) for t in (input, other)):
+            raise DTypeError(f"{op}: alpha {alpha} is a float, but the operands are integers")
+
+
 def add(input: Operand, other: Operand, *, alpha: Number = 1) -> Tensor:
     """input + alpha * other."""
+    _check_alpha("add", input, other, alpha)
     return Add.apply(input, other if alpha == 1 else other * alpha)
 
 
 def sub(input: Operand, other: Operand, *, alpha: Number = 1) -> Tensor:
     """input - alpha * other."""
+    _check_alpha("sub", input, other, alpha)
     return Sub.apply(input, other if alpha == 1 else other * alpha)
 
 

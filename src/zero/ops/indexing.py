@@ -24,6 +24,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.op import Grads, Op
 from ..errors import DeviceError, IndexDTypeError, ShapeError, ZeroIndexError, describe
+from ..errors import IndexTypeError
 from ..tensors.creation import tensor, zeros
 from ..tensors.meta import Shape, broadcast_shapes, contiguous_strides, numel
 from ..tensors.tensor import Tensor
@@ -146,6 +147,8 @@ def _advanced_key(x: Tensor, key: tuple[IndexItem, ...]) -> tuple[Any, ...]:
             if item.dtype.is_floating_point:
                 raise IndexDTypeError(f"tensors used as indices must be integer or bool, got {describe(item)}")
             converted.append(item._array)
+        elif isinstance(item, (str, bytes)):
+            raise IndexTypeError(f"index: a {type(item).__name__} cannot index a tensor {describe(x)}")
         else:
             converted.append(item)
     return tuple(converted)

@@ -13,6 +13,7 @@ from .. import dtypes
 from ..autograd import autocast_hook
 from ..autograd.op import Grads, Op
 from ..errors import DTypeError, IndexRangeError, ShapeError, ValueRangeError, ZeroIndexError, describe, describe_all
+from ..errors import IndexShapeError
 from ..tensors.creation import zeros
 from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
@@ -27,9 +28,11 @@ def _check_index(op: str, index: Tensor) -> None:
 
 
 def _check_range(op: str, index: Tensor, size: int) -> None:
+    lowest = -size if op in ("take", "index_fill") else 0   # (the others refuse negatives, as PyTorch)
+
     def problem(smallest: int, largest: int) -> str | None:
-        if smallest < -size or largest >= size:
-            return f"index out of range: values must lie in [{-size}, {size - 1}], got [{smallest}, {largest}]"
+        if smallest < lowest or largest >= size:
+            return f"index out of range: values must lie in [{lowest}, {size - 1}], got [{smallest}, {largest}]"
         return None
 
     # PyTorch: IndexError from index_select and embedding, RuntimeError from gather and scatter
@@ -72,6 +75,8 @@ class Cat(Op):
 
 
 def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
+    if isinstance(tensors, Tensor):
+        raise TypeError(f"cat: expected a sequence of tensors, got one tensor {describe(tensors)}")
     if autocast_hook.state.active:
         tensors = autocast_hook.cast("cat", *tensors)
     return Cat.apply(*tensors, dim=dim)
@@ -122,6 +127,8 @@ def split(x: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) 
 def chunk(x: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise ValueRangeError(f"chunk: chunks must be positive, got {chunks}")
+    if x.ndim == 0:
+        raise ShapeError(f"chunk: expects a tensor of at least 1 dimension, got {describe(x)}")
     length = x.shape[normalize_dim(dim, x.ndim, "chunk")]
     return split(x, max(1, math.ceil(length / chunks)), dim)
 
@@ -196,7 +203,7 @@ class IndexSelect(PickAlongDim):
 
 def index_select(x: Tensor, dim: int, index: Tensor) -> Tensor:
     if isinstance(index, Tensor) and index.ndim > 1:
-        raise ShapeError(f"index_select: index must be 0-D or 1-D, got {describe(index)}")
+        raise IndexShapeError(f"index_select: index must be 0-D or 1-D, got {describe(index)}")
     if isinstance(x, Tensor) and x.ndim == 0 and isinstance(index, Tensor):
         # a 0-d input acts as a 1-element vector, as in PyTorch: one index, a 0-d result
         normalize_dim(dim, 0, "index_select")

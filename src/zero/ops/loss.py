@@ -64,8 +64,10 @@ class ClassLoss(Op):
                             f"{type(target).__name__}")
         if not x.dtype.is_floating_point:
             raise DTypeError(f"{op}: input must be floating point, got {describe(x)}")
+        if target.dtype is dtypes.uint8:   # (PyTorch takes Byte targets: MNIST's labels as read)
+            target = target.detach().to(dtypes.int64)
         if target.dtype not in (dtypes.int64, dtypes.int32):
-            raise DTypeError(f"{op}: target must hold class indices as an int64 or int32 tensor, got "
+            raise DTypeError(f"{op}: target must hold class indices as an int64, int32 or uint8 tensor, got "
                              f"{describe(target)} (input {describe(x)}); class-probability targets "
                              "(cross_entropy) are a float tensor of the input's shape; convert indices with .long()")
         if x.ndim == 0:

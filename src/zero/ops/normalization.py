@@ -19,6 +19,7 @@ from typing import Any
 
 from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
+from ..errors import DTypeNotImplementedError
 from ..tensors.meta import Shape, numel
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, laid_out, rows_of
@@ -37,7 +38,7 @@ class LayerNormalization(Op):
         if not isinstance(x, Tensor):
             raise TypeError(f"layer_norm: expected a tensor, got {type(x).__name__}")
         if not x.dtype.is_floating_point:
-            raise DTypeError(f"layer_norm: needs a floating-point input, got {describe(x)}")
+            raise DTypeNotImplementedError(f"layer_norm: needs a floating-point input, got {describe(x)}")
         shape = normalized_shape_of(normalized_shape)
         if not shape or len(shape) > x.ndim or x.shape[x.ndim - len(shape):] != shape:
             raise ShapeError(f"layer_norm: normalized_shape {list(shape)} must be the last "

@@ -12,9 +12,10 @@ written in terms of it:
     softmax:      dx = y * (dy - sum(dy * y))
     log_softmax:  dx = dy - exp(y) * sum(dy)
 
-A row that is entirely -inf (a fully masked attention row) gives zeros from
-softmax, as PyTorch's attention does (its plain softmax gives NaN there), and
-NaN from log_softmax, as in PyTorch.
+A row that is entirely -inf gives NaN from softmax and log_softmax, as in PyTorch
+(the row's maximum is -inf, and exp(-inf - -inf) is NaN with no test for it);
+``MaskedSoftmax``, attention's, gives zeros there, as PyTorch's attention does (a
+fully masked query row), and so a zero gradient.
 """
 from __future__ import annotations
 
@@ -78,6 +79,13 @@ class LogSoftmax(Softmax):
 
     forward_kernel = staticmethod(lambda kernels: kernels.log_softmax_forward)
     backward_kernel = staticmethod(lambda kernels: kernels.log_softmax_backward)
+
+
+class MaskedSoftmax(Softmax):
+    """softmax whose rows of all -inf give zeros (attention's fully masked query rows); the
+    same backward (out = 0 there gives a zero gradient)."""
+
+    forward_kernel = staticmethod(lambda kernels: kernels.masked_softmax_forward)
 
 
 def softmax(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:

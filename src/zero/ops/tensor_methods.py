@@ -40,6 +40,7 @@ from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
 from .extra.scatter_reduce import scatter_reduce
 from .extra import linalg_solvers, special_math, statistics_extra
+from .extra import integer_dtypes
 
 if TYPE_CHECKING:
     from ..tensors.tensor import Tensor
@@ -520,6 +521,10 @@ class TensorMethods:
     igamma_ = in_place(special_math.igamma)
     igammac = special_math.igammac
     igammac_ = in_place(special_math.igammac)
+    # -- parity2: PyTorch's other integer dtypes (extra/integer_dtypes.py) -------------------------
+    byte = integer_dtypes.to_uint8
+    char = integer_dtypes.to_int8
+    short = integer_dtypes.to_int16
 
 
 def attach_to(tensor_class: type) -> None:

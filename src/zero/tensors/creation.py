@@ -15,6 +15,7 @@ from .. import dtypes
 from ..backends.device import Device, cpu, to_device
 from ..dtypes import DType, DTypeLike, Number
 from ..errors import DTypeError, DTypeNotImplementedError, ShapeError, ShapeValueError, ValueRangeError
+from ..errors import DataTypeError, SizeTypeError
 from ..random import Generator, default_generator
 from .meta import Shape, Sizes, TensorMeta
 from .storage import Storage
@@ -26,7 +27,9 @@ def _shape_args(size: tuple[Any, ...]) -> Shape:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
     for s in size:
-        if not isinstance(s, numbers.Integral) or s < 0:
+        if not isinstance(s, numbers.Integral):
+            raise SizeTypeError(f"sizes must be integers, got {tuple(size)}")
+        if s < 0:
             raise ShapeError(f"sizes must be non-negative integers, got {tuple(size)}")
     return tuple(int(s) for s in size)
 
@@ -45,6 +48,8 @@ def empty(*size: int | Sizes, dtype: DTypeLike | None = None, device: Device | s
 
 def full(size: int | Sizes, fill_value: Number, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
          requires_grad: bool = False) -> Tensor:
+    if not isinstance(fill_value, (numbers.Number, np.generic, Tensor)):
+        raise TypeError(f"full(): fill_value must be a number, got {type(fill_value).__name__}")
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value) if isinstance(fill_value, (bool, int, float)) else None
     t = empty(_shape_args((size,)), dtype=dtype, device=device)
@@ -154,7 +159,7 @@ def _nested_shape(data: object, where: str = "data") -> Shape:
         return data.shape
     if isinstance(data, numbers.Number):
         return ()
-    raise TypeError(f"tensor(): cannot make a tensor from {type(data).__name__} at {where}")
+    raise DataTypeError(f"tensor(): cannot make a tensor from {type(data).__name__} at {where}")
 
 
 def _infer_dtype(array: np.ndarray) -> DType:
@@ -186,7 +191,18 @@ def tensor(data: Any, dtype: DTypeLike | None = None, device: Device | str | Non
         elif array.dtype.kind in "iu" and array.dtype != np.int64 and not _has_numpy_floats(data):
             array = array.astype(np.int64)
     target = dtypes.to_dtype(dtype) if dtype is not None else _infer_dtype(array)
+    if target is dtypes.uint64 and array.dtype.kind == "f" and not isinstance(data, np.ndarray):
+        array = _as_uint64(data, array)   # ints above int64's range: NumPy made them float64
     return _finish(Tensor._from_host(array, target, to_device(device or cpu)), requires_grad)
+
+
+def _as_uint64(data: Any, array: np.ndarray) -> np.ndarray:
+    """``data`` read straight as uint64 (exact up to 2**64 - 1), or ``array`` when NumPy
+    refuses (a negative number, a float)."""
+    try:
+        return np.array(_unwrap_tensors(data), dtype=np.uint64)
+    except (OverflowError, TypeError, ValueError):
+        return array
 
 
 def _has_numpy_floats(data: object) -> bool:
@@ -247,6 +263,8 @@ def arange(start: Number, end: Number | None = None, step: Number = 1, *, dtype:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = dtypes.get_default_dtype() if is_float else dtypes.int64
     dtype = dtypes.to_dtype(dtype)
+    if (end - start) * step < 0:
+        raise ValueRangeError(f"arange: the bounds {start} and {end} are inconsistent with the step's sign ({step})")
     count = max(0, math.ceil((end - start) / step))
     positions: np.ndarray = np.arange(count, dtype=np.float64 if dtype.is_floating_point else np.int64)
     values = start + positions * step
@@ -259,6 +277,10 @@ def linspace(start: float, end: float, steps: int, *, dtype: DTypeLike | None = 
     if dtype is dtypes.bool_:
         raise DTypeNotImplementedError("linspace: not implemented for dtype bool (as in PyTorch); "
                                        "use an integer or floating-point dtype")
+    if not isinstance(steps, numbers.Integral):
+        raise TypeError(f"linspace: steps must be an int, got {type(steps).__name__}")
+    if steps < 0:
+        raise ValueRangeError(f"linspace: steps must be non-negative, got {steps}")
     values = np.linspace(start, end, steps)
     return _finish(Tensor._from_host(values, dtype, to_device(device or cpu)), requires_grad)
 
@@ -266,6 +288,11 @@ def linspace(start: float, end: float, steps: int, *, dtype: DTypeLike | None = 
 def eye(n: int, m: int | None = None, *, dtype: DTypeLike | None = None, device: Device | str | None = None,
         requires_grad: bool = False) -> Tensor:
     dtype = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    for size in (n, m):
+        if size is not None and not isinstance(size, numbers.Integral):
+            raise SizeTypeError(f"eye: sizes must be integers, got {n}, {m}")
+        if size is not None and size < 0:
+            raise ValueRangeError(f"eye: sizes must be non-negative, got {n}, {m}")
     return _finish(Tensor._from_host(np.eye(n, m), dtype, to_device(device or cpu)), requires_grad)
 
 

@@ -31,7 +31,8 @@ import numpy as np
 from .. import dtypes
 from ..backends.device import Device
 from ..dtypes import DType
-from ..errors import AutogradError, DeviceError, DTypeError, ValueRangeError
+from ..errors import AutogradError, DeviceError, DTypeError
+from ..errors import ValueArgumentError
 from . import printing
 from .meta import Shape, TensorMeta, contiguous_meta, contiguous_strides, normalize_dim, numel
 from .storage import Storage
@@ -301,7 +302,7 @@ class Tensor(TensorMethods):
     def item(self) -> bool | int | float:
         n = self.numel()
         if n != 1:
-            raise ValueRangeError(f"item(): a tensor with {n} elements cannot be converted to a Python scalar")
+            raise ValueArgumentError(f"item(): a tensor with {n} elements cannot be converted to a Python scalar")
         return self._host_array().reshape(()).item()
 
     def __array__(self, dtype: np.dtype | None = None, copy: bool | None = None) -> np.ndarray:
@@ -327,7 +328,7 @@ class Tensor(TensorMethods):
 
     def __bool__(self) -> bool:
         if self.numel() != 1:
-            raise ValueError(f"the truth value of a tensor with {self.numel()} elements is ambiguous; "
+            raise ValueArgumentError(f"the truth value of a tensor with {self.numel()} elements is ambiguous; "
                              "use .any() or .all()")
         return bool(self.item())
 

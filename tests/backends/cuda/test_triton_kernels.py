@@ -113,11 +113,16 @@ def test_softmax_forward_and_backward(case, shape, log):
              tolerance={"rtol": 1e-4, "atol": 1e-4} if case.dtype == np.float32 else None)
 
 
-def test_softmax_of_a_fully_masked_row_is_zero(case):
-    x = np.full((2, 40), -np.inf, case.dtype)
+@pytest.mark.parametrize("width", [40, 4100])
+def test_softmax_of_a_fully_masked_row_is_nan_and_masked_softmax_s_is_zero(case, width):
+    x = np.full((2, width), -np.inf, case.dtype)
     x[1, 5] = 1.0
-    got, _ = case.run("softmax_forward", [x], {"out": ((2, 40), None)})
-    assert not got["out"][0].any() and got["out"][1, 5] == 1.0
+    got, _ = case.run("softmax_forward", [x], {"out": ((2, width), None)})
+    assert np.isnan(got["out"][0]).all() and got["out"][1, 5] == 1.0    # PyTorch's softmax
+    got, _ = case.run("masked_softmax_forward", [x], {"out": ((2, width), None)})
+    assert not got["out"][0].any() and got["out"][1, 5] == 1.0          # PyTorch's attention
+    got, _ = case.run("log_softmax_forward", [x], {"out": ((2, width), None)})
+    assert np.isnan(got["out"][0]).all() and got["out"][1, 5] == 0.0
 
 
 @pytest.mark.parametrize("classes", [1, 70, 4100])

@@ -24,6 +24,19 @@ def zero_grads(parameters, set_to_none: bool = True) -> None:
                 p.grad.zero_()
 
 
+def _norm_type(norm_type, name: str) -> float:
+    """``norm_type`` as a float ('inf' too, as PyTorch's float() takes it); a ValueError or
+    TypeError, as PyTorch's, for anything else."""
+    if isinstance(norm_type, str):
+        try:
+            return float(norm_type)
+        except ValueError:
+            raise ValueError(f"{name}: norm_type must be a number or 'inf', got {norm_type!r}") from None
+    if not isinstance(norm_type, (int, float)) and not hasattr(norm_type, "__float__"):
+        raise TypeError(f"{name}: norm_type must be a number, got {type(norm_type).__name__}")
+    return float(norm_type)
+
+
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
                     error_if_nonfinite: bool = False, eps: float = 1e-6) -> Tensor:
     """Scale every gradient by max_norm / (‖g‖ + eps) when the norm ‖g‖ of all gradients
@@ -34,6 +47,7 @@ def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
     """
     if isinstance(parameters, Tensor):
         parameters = [parameters]
+    norm_type = _norm_type(norm_type, "clip_grad_norm_")
     grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return tensor(0.0)

@@ -21,8 +21,9 @@ def parameters_to_vector(parameters) -> Tensor:
 
 
 def vector_to_parameters(vec: Tensor, parameters) -> None:
-    """Write consecutive slices of the 1-D ``vec`` into the parameters, in order (in place,
-    outside the graph)."""
+    """Point the parameters at consecutive slices of the 1-D ``vec``, in order: as PyTorch's
+    (``param.data = vec[...].view_as(param).data``), each becomes a view of ``vec``, so a
+    later write into ``vec`` shows in the parameters; the Parameter objects stay the same."""
     if not isinstance(vec, Tensor):
         raise TypeError(f"expected torch.Tensor, but got: {type(vec).__name__}")
     parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
@@ -34,7 +35,7 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
     with no_grad():
         for p in parameters:
             n = p.numel()
-            p.copy_(vec[offset:offset + n].reshape(tuple(p.shape)))
+            p.data = vec[offset:offset + n].reshape(tuple(p.shape)).data   # a view where one can be
             offset += n
 
 

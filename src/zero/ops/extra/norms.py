@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from ...autograd.op import Grads, Op
 from ...dtypes import DTypeLike
 from ...errors import ShapeError, describe
+from ...errors import ValueArgumentError
 from ...tensors.meta import normalize_dim, normalize_dims
 from ...tensors.tensor import Tensor
 from ..arguments import check_floats
@@ -181,7 +182,7 @@ def norm(input: Tensor, p: str | float = "fro", dim: int | Iterable[int] | None 
             raise ShapeError(f"norm: p='fro' takes one or two dims, got {dim!r}")
         p = 2
     if isinstance(p, str):
-        raise ValueError(f"norm: p must be 'fro', 'nuc' or a number, got {p!r}")
+        raise ValueArgumentError(f"norm: p must be 'fro', 'nuc' or a number, got {p!r}")
     return vector_norm(input, p, dims, keepdim, dtype=dtype)
 
 

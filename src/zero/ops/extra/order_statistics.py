@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ... import dtypes
+from ...errors import IndexRangeError
 from ...tensors.creation import tensor as make_tensor
 from ...tensors.meta import normalize_dim
 from ...tensors.tensor import Tensor
@@ -50,7 +51,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Val
     dim = normalize_dim(dim, x.ndim, "kthvalue")
     size = x.shape[dim] if x.ndim else 1
     if not isinstance(k, int) or not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {dim}")
+        raise IndexRangeError(f"kthvalue(): selected number k out of range for dimension {dim}")
     rows = x.reshape(1) if x.ndim == 0 else x
     order = sort(rows.detach(), dim, stable=True).indices
     indices = order.narrow(dim, k - 1, 1).contiguous()

@@ -20,7 +20,8 @@ import numpy as np
 
 from ...autograd.op import Grads, Op
 from ...backends.device import Device
-from ...errors import ShapeError, describe
+from ...errors import ShapeError, UnsupportedModeError, describe
+from ...errors import SizeTypeError, ValueArgumentError
 from ...tensors.creation import arange, full, tensor, zeros
 from ...tensors.meta import Shape, normalize_dim
 from ...tensors.tensor import Tensor
@@ -79,8 +80,10 @@ def repeat(x: Tensor, sizes: Sizes) -> Tensor:
     new memory, as in PyTorch, also when every repeat is 1."""
     if len(sizes) < x.ndim:
         raise ShapeError(f"repeat: {len(sizes)} repeats for {describe(x)}; give at least one per dimension")
-    if any(not isinstance(r, int) or r < 0 for r in sizes):
-        raise ValueError(f"repeat: repeats must be non-negative ints, got {list(sizes)}")
+    if any(not isinstance(r, int) for r in sizes):
+        raise SizeTypeError(f"repeat: repeats must be ints, got {list(sizes)}")
+    if any(r < 0 for r in sizes):
+        raise ValueArgumentError(f"repeat: repeats must be non-negative, got {list(sizes)}")
     shape = (1,) * (len(sizes) - x.ndim) + x.shape
     interleaved = tuple(n for s in shape for n in (1, s))
     expanded = tuple(n for r, s in zip(sizes, shape) for n in (r, s))
@@ -135,7 +138,7 @@ def pad(x: Tensor, amounts: Sequence[int], mode: str = "constant", value: Number
         raise ShapeError(f"pad: padding must be pairs of ints, at most one pair per dimension of {describe(x)}, "
                          f"got {list(amounts)}")
     if mode not in PAD_MODES:
-        raise ValueError(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
+        raise UnsupportedModeError(f"pad: mode must be one of {PAD_MODES}, got {mode!r}")
     pairs = [(0, 0)] * x.ndim
     for i in range(len(amounts) // 2):
         pairs[x.ndim - 1 - i] = (amounts[2 * i], amounts[2 * i + 1])

@@ -100,15 +100,36 @@ def unflatten(input: Tensor, dim: int, sizes: Sizes) -> Tensor:
     return reshape(input, input.shape[:dim] + sizes + input.shape[dim + 1:])
 
 
-def atleast_1d(x: Tensor) -> Tensor:
+def _each(one, tensors: tuple):
+    """atleast_Nd(x) -> a tensor; atleast_Nd(x, y, ...) or of a list -> a tuple (PyTorch's)."""
+    if len(tensors) == 1 and isinstance(tensors[0], Tensor):
+        return one(tensors[0])
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    return tuple(one(t) for t in tensors)
+
+
+def atleast_1d(*tensors: Tensor):
+    return _each(_atleast_1d, tensors)
+
+
+def atleast_2d(*tensors: Tensor):
+    return _each(_atleast_2d, tensors)
+
+
+def atleast_3d(*tensors: Tensor):
+    return _each(_atleast_3d, tensors)
+
+
+def _atleast_1d(x: Tensor) -> Tensor:
     return reshape(x, (1,)) if x.ndim == 0 else x
 
 
-def atleast_2d(x: Tensor) -> Tensor:
+def _atleast_2d(x: Tensor) -> Tensor:
     return reshape(x, (1,) * (2 - x.ndim) + x.shape) if x.ndim < 2 else x
 
 
-def atleast_3d(x: Tensor) -> Tensor:
+def _atleast_3d(x: Tensor) -> Tensor:
     if x.ndim == 0:
         return reshape(x, (1, 1, 1))
     if x.ndim == 1:
@@ -117,12 +138,12 @@ def atleast_3d(x: Tensor) -> Tensor:
 
 
 def hstack(tensors: Iterable[Tensor]) -> Tensor:
-    tensors = [atleast_1d(t) for t in _tensors("hstack", tensors)]
+    tensors = [_atleast_1d(t) for t in _tensors("hstack", tensors)]
     return cat(tensors, dim=0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Iterable[Tensor]) -> Tensor:
-    return cat([atleast_2d(t) for t in _tensors("vstack", tensors)], dim=0)
+    return cat([_atleast_2d(t) for t in _tensors("vstack", tensors)], dim=0)
 
 
 def dstack(tensors: Iterable[Tensor]) -> Tensor:

@@ -22,7 +22,8 @@ from ..conversion import to
 
 _NAMES = {dtypes.float32: "FloatTensor", dtypes.float64: "DoubleTensor", dtypes.float16: "HalfTensor",
           dtypes.bfloat16: "BFloat16Tensor", dtypes.int64: "LongTensor", dtypes.int32: "IntTensor",
-          dtypes.uint8: "ByteTensor", dtypes.bool_: "BoolTensor"}
+          dtypes.uint8: "ByteTensor", dtypes.bool_: "BoolTensor", dtypes.int16: "ShortTensor",
+          dtypes.int8: "CharTensor"}
 _BY_NAME = {name: dtype for dtype, name in _NAMES.items()}
 
 
@@ -65,6 +66,8 @@ LongTensor = _legacy(dtypes.int64)
 IntTensor = _legacy(dtypes.int32)
 ByteTensor = _legacy(dtypes.uint8)
 BoolTensor = _legacy(dtypes.bool_)
+ShortTensor = _legacy(dtypes.int16)
+CharTensor = _legacy(dtypes.int8)
 
 
 def type_name(t: Tensor) -> str:

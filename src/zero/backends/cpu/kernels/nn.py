@@ -14,8 +14,11 @@ statistics; label smoothing's sums over the class weights run in float64.
 ``weight``/``bias`` (and the matching gradients) may be ``None``.
 
     softmax_forward(x, out)                         x, out: (rows, C)
-        out = exp(x - max) / sum(exp(x - max)) per row; a row that is all -inf
-        (fully masked) gives zeros, as attention wants (PyTorch gives NaN there).
+        out = exp(x - max) / sum(exp(x - max)) per row; a row that is all -inf gives
+        NaN, as PyTorch's softmax (its max is -inf, and exp(-inf - -inf) is NaN by itself).
+    masked_softmax_forward(x, out)                  x, out: (rows, C)
+        the same, but a row that is all -inf (a fully masked attention row) gives zeros,
+        as PyTorch's scaled_dot_product_attention does.
     softmax_backward(grad, out, grad_in)            (rows, C) each
         grad_in = out * (grad - sum(grad * out))
     log_softmax_forward(x, out)                     (rows, C)
@@ -71,6 +74,7 @@ from .linalg import ones_vector
 __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
            "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
+__all__ += ["masked_softmax_forward"]
 
 
 def _rows_out(out: Array) -> Array:
@@ -95,7 +99,12 @@ def _weight_or_ones(weight: Array | None, classes: int, dtype: np.dtype | type) 
 
 def softmax_forward(x: Array, out: Array) -> None:
     if x.shape[1]:
-        _softmax_rows(np.ascontiguousarray(x), _rows_out(out))
+        _softmax_rows(np.ascontiguousarray(x), _rows_out(out), False)
+
+
+def masked_softmax_forward(x: Array, out: Array) -> None:
+    if x.shape[1]:
+        _softmax_rows(np.ascontiguousarray(x), _rows_out(out), True)
 
 
 def log_softmax_forward(x: Array, out: Array) -> None:
@@ -119,12 +128,14 @@ def log_softmax_backward(grad: Array, out: Array, grad_in: Array) -> None:
 
 
 @njit
-def _softmax_rows(x, out):
-    """exp(x - peak) is computed once, into out, then scaled."""
+def _softmax_rows(x, out, masked):
+    """exp(x - peak) is computed once, into out, then scaled. A row all -inf has peak -inf
+    and gives NaN by itself (PyTorch's softmax); ``masked`` (attention) gives zeros there,
+    one test per row, outside the loops over its elements."""
     rows, classes = x.shape
     for r in prange(rows):
         peak = row_peak(x[r])
-        if peak == -np.inf and not _has_nan(x[r]):   # fully masked row: zeros, not 0/0
+        if masked and peak == -np.inf and not _has_nan(x[r]):   # fully masked row: zeros
             for c in range(classes):
                 out[r, c] = 0.0
             continue

@@ -260,3 +260,5 @@ left_shift = partial(array_kernels.more_math.left_shift, cp)
 right_shift = partial(array_kernels.more_math.right_shift, cp)
 scatter_reduce = partial(array_kernels.more_math.scatter_reduce, cp)
 geqrf = partial(array_kernels.householder.geqrf, cp)     # issue 37 (math names)
+# -- attention's softmax: zeros for a fully masked row (cuda/kernels/nn.py) --------------------------
+masked_softmax_forward = nn.masked_softmax_forward

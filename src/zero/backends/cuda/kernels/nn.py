@@ -32,18 +32,19 @@ from .reduction import column_sums
 __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward", "dropout_backward", "dropout_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
            "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
+__all__ += ["masked_softmax_forward"]
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
 
 
-def _softmax(x: Array, out: Array, log: bool) -> None:
+def _softmax(x: Array, out: Array, log: bool, masked: bool = False) -> None:
     x = contiguous(x)
     rows, width = x.shape
     if rows == 0 or width == 0:
         return
     block = row_block(width)
-    launch(softmax_forward_kernel, (rows,), x, output(out), width, LOG=log, BLOCK=block,
+    launch(softmax_forward_kernel, (rows,), x, output(out), width, LOG=log, BLOCK=block, MASKED=masked,
            num_warps=warps_for(block))
 
 
@@ -58,6 +59,11 @@ def _softmax_backward(grad: Array, out: Array, grad_in: Array, log: bool) -> Non
 
 def softmax_forward(x: Array, out: Array) -> None:
     _softmax(x, out, False)
+
+
+def masked_softmax_forward(x: Array, out: Array) -> None:
+    """softmax with zeros (not NaN) for a row all -inf: attention's fully masked rows."""
+    _softmax(x, out, False, True)
 
 
 def log_softmax_forward(x: Array, out: Array) -> None:

@@ -7,7 +7,9 @@ A row is read in chunks of ``BLOCK`` columns, so any width works (a vocabulary o
 50k classes as well as 65). The statistics come from one pass with an *online*
 maximum: each lane keeps the largest value it has seen and the sum of
 ``exp(x - largest)``, rescaling the sum when the largest grows; the lanes are
-combined at the end. A fully masked row (all -inf) has maximum -inf and sum 0.
+combined at the end. A fully masked row (all -inf) has maximum -inf and sum 0: softmax
+gives NaN there by itself (exp(-inf - -inf), as PyTorch's), and zeros under ``MASKED``
+(attention's rule).
 """
 import triton
 import triton.language as tl
@@ -33,8 +35,10 @@ def _row_max_and_sum(row_ptr, width, BLOCK: tl.constexpr):
 
 
 @triton.jit
-def softmax_forward_kernel(x_ptr, out_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
-    """softmax: exp(x - max) / sum (zeros for a fully masked row); LOG: x - max - log(sum)."""
+def softmax_forward_kernel(x_ptr, out_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr,
+                           MASKED: tl.constexpr):
+    """softmax: exp(x - max) / sum (NaN for a row all -inf; zeros under MASKED);
+    LOG: x - max - log(sum)."""
     row = tl.program_id(0).to(tl.int64)
     x_row = x_ptr + row * width
     out_row = out_ptr + row * width
@@ -47,8 +51,10 @@ def softmax_forward_kernel(x_ptr, out_ptr, width, LOG: tl.constexpr, BLOCK: tl.c
         x = tl.load(x_row + start + columns, mask=mask, other=0.0)
         if LOG:  # (x - max) - log(sum), not x - (max + log(sum)): exact where x is large
             y = (x - peak) - log_total
-        else:
+        elif MASKED:
             y = tl.where(peak == NEG_INF, 0.0, tl.exp(x - peak) * inverse)
+        else:
+            y = tl.exp(x - peak) * inverse
         tl.store(out_row + start + columns, y, mask=mask)
 
 
