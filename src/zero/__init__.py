@@ -106,6 +106,13 @@ from .ops.extra.scatter_reduce import scatter_reduce
 from .ops.extra.tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor, DoubleTensor, FloatTensor, HalfTensor,
                                      IntTensor, LongTensor)
 from .tensors.size import Size
+# Mixed precision: zero.autocast and its state functions, PyTorch's names (issue 38: autocast)
+from .amp import GradScaler
+from .amp.autocast import (autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+                           get_autocast_cpu_dtype, get_autocast_dtype, get_autocast_gpu_dtype,
+                           is_autocast_cache_enabled, is_autocast_cpu_enabled, is_autocast_enabled,
+                           set_autocast_cache_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                           set_autocast_dtype, set_autocast_enabled, set_autocast_gpu_dtype)
 # -- issue 37 (math names): special functions, statistics, windows, old solvers --
 from .ops.extra.special_math import (angle, deg2rad, float_power, frexp, gcd, heaviside, i0, igamma, igammac, isin,
                                      isreal, lcm, ldexp, logaddexp2, logit, mvlgamma, nextafter, polygamma, rad2deg,
@@ -196,3 +203,4 @@ __getattr__, __dir__ = on_first_use(__name__, {
     "onnx": "onnx",
     "serialization": "serialization",
 }, globals())
+

@@ -487,6 +487,12 @@ FUNCS.update({
 METHODS.update({"put_": [A(x, iv, In("w2"))], "index_put_": [A(x, (iv,), In("x2r"), True)]})
 METHODS.update({"random_": [A(x), A(x, 0, 5)], "exponential_": [A(x)], "geometric_": [A(x, 0.5)],
                 "log_normal_": [A(x)], "cauchy_": [A(x)]})
+# autocast's state functions (issue 38: autocast): global state, no tensor result (tests/amp/test_autocast.py)
+NOT_CALLED.update(dict.fromkeys((
+    "autocast_decrement_nesting", "autocast_increment_nesting", "clear_autocast_cache", "get_autocast_cpu_dtype",
+    "get_autocast_dtype", "get_autocast_gpu_dtype", "is_autocast_cache_enabled", "is_autocast_cpu_enabled",
+    "is_autocast_enabled", "set_autocast_cache_enabled", "set_autocast_cpu_dtype", "set_autocast_cpu_enabled",
+    "set_autocast_dtype", "set_autocast_enabled", "set_autocast_gpu_dtype"), "autocast's global state"))
 
 TOP_NOT_CALLED = {  # zero.<name> only
     "poisson_nll_loss": "torch.poisson_nll_loss needs (log_input, full, eps, reduction as an int) positionally, "

@@ -1,7 +1,6 @@
-"""Automatic mixed precision, the part that is real today: ``GradScaler``, dynamic loss scaling.
-
-(``autocast`` -- running chosen ops in float16/bfloat16 -- comes with mixed-precision
-training; there is deliberately no stand-in for it here.)"""
+"""Automatic mixed precision: ``autocast`` (chosen ops in float16/bfloat16, by PyTorch's
+op lists) and ``GradScaler`` (dynamic loss scaling for float16)."""
+from .autocast import autocast, custom_bwd, custom_fwd
 from .grad_scaler import GradScaler, OptState
 
-__all__ = ["GradScaler", "OptState"]
+__all__ = ["GradScaler", "OptState", "autocast", "custom_fwd", "custom_bwd"]

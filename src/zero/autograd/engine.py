@@ -33,6 +33,7 @@ from ..grad_mode import no_grad
 from ..tensors.creation import ones_like
 from ..tensors.storage import new_serial
 from ..tensors.tensor import Tensor
+from . import autocast_hook
 from . import op as op_module
 from .op import AccumulateGrad, Op, run_profiled, freed_graph_error, gradient_node
 
@@ -127,7 +128,7 @@ def _run_pass(tensors: Iterable[Tensor], grad_tensors: Iterable[Tensor | None] |
         None if inputs is None else {id(gradient_node(t)): None for t in inputs})
     profiler = op_module.active_profiler
 
-    with no_grad():
+    with no_grad(), autocast_hook.suspended():
         for node in reversed(topological_order(root_nodes)):    # 1. consumers before producers
             grad = grads.pop(id(node), None)                      # 2. every path's part, summed
             if grad is None:

@@ -157,7 +157,8 @@ class Job:
         config, model = self.config, self.trainer.model
         layers = f"{config.n_layer} layer{'s' if config.n_layer != 1 else ''}"
         return (f"model: {model.num_parameters():,} parameters ({layers}, {config.n_head} heads, {config.n_embd} "
-                f"wide, block {config.block_size}, vocabulary {len(self.tokenizer)}) on {self.device}; "
+                f"wide, block {config.block_size}, vocabulary {len(self.tokenizer)}) on {self.device} "
+                f"in {config.dtype}; "
                 f"{len(self.train_data):,} train / {len(self.val_data):,} val tokens; preset {config.preset}")
 
 

@@ -18,7 +18,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from .. import nn
+from .. import dtypes, nn
+from ..amp import autocast
 from ..grad_mode import no_grad
 from ..models.gpt import GPT
 from ..nn.utils import clip_grad_norm_
@@ -75,7 +76,8 @@ class Trainer:
         the step's; by default the loss and the norm as floats."""
         assert self.schedule is not None, "Trainer.start() first"
         x, y = self.draw(self.train_data, self.batches)
-        loss = self.trained(x, y)
+        with self.precision():
+            loss = self.trained(x, y)
         self.optimizer.zero_grad()
         loss.backward()
         # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
@@ -93,11 +95,16 @@ class Trainer:
         the training batches."""
         rng = Generator(seed=self.config.seed + 2)
         total = 0.0
-        with nn.eval_mode(self.model), no_grad():
+        with nn.eval_mode(self.model), no_grad(), self.precision():
             for _ in range(self.config.eval_iters):
                 x, y = self.draw(self.val_data, rng)
                 total += self.model(x, y).item()
         return {"val_loss": total / self.config.eval_iters}
+
+    def precision(self) -> autocast:
+        """--dtype bfloat16: the forward under autocast (weights, gradients and the optimizer's
+        state stay float32); float32: autocast off."""
+        return autocast(self.device.type, dtype=dtypes.bfloat16, enabled=self.config.dtype == "bfloat16")
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state(self) -> dict:

@@ -2,7 +2,8 @@
 PyTorch import them; the book's concepts do not need them.
 
     accelerator    torch.accelerator: which accelerator this machine has (CUDA, or none)
-    cuda_amp       torch.cuda.amp.GradScaler: the older name of zero.amp.GradScaler("cuda")
+    cuda_amp       torch.cuda.amp.GradScaler, autocast: the older names of zero.amp's ("cuda")
+    cpu_amp        torch.cpu.amp.autocast: the older name of zero.amp.autocast("cpu")
     cudnn          torch.backends.cudnn: the flags scripts set (Zero has no cuDNN)
     mps            torch.backends.mps: Apple's backend, which Zero does not have
     utils          torch.utils.data (zero.data's classes), torch.utils.hooks, torch.utils.checkpoint
@@ -34,6 +35,7 @@ else:
 ALIASES = {
     "zero.accelerator": "zero.compat.accelerator",
     "zero.cuda.amp": "zero.compat.cuda_amp",
+    "zero.cpu.amp": "zero.compat.cpu_amp",
     "zero.backends.cudnn": "zero.compat.cudnn",
     "zero.backends.mps": "zero.compat.mps",
     "zero.utils": "zero.compat.utils",              # (on first use: it imports zero.data)

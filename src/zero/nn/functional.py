@@ -178,6 +178,11 @@ def batch_norm(input: Tensor, running_mean, running_var, weight=None, bias=None,
     in place when given; the running statistics otherwise (None: the batch's always)."""
     if not isinstance(input, Tensor) or input.ndim < 2:
         raise ShapeError(f"batch_norm: expected an input (N, C, ...), got {describe(input)}")
+    parameter = weight if weight is not None else running_mean
+    if input.dtype.itemsize == 2 and isinstance(parameter, Tensor) and parameter.dtype is not input.dtype:
+        # a 16-bit input (autocast's) with float32 parameters: in float32, the result in the input's dtype
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum,
+                          eps).to(input.dtype)
     channels = input.shape[1]
     broadcast = (1, channels) + (1,) * (input.ndim - 2)            # (1, C, 1, ...)
     dims = (0,) + tuple(range(2, input.ndim))

@@ -22,6 +22,7 @@ import numbers
 import warnings
 from typing import Any
 
+from ..autograd import autocast_hook
 from ..ops.extra.recurrent import recurrence
 from ..ops.joining import cat, index_select, stack
 from ..tensors.creation import empty, zeros
@@ -158,8 +159,11 @@ class RNNBase(Module):
                 b_ih, b_hh = (weights[2], weights[3]) if self.bias else (None, None)
                 w_hr = weights[-1] if self.proj_size else None
                 reverse = direction == 1
-                out = recurrence(self.mode, outputs, h0[index], None if c0 is None else c0[index], w_ih, w_hh,
-                                 b_ih, b_hh, batch_sizes, reverse, w_hr)
+                h0_i, c0_i = h0[index], None if c0 is None else c0[index]
+                if autocast_hook.state.active:  # ("lstm", "gru", "rnn_tanh", "rnn_relu")
+                    outputs, h0_i, c0_i, w_ih, w_hh, b_ih, b_hh, w_hr = autocast_hook.cast(
+                        self.mode.lower(), outputs, h0_i, c0_i, w_ih, w_hh, b_ih, b_hh, w_hr)
+                out = recurrence(self.mode, outputs, h0_i, c0_i, w_ih, w_hh, b_ih, b_hh, batch_sizes, reverse, w_hr)
                 hs = out[0] if lstm else out
                 last = 0 if reverse else length
                 per_direction.append(hs[0:length] if reverse else hs[1:])
@@ -306,8 +310,11 @@ class RNNCellBase(Module):
             if t.ndim != 2 or t.shape[1] != self.hidden_size:
                 raise RuntimeError(f"hidden{k} has inconsistent hidden_size: got {t.shape[-1]}, expected "
                                    f"{self.hidden_size}")
-        out = recurrence(self.mode, x.unsqueeze(0), states[0], states[1] if lstm else None, self.weight_ih,
-                         self.weight_hh, self.bias_ih, self.bias_hh)
+        weights = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if autocast_hook.state.active:  # ("lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell")
+            x, *states, w_ih, w_hh, b_ih, b_hh = autocast_hook.cast(f"{self.mode.lower()}_cell", x, *states, *weights)
+            weights = (w_ih, w_hh, b_ih, b_hh)
+        out = recurrence(self.mode, x.unsqueeze(0), states[0], states[1] if lstm else None, *weights)
         h = (out[0] if lstm else out)[1]
         c = out[1][1] if lstm else None
         if not batched:

@@ -27,6 +27,7 @@ from ..tensors.tensor import Tensor
 from . import elementwise
 from .dropout import dropout
 from .softmax import MaskedSoftmax
+from ..autograd import autocast_hook
 
 
 def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
@@ -52,6 +53,8 @@ def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) 
 def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  generator: Generator | None = None) -> Tensor:
+    if autocast_hook.state.active:
+        query, key, value, attn_mask = autocast_hook.cast("scaled_dot_product_attention", query, key, value, attn_mask)
     _check(query, key, value, attn_mask)
     if attn_mask is not None and is_causal:
         raise ValueRangeError("scaled_dot_product_attention: pass either attn_mask or is_causal=True, not both "

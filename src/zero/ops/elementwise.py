@@ -28,6 +28,7 @@ from ..tensors.tensor import Tensor
 from .arguments import Number, Operand
 from .broadcast import broadcast_shape_of, operand_shape, sum_to_shape
 from .conversion import Cast, Copy
+from ..autograd import autocast_hook
 
 
 def _array(x: Operand) -> Any:
@@ -556,6 +557,8 @@ def true_divide(input: Operand, other: Operand) -> Tensor:
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
+    if autocast_hook.state.active:
+        input, exponent = autocast_hook.cast("pow", input, exponent)
     return Pow.apply(input, exponent)
 
 
@@ -594,10 +597,14 @@ def square(input: Tensor) -> Tensor:
 
 
 def exp(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("exp", input)
     return Exp.apply(input)
 
 
 def log(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("log", input)
     return Log.apply(input)
 
 
@@ -606,6 +613,8 @@ def sqrt(input: Tensor) -> Tensor:
 
 
 def rsqrt(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("rsqrt", input)
     return Rsqrt.apply(input)
 
 

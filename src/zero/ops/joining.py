@@ -10,6 +10,7 @@ import math
 from collections.abc import Iterable, Sequence
 
 from .. import dtypes
+from ..autograd import autocast_hook
 from ..autograd.op import Grads, Op
 from ..errors import DTypeError, IndexRangeError, ShapeError, ValueRangeError, ZeroIndexError, describe, describe_all
 from ..errors import IndexShapeError
@@ -76,6 +77,8 @@ class Cat(Op):
 def cat(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     if isinstance(tensors, Tensor):
         raise TypeError(f"cat: expected a sequence of tensors, got one tensor {describe(tensors)}")
+    if autocast_hook.state.active:
+        tensors = autocast_hook.cast("cat", *tensors)
     return Cat.apply(*tensors, dim=dim)
 
 
@@ -84,6 +87,8 @@ concat = cat  # (NumPy's name, which PyTorch has too)
 
 def stack(tensors: Iterable[Tensor], dim: int = 0) -> Tensor:
     tensors = list(tensors)
+    if autocast_hook.state.active:
+        tensors = list(autocast_hook.cast("stack", *tensors))
     if not tensors:
         raise ValueRangeError("stack: expected a non-empty sequence of tensors")
     shape = tensors[0].shape

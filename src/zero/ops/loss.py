@@ -32,6 +32,7 @@ from ..tensors.tensor import Tensor
 from .arguments import array_or_none, flat_of, laid_out, rows_of
 from .index_checks import check_index_range
 from .softmax import log_softmax
+from ..autograd import autocast_hook
 
 REDUCTIONS = ("mean", "sum", "none")
 
@@ -212,6 +213,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                   label_smoothing: float = 0.0) -> Tensor:
     """Class indices as the target (the fused op), or class probabilities: a float target
     of the input's shape (a composition, ``soft_target_cross_entropy``)."""
+    if autocast_hook.state.active:
+        input, target, weight = autocast_hook.cast("cross_entropy", input, target, weight)
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     if isinstance(target, Tensor) and target.dtype.is_floating_point and isinstance(input, Tensor) \
@@ -225,6 +228,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average: bool | None = None,
              ignore_index: int = -100, reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        input, target, weight = autocast_hook.cast("nll_loss", input, target, weight)
     if size_average is not None or reduce is not None:
         reduction = legacy_reduction(size_average, reduce)
     return NLLLoss.apply(input, target, weight, ignore_index, reduction)
@@ -264,6 +269,8 @@ def soft_target_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | No
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """mean((input - target) ** 2), a composition of elementwise ops and a reduction.
     Shapes broadcast, with a warning when they differ (as in PyTorch)."""
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("mse_loss", input, target)
     check_reduction("mse_loss", reduction)
     if not isinstance(input, Tensor) or not isinstance(target, Tensor):
         raise TypeError(f"mse_loss: input and target must be tensors, got {type(input).__name__} and "

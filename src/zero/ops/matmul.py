@@ -10,6 +10,7 @@ any strides (BLAS takes a transposed matrix as a flag), so nothing is copied.
 """
 from __future__ import annotations
 
+from ..autograd import autocast_hook
 from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
 from ..tensors.meta import broadcast_shapes
@@ -57,6 +58,8 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if not isinstance(input, Tensor) or not isinstance(other, Tensor):
         raise TypeError(f"matmul: both operands must be tensors, got {type(input).__name__} and "
                         f"{type(other).__name__}")
+    if autocast_hook.state.active:
+        input, other = autocast_hook.cast("matmul", input, other)
     if input.ndim == 0 or other.ndim == 0:
         raise ShapeError(f"matmul: both operands need at least one dimension, got {describe(input)} and "
                          f"{describe(other)}")

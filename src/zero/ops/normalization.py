@@ -23,6 +23,7 @@ from ..errors import DTypeNotImplementedError
 from ..tensors.meta import Shape, numel
 from ..tensors.tensor import Tensor
 from .arguments import array_or_none, laid_out, rows_of
+from ..autograd import autocast_hook
 
 
 def normalized_shape_of(normalized_shape: int | Iterable[int]) -> Shape:
@@ -94,4 +95,10 @@ def _flat_or_none(t: Tensor | None) -> Any:
 
 def layer_norm(x: Tensor, normalized_shape: int | Iterable[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast("layer_norm", x, weight, bias)
+    if weight is not None and weight._meta.dtype is not x._meta.dtype and x._meta.dtype.itemsize == 2:
+        # a 16-bit input with float32 parameters (autocast's bfloat16 activations meeting a
+        # float32 LayerNorm): normalised in float32, the result in the input's dtype, as PyTorch's
+        return LayerNormalization.apply(x.float(), weight, bias, normalized_shape, eps).to(x._meta.dtype)
     return LayerNormalization.apply(x, weight, bias, normalized_shape, eps)

@@ -25,6 +25,7 @@ from ..errors import DTypeError, EmptyReductionError, ShapeError, describe
 from ..tensors.creation import zeros
 from ..tensors.meta import Shape, normalize_dim, normalize_dims, numel
 from ..tensors.tensor import Tensor
+from ..autograd import autocast_hook
 
 
 class ValuesIndices(NamedTuple):
@@ -260,6 +261,8 @@ def _dim(dim: _D, axis: _D) -> _D:
 
 def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, dtype: DTypeLike | None = None, *,
         axis: Dims = None) -> Tensor:
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("sum", input)
     return Sum.apply(input, _dim(dim, axis), keepdim, dtype)
 
 

@@ -25,6 +25,7 @@ from ..errors import DTypeNotImplementedError, describe
 from ..tensors.meta import Shape, normalize_dim
 from ..tensors.tensor import Tensor
 from .arguments import rows_of
+from ..autograd import autocast_hook
 
 
 def rows_last(x: Tensor, dim: int) -> tuple[Tensor, Shape]:
@@ -88,12 +89,16 @@ class MaskedSoftmax(Softmax):
 
 
 def softmax(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("softmax", input)
     if dtype is not None:
         input = input.to(dtype)
     return Softmax.apply(input, dim)
 
 
 def log_softmax(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("log_softmax", input)
     if dtype is not None:
         input = input.to(dtype)
     return LogSoftmax.apply(input, dim)

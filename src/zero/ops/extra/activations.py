@@ -35,6 +35,7 @@ from ..elementwise import Relu, Silu
 from ..inplace import modify
 from ..inplace import relu_ as _relu_in_place
 from ..softmax import softmax
+from ...autograd import autocast_hook
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -243,6 +244,8 @@ def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("softplus", input)
     return Softplus.apply(input, float(beta), float(threshold))
 
 
@@ -316,6 +319,8 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, weight = autocast_hook.cast("prelu", input, weight)
     return Prelu.apply(input, weight)
 
 
@@ -359,6 +364,8 @@ def implicit_dim(op: str, ndim: int) -> int:
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     """softmax(-input, dim)."""
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("softmin", input)
     if dim is None:
         dim = implicit_dim("softmin", input.ndim)
     if dtype is not None:

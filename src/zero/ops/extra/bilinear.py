@@ -9,10 +9,13 @@ from __future__ import annotations
 
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
+from ...autograd import autocast_hook
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """PyTorch's F.bilinear: input1 (*, in1), input2 (*, in2), weight (out, in1, in2) -> (*, out)."""
+    if autocast_hook.state.active:
+        input1, input2, weight, bias = autocast_hook.cast("bilinear", input1, input2, weight, bias)
     if not isinstance(weight, Tensor) or weight.ndim != 3:
         raise ShapeError(f"bilinear: weight must be a 3-D tensor [out, in1, in2], got {describe(weight)}")
     out_features, in1, in2 = weight.shape

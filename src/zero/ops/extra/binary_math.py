@@ -39,6 +39,7 @@ from ..arguments import Number, Operand
 from ..comparison import LogicalAnd
 from ..elementwise import BinaryOp, Div, SavingBinaryOp, Sigmoid, Where, _array, _dtype_of, _in_dtype
 from ..inplace import apply_, true_divide_
+from ...autograd import autocast_hook
 
 
 def _isnan(x: Operand) -> Tensor | bool:
@@ -262,6 +263,8 @@ class Addcdiv(Addcmul):
 
 
 def atan2(input: Operand, other: Operand) -> Tensor:
+    if autocast_hook.state.active:
+        input, other = autocast_hook.cast("atan2", input, other)
     return Atan2.apply(input, other)
 
 
@@ -318,10 +321,14 @@ def lerp(input: Tensor, end: Tensor, weight: Tensor | Number) -> Tensor:
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    if autocast_hook.state.active:
+        input, tensor1, tensor2 = autocast_hook.cast("addcmul", input, tensor1, tensor2)
     return Addcmul.apply(input, tensor1, tensor2, value=value)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Number = 1) -> Tensor:
+    if autocast_hook.state.active:
+        input, tensor1, tensor2 = autocast_hook.cast("addcdiv", input, tensor1, tensor2)
     return Addcdiv.apply(input, tensor1, tensor2, value=value)
 
 

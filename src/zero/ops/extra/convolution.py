@@ -25,6 +25,7 @@ from ...errors import ShapeError, ShapeValueError, describe
 from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
 from ..arguments import Sizes, array_or_none, check_floats
+from ...autograd import autocast_hook
 
 Padding = tuple[tuple[int, int], ...]  # (before, after) per spatial dimension
 
@@ -110,6 +111,8 @@ def convolution(op: str, dims: int, x: Tensor, weight: Tensor, bias: Tensor | No
                 padding: str | int | Sizes = 0, dilation: int | Sizes = 1, groups: int = 1) -> Tensor:
     """PyTorch's F.conv1d (dims 1) and F.conv2d (dims 2): checks, then the op. An unbatched
     input (C, *in) gives an unbatched output."""
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast(op, x, weight, bias)
     check_floats(op, input=x, weight=weight, bias=bias)
     if x.ndim not in (dims + 1, dims + 2):
         raise ShapeError(f"{op}: expected a {dims + 1}-D (unbatched) or {dims + 2}-D (batched) input, "

@@ -27,12 +27,15 @@ from .fold import Unfold, fold_blocks
 from .rearrange import pad
 from .transposed_convolution import (TransposedConvolution, check_transposed_input, transposed_arguments,
                                      with_bias)
+from ...autograd import autocast_hook
 
 
 def conv3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: int | Sizes = 1,
            padding: str | int | Sizes = 0, dilation: int | Sizes = 1, groups: int = 1) -> Tensor:
     """PyTorch's F.conv3d: (N, C, D, H, W) x (O, C/groups, kD, kH, kW) -> (N, O, Do, Ho, Wo),
     or unbatched (C, D, H, W)."""
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast("conv3d", x, weight, bias)
     op = "conv3d"
     check_floats(op, input=x, weight=weight, bias=bias)
     if x.ndim not in (4, 5):
@@ -80,6 +83,8 @@ def conv_transpose3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stri
                      dilation: int | Sizes = 1) -> Tensor:
     """PyTorch's F.conv_transpose3d: (N, C, D, H, W) x (C, O/groups, kD, kH, kW) -> (N, O, Do, Ho, Wo),
     or unbatched (C, D, H, W)."""
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast("conv_transpose3d", x, weight, bias)
     op = "conv_transpose3d"
     check_transposed_input(op, 3, x, weight, bias)
     if x.ndim == 4:

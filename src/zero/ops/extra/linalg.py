@@ -29,7 +29,9 @@ from ...tensors.tensor import Tensor
 from ..arguments import Number
 from ..conversion import Copy
 from ..matmul import MatMul
+from ..reduction import Sum
 from ..views import mark_view
+from ...autograd import autocast_hook
 
 
 def _check_tensors(op: str, **operands: object) -> None:
@@ -54,6 +56,8 @@ def _check_same_dtype(op: str, a: Tensor, b: Tensor) -> None:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """(n, m) @ (m, p) -> (n, p); matrices only (matmul broadcasts, mm does not)."""
+    if autocast_hook.state.active:
+        input, mat2 = autocast_hook.cast("mm", input, mat2)
     _check_tensors("mm", mat1=input, mat2=mat2)
     _check_ndim("mm", "mat1", input, 2, "a matrix")
     _check_ndim("mm", "mat2", mat2, 2, "a matrix")
@@ -66,6 +70,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     """(b, n, m) @ (b, m, p) -> (b, n, p); one batch size, no broadcasting."""
+    if autocast_hook.state.active:
+        input, mat2 = autocast_hook.cast("bmm", input, mat2)
     _check_tensors("bmm", batch1=input, batch2=mat2)
     _check_ndim("bmm", "batch1", input, 3, "a 3-D batch of matrices")
     _check_ndim("bmm", "batch2", mat2, 3, "a 3-D batch of matrices")
@@ -78,6 +84,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     """(n, m) @ (m,) -> (n,)."""
+    if autocast_hook.state.active:
+        input, vec = autocast_hook.cast("mv", input, vec)
     _check_tensors("mv", mat=input, vec=vec)
     _check_ndim("mv", "mat", input, 2, "a matrix")
     _check_ndim("mv", "vec", vec, 1, "a vector")
@@ -89,6 +97,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 def dot(input: Tensor, other: Tensor) -> Tensor:
     """sum_i a_i b_i of two vectors of one size and dtype (a 0-d tensor)."""
+    if autocast_hook.state.active:
+        input, other = autocast_hook.cast("dot", input, other)
     _check_tensors("dot", input=input, other=other)
     if input.ndim != 1 or other.ndim != 1:
         raise ShapeError(f"dot: 1-D tensors expected, got {describe(input)} and {describe(other)}")
@@ -126,16 +136,22 @@ def _scaled_sum(op: str, x: Tensor, product: Tensor, beta: Number, alpha: Number
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """beta x + alpha (mat1 @ mat2)."""
+    if autocast_hook.state.active:
+        input, mat1, mat2 = autocast_hook.cast("addmm", input, mat1, mat2)
     return _scaled_sum("addmm", input, mm(mat1, mat2), beta, alpha)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """beta x + alpha (mat @ vec)."""
+    if autocast_hook.state.active:
+        input, mat, vec = autocast_hook.cast("addmv", input, mat, vec)
     return _scaled_sum("addmv", input, mv(mat, vec), beta, alpha)
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Number = 1, alpha: Number = 1) -> Tensor:
     """beta x + alpha (batch1 @ batch2), batch by batch."""
+    if autocast_hook.state.active:
+        input, batch1, batch2 = autocast_hook.cast("baddbmm", input, batch1, batch2)
     return _scaled_sum("baddbmm", input, bmm(batch1, batch2), beta, alpha)
 
 
@@ -143,6 +159,8 @@ def tensordot(a: Tensor, b: Tensor,
               dims: int | tuple[int | Sequence[int], int | Sequence[int]] | list[Sequence[int]] = 2) -> Tensor:
     """Contract the last ``dims`` dims of a with the first ``dims`` of b, or the dims listed
     in ``dims = (dims_of_a, dims_of_b)``."""
+    if autocast_hook.state.active:
+        a, b = autocast_hook.cast("tensordot", a, b)
     _check_tensors("tensordot", a=a, b=b)
     if isinstance(dims, int):
         if not 0 <= dims <= min(a.ndim, b.ndim):
@@ -264,9 +282,11 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix (integers summed in int64)."""
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("trace", input)
     _check_tensors("trace", input=input)
     _check_ndim("trace", "input", input, 2, "a matrix")
-    return Diagonal.apply(input, 0, 0, 1).sum()
+    return Sum.apply(Diagonal.apply(input, 0, 0, 1), None, False, None)  # (Sum itself: not autocast's sum)
 
 
 ger = outer  # (PyTorch's older name)

@@ -14,6 +14,7 @@ from typing import NamedTuple
 from ...tensors.tensor import Tensor
 from .decompositions import SlogdetResult, check_matrices, cholesky as linalg_cholesky, det, inv, logdet, slogdet
 from .spectral import QRResult, matrix_power, pinv, qr as linalg_qr, svd as linalg_svd, svdvals
+from ...autograd import autocast_hook
 
 __all__ = ["cholesky", "det", "inverse", "logdet", "matrix_power", "pinverse", "qr", "slogdet", "svd",
            "SlogdetResult"]
@@ -26,6 +27,8 @@ class SVDResult(NamedTuple):
 
 
 def inverse(input: Tensor, *, out: None = None) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("inverse", input)
     return inv(input)
 
 

@@ -27,6 +27,7 @@ from .decompositions import check_matrices, inv, solve
 from .norms import matrix_norm
 from .products import cumprod
 from .spectral import svdvals
+from ...autograd import autocast_hook
 
 
 def multi_dot(tensors: Sequence[Tensor], *, out: None = None) -> Tensor:
@@ -59,6 +60,8 @@ def multi_dot(tensors: Sequence[Tensor], *, out: None = None) -> Tensor:
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1, out: None = None) -> Tensor:
     """The dot products of the vectors of x and y along dim (broadcast)."""
+    if autocast_hook.state.active:
+        x, y = autocast_hook.cast("linalg_vecdot", x, y)
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
         raise TypeError(f"linalg.vecdot: x and y must be tensors, got {describe(x)} and {describe(y)}")
     if x.dtype is not y.dtype:

@@ -43,6 +43,7 @@ from ..extra.binary_math import xlogy
 from ..loss import check_reduction, legacy_reduction
 from .activations import logsigmoid, softplus
 from .norms import vector_norm
+from ...autograd import autocast_hook
 
 
 def reduction_of(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
@@ -177,6 +178,8 @@ class BinaryCrossEntropyWithLogits(ElementLoss):
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None,
                          size_average: bool | None = None, reduce: bool | None = None,
                          reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        input, target, weight = autocast_hook.cast("binary_cross_entropy", input, target, weight)
     reduction = reduction_of(size_average, reduce, reduction)
     return BinaryCrossEntropy.apply(input, target, weight, reduction)
 
@@ -184,6 +187,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      size_average: bool | None = None, reduce: bool | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    if autocast_hook.state.active:
+        input, target, weight, pos_weight = autocast_hook.cast("binary_cross_entropy_with_logits", input, target,
+                                                               weight, pos_weight)
     reduction = reduction_of(size_average, reduce, reduction)
     return BinaryCrossEntropyWithLogits.apply(input, target, weight, pos_weight, reduction)
 
@@ -197,6 +203,8 @@ def _weighted(loss: Tensor, weight: Tensor | None) -> Tensor:
 
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("l1_loss", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("l1_loss", reduction)
     _check_tensors("l1_loss", input=input, target=target)
@@ -206,6 +214,8 @@ def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, red
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                    reduction: str = "mean", beta: float = 1.0) -> Tensor:
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("smooth_l1_loss", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("smooth_l1_loss", reduction)
     _check_tensors("smooth_l1_loss", input=input, target=target)
@@ -221,6 +231,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average: bool | None = No
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight: Tensor | None = None) -> Tensor:
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("huber_loss", input, target)
     check_reduction("huber_loss", reduction)
     _check_tensors("huber_loss", input=input, target=target)
     if delta <= 0:
@@ -235,6 +247,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
            reduction: str = "mean", log_target: bool = False) -> Tensor:
     """target * (log target - input) pointwise (input: log-probabilities); "batchmean" divides
     the sum by the batch size (the KL divergence), "mean" by the number of elements."""
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("kl_div", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     if reduction not in ("mean", "sum", "none", "batchmean"):
         raise ValueError(f"kl_div: {reduction} is not a valid value for reduction (expected 'mean', 'batchmean', "
@@ -253,6 +267,8 @@ def kl_div(input: Tensor, target: Tensor, size_average: bool | None = None, redu
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("soft_margin_loss", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("soft_margin_loss", reduction)
     _check_tensors("soft_margin_loss", input=input, target=target)
@@ -276,6 +292,8 @@ def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full: bool = False,
                      size_average: bool | None = None, eps: float = 1e-8, reduce: bool | None = None,
                      reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("poisson_nll_loss", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("poisson_nll_loss", reduction)
     _check_tensors("poisson_nll_loss", input=input, target=target)
@@ -317,6 +335,8 @@ def gaussian_nll_loss(input: Tensor, target: Tensor, var: Tensor | float, full: 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average: bool | None = None, reduce: bool | None = None,
                         reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        input1, input2, target = autocast_hook.cast("margin_ranking_loss", input1, input2, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("margin_ranking_loss", reduction)
     _check_tensors("margin_ranking_loss", input1=input1, input2=input2, target=target)
@@ -329,6 +349,8 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average: bool | None = None,
                          reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        input, target = autocast_hook.cast("hinge_embedding_loss", input, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("hinge_embedding_loss", reduction)
     _check_tensors("hinge_embedding_loss", input=input, target=target)
@@ -340,6 +362,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 * x2) / (max(|x1|, eps) * max(|x2|, eps)) along dim (x1 and x2 broadcast)."""
+    if autocast_hook.state.active:
+        x1, x2 = autocast_hook.cast("cosine_similarity", x1, x2)
     _check_tensors("cosine_similarity", x1=x1, x2=x2)
     norm1 = vector_norm(x1, 2, dim, keepdim=True).clamp_min(eps)
     norm2 = vector_norm(x2, 2, dim, keepdim=True).clamp_min(eps)
@@ -360,6 +384,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
                           reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1, max(0, cos - margin) where it is -1; cos with
     PyTorch's 1e-12 added to each squared magnitude."""
+    if autocast_hook.state.active:
+        input1, input2, target = autocast_hook.cast("cosine_embedding_loss", input1, input2, target)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("cosine_embedding_loss", reduction)
     _check_tensors("cosine_embedding_loss", input1=input1, input2=input2, target=target)
@@ -378,6 +404,8 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
                         eps: float = 1e-6, swap: bool = False, size_average: bool | None = None,
                         reduce: bool | None = None, reduction: str = "mean") -> Tensor:
+    if autocast_hook.state.active:
+        anchor, positive, negative = autocast_hook.cast("triplet_margin_loss", anchor, positive, negative)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("triplet_margin_loss", reduction)
     _check_tensors("triplet_margin_loss", anchor=anchor, positive=positive, negative=negative)
@@ -398,6 +426,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
                       reduction: str = "mean") -> Tensor:
     """Per sample: the sum over the classes i other than the target y of
     w[y] * max(0, margin - x[y] + x[i]) ** p, divided by the number of classes C."""
+    if autocast_hook.state.active:
+        input, target, weight = autocast_hook.cast("multi_margin_loss", input, target, weight)
     reduction = reduction_of(size_average, reduce, reduction)
     check_reduction("multi_margin_loss", reduction)
     _check_tensors("multi_margin_loss", input=input, target=target)

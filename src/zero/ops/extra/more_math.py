@@ -36,6 +36,7 @@ from ..joining import index_select
 from ..views import broadcast_to, mark_view
 from .rearrange import roll
 from .unary_math import signbit
+from ...autograd import autocast_hook
 
 # -- the gamma family ---------------------------------------------------------------------------
 
@@ -258,6 +259,8 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int | None) -> Tensor:
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """The cross product of 3-vectors along ``dim`` (the first of size 3 when None)."""
+    if autocast_hook.state.active:
+        input, other = autocast_hook.cast("cross", input, other)
     return _cross("cross", input, other, dim)
 
 
@@ -268,6 +271,8 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
     """The p-norm distance between each row of x1 (..., P, M) and each of x2 (..., R, M): (..., P, R)."""
+    if autocast_hook.state.active:
+        x1, x2 = autocast_hook.cast("cdist", x1, x2)
     for t in (x1, x2):
         if not isinstance(t, Tensor):
             raise TypeError(f"cdist(): expected Tensors, got {type(t).__name__}")

@@ -27,6 +27,7 @@ from ..new_memory import new_memory
 from .losses import pairwise_distance
 from .pooling import avg_pool
 from .pooling3d import avg_pool3d
+from ...autograd import autocast_hook
 
 
 def channel_shuffle(input: Tensor, groups: int) -> Tensor:
@@ -73,6 +74,8 @@ def lp_pool3d(input: Tensor, norm_type: float, kernel_size: int | Sizes, stride:
 def pdist(input: Tensor, p: float = 2) -> Tensor:
     """The p-norm distances between the rows i < j of (N, M), in the order (0, 1), (0, 2) ...
     (N - 2, N - 1)."""
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("pdist", input)
     if not isinstance(input, Tensor) or input.ndim != 2:
         raise RuntimeError(f"pdist only supports 2D tensors, got: {describe(input)}")
     if p < 0:

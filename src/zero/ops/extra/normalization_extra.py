@@ -23,6 +23,7 @@ from ...tensors.tensor import Tensor
 from ..normalization import layer_norm, normalized_shape_of
 from .norms import vector_norm
 from .rearrange import pad
+from ...autograd import autocast_hook
 
 
 def _channel_affine(out: Tensor, weight: Tensor | None, bias: Tensor | None) -> Tensor:
@@ -52,7 +53,12 @@ def _check_channel_parameter(op: str, name: str, t: Tensor | None, channels: int
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    if autocast_hook.state.active:
+        input, weight, bias = autocast_hook.cast("group_norm", input, weight, bias)
     _check_floating("group_norm", input, 2)
+    if weight is not None and weight._meta.dtype is not input._meta.dtype and input._meta.dtype.itemsize == 2:
+        # a 16-bit input with float32 parameters: in float32, the result in the input's dtype, as PyTorch's
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input._meta.dtype)
     batch, channels = input.shape[0], input.shape[1]
     if num_groups <= 0 or channels % num_groups:
         raise ShapeError(f"group_norm: the number of channels must be divisible by num_groups, got input "
@@ -116,6 +122,8 @@ def rms_norm(input: Tensor, normalized_shape: int | Iterable[int], weight: Tenso
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12,
               out: Tensor | None = None) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("normalize", input)
     if not isinstance(input, Tensor):
         raise TypeError(f"normalize: expected a tensor, got {describe(input)}")
     denominator = vector_norm(input, p, dim, keepdim=True).clamp_min(eps)

@@ -36,6 +36,7 @@ from ..arguments import check_floats
 from ..elementwise import Where
 from ..reduction import Amax, Amin, Sum, _expand_back
 from .spectral import svdvals
+from ...autograd import autocast_hook
 
 SPECTRAL = ("nuc", 2, -2)
 
@@ -169,6 +170,8 @@ def norm(input: Tensor, p: str | float = "fro", dim: int | Iterable[int] | None 
          dtype: DTypeLike | None = None) -> Tensor:
     """The older torch.norm: "fro" (over all elements, or one or two dims), "nuc" (a matrix
     norm over two dims) or a number p (a vector norm over dim)."""
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("norm", input)
     dims = _dims_of(dim)
     if p == "nuc":
         if dims is None and isinstance(input, Tensor) and input.ndim != 2:
@@ -185,4 +188,6 @@ def norm(input: Tensor, p: str | float = "fro", dim: int | Iterable[int] | None 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
     """The p-norm of a - b (broadcast) over all elements."""
+    if autocast_hook.state.active:
+        input, other = autocast_hook.cast("dist", input, other)
     return vector_norm(input - other, p)

@@ -25,12 +25,15 @@ from ...tensors.creation import tensor
 from ...tensors.tensor import Tensor
 from ..arguments import Sizes
 from .pooling import AvgPool, MaxPool, adaptive_sizes, batched, pool_arguments
+from ...autograd import autocast_hook
 
 
 def max_pool3d(x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None = None, padding: int | Sizes = 0,
                dilation: int | Sizes = 1, ceil_mode: bool = False,
                return_indices: bool = False) -> Tensor | tuple[Tensor, Tensor]:
     """PyTorch's F.max_pool3d: (N, C, D, H, W) or (C, D, H, W); indices d H W + h W + w."""
+    if autocast_hook.state.active:
+        x, = autocast_hook.cast("max_pool3d", x)
     kernel, stride_, padding_, dilation_, out = pool_arguments("max_pool3d", x, 3, kernel_size, stride, padding,
                                                                dilation, ceil_mode)
     y = batched(x, 3)
@@ -58,6 +61,8 @@ def avg_pool3d(x: Tensor, kernel_size: int | Sizes, stride: int | Sizes | None =
                ceil_mode: bool = False, count_include_pad: bool = True,
                divisor_override: int | None = None) -> Tensor:
     """PyTorch's F.avg_pool3d: (N, C, D, H, W) or (C, D, H, W)."""
+    if autocast_hook.state.active:
+        x, = autocast_hook.cast("avg_pool3d", x)
     kernel, stride_, padding_, _, out = pool_arguments("avg_pool3d", x, 3, kernel_size, stride, padding, 1,
                                                        ceil_mode)
     if divisor_override is not None and (not isinstance(divisor_override, int) or divisor_override == 0):

@@ -32,6 +32,7 @@ from ...tensors.tensor import Tensor
 from ..elementwise import Where
 from ..joining import cat
 from ..reduction import Dims, _expand_back, _reduced_output
+from ...autograd import autocast_hook
 
 
 def _product_dtype(x: Tensor) -> DType:
@@ -91,6 +92,8 @@ class Prod(Op):
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, dtype: DTypeLike | None = None) -> Tensor:
     """PyTorch's prod: of every element (dim None), or along one dimension ``dim``."""
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("prod", input)
     if dim is not None and not isinstance(dim, int):
         raise TypeError(f"prod: dim must be one int (PyTorch's prod reduces one dimension or all), got {dim!r}")
     if dtype is not None:
@@ -137,6 +140,8 @@ def _cumprod_gradient(x: Tensor, y: Tensor, g: Tensor) -> Tensor:
 
 
 def cumprod(input: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+    if autocast_hook.state.active and dtype is None:
+        input, = autocast_hook.cast("cumprod", input)
     if dtype is not None:
         input = input.to(dtype)
     return Cumprod.apply(input, dim)

@@ -33,6 +33,7 @@ from ..arguments import Number, fill_value
 from ..conversion import Copy
 from ..joining import Gather, _check_index, _check_range
 from ..views import Expand
+from ...autograd import autocast_hook
 
 
 def _to_tensor(array: Any, dtype: DType, device: Device) -> Tensor:
@@ -193,6 +194,8 @@ def _scatter_multiply(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Te
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, src = autocast_hook.cast("scatter_add", input, src)
     return ScatterAdd.apply(input, dim, index, src)
 
 
@@ -293,6 +296,8 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, source = autocast_hook.cast("index_copy", input, source)
     return IndexCopy.apply(input, dim, index, source)
 
 

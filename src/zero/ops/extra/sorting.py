@@ -21,6 +21,7 @@ from ...tensors.creation import zeros
 from ...tensors.meta import Shape, normalize_dim
 from ...tensors.tensor import Tensor
 from ..indexing import BasicIndex
+from ...autograd import autocast_hook
 
 
 class SortResult(NamedTuple):
@@ -105,4 +106,6 @@ class Cumsum(Op):
 
 
 def cumsum(x: Tensor, dim: int, dtype: DTypeLike | None = None) -> Tensor:
+    if autocast_hook.state.active and dtype is None:
+        x, = autocast_hook.cast("cumsum", x)
     return Cumsum.apply(x, dim, dtype)

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from ... import dtypes
+from ...autograd import autocast_hook
 from ...errors import describe
 from ...tensors.creation import arange, linspace, ones, zeros
 from ...tensors.creation import tensor as make_tensor
@@ -59,6 +60,11 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, al
                            f"{describe(batch2)})")
     b, n, m = batch1.shape
     p = batch2.shape[2]
+    if autocast_hook.state.active:  # its own rule, not its addmm's
+        input, batch1, batch2 = autocast_hook.cast("addbmm", input, batch1, batch2)
+        with autocast_hook.suspended():
+            return addmm(input, batch1.permute(1, 0, 2).reshape(n, b * m), batch2.reshape(b * m, p), beta=beta,
+                         alpha=alpha)
     return addmm(input, batch1.permute(1, 0, 2).reshape(n, b * m), batch2.reshape(b * m, p), beta=beta, alpha=alpha)
 
 
@@ -66,6 +72,10 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: float = 1, alpha: f
     for name, t in (("vec1", vec1), ("vec2", vec2)):
         if _check("addr", name, t).ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {t.ndim}-D")
+    if autocast_hook.state.active:  # its own rule (CUDA's list; not the CPU's), not its addmm's
+        input, vec1, vec2 = autocast_hook.cast("addr", input, vec1, vec2)
+        with autocast_hook.suspended():
+            return addmm(input, vec1.reshape(-1, 1), vec2.reshape(1, -1), beta=beta, alpha=alpha)
     return addmm(input, vec1.reshape(-1, 1), vec2.reshape(1, -1), beta=beta, alpha=alpha)
 
 

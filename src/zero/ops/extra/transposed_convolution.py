@@ -22,6 +22,7 @@ from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
 from ..arguments import Sizes, check_floats
 from .convolution import as_pair, int_tuple, planes
+from ...autograd import autocast_hook
 
 Ints = tuple[int, ...]
 
@@ -122,6 +123,8 @@ def conv_transpose(op: str, dims: int, x: Tensor, weight: Tensor, bias: Tensor |
                    groups: int = 1, dilation: int | Sizes = 1) -> Tensor:
     """PyTorch's F.conv_transpose1d (dims 1) and F.conv_transpose2d (dims 2); an unbatched
     input (C, *in) gives an unbatched output."""
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast(op, x, weight, bias)
     check_transposed_input(op, dims, x, weight, bias)
     if x.ndim == dims + 1:
         return conv_transpose(op, dims, x.unsqueeze(0), weight, bias, stride, padding, output_padding, groups,

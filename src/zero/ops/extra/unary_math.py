@@ -30,6 +30,7 @@ from ...tensors.creation import zeros_like
 from ...tensors.tensor import Tensor
 from ..conversion import Copy
 from ..elementwise import UnaryOp, _refuse_bool
+from ...autograd import autocast_hook
 
 SQRT_PI = math.sqrt(math.pi)
 
@@ -353,18 +354,26 @@ def frac(input: Tensor) -> Tensor:
 
 
 def log1p(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("log1p", input)
     return Log1p.apply(input)
 
 
 def expm1(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("expm1", input)
     return Expm1.apply(input)
 
 
 def log2(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("log2", input)
     return Log2.apply(input)
 
 
 def log10(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("log10", input)
     return Log10.apply(input)
 
 
@@ -373,6 +382,8 @@ def exp2(input: Tensor) -> Tensor:
 
 
 def reciprocal(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("reciprocal", input)
     return Reciprocal.apply(input)
 
 
@@ -385,18 +396,26 @@ def erfc(input: Tensor) -> Tensor:
 
 
 def erfinv(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("erfinv", input)
     return Erfinv.apply(input)
 
 
 def tan(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("tan", input)
     return Tan.apply(input)
 
 
 def asin(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("asin", input)
     return Asin.apply(input)
 
 
 def acos(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("acos", input)
     return Acos.apply(input)
 
 
@@ -405,10 +424,14 @@ def atan(input: Tensor) -> Tensor:
 
 
 def sinh(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("sinh", input)
     return Sinh.apply(input)
 
 
 def cosh(input: Tensor) -> Tensor:
+    if autocast_hook.state.active:
+        input, = autocast_hook.cast("cosh", input)
     return Cosh.apply(input)
 
 

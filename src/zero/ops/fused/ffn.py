@@ -32,6 +32,7 @@ from ...errors import ShapeError, describe
 from ...tensors.meta import Shape
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, check_shape, laid_out, rows_of
+from ...autograd import autocast_hook
 
 KEEP_HIDDEN_BYTES = 256 << 20  # keep x @ w1ᵀ for backward up to this size, recompute above
 
@@ -91,6 +92,8 @@ def ffn(x: Tensor, w1: Tensor, b1: Tensor | None, w2: Tensor, b2: Tensor | None,
     """gelu(x @ w1ᵀ + b1) @ w2ᵀ + b2 as one op, keeping x @ w1ᵀ for backward when it is
     at most ``KEEP_HIDDEN_BYTES`` and recomputing it when it is larger (``recompute``:
     True always recomputes, False always keeps)."""
+    if autocast_hook.state.active:
+        x, w1, b1, w2, b2 = autocast_hook.cast("ffn", x, w1, b1, w2, b2)
     if not isinstance(x, Tensor):
         raise TypeError(f"ffn: input must be a tensor, got {describe(x)}")
     return FFN.apply(x, w1, b1, w2, b2, approximate=approximate, recompute=recompute)

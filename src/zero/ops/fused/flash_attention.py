@@ -28,6 +28,7 @@ from ...errors import ShapeError, describe
 from ...tensors.meta import numel
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats
+from ...autograd import autocast_hook
 
 
 def _check(q: Tensor, k: Tensor, v: Tensor) -> None:
@@ -78,6 +79,8 @@ class FlashAttention(Op):
 
 def flash_attention(q: Tensor, k: Tensor, v: Tensor, scale: float | None = None, is_causal: bool = True) -> Tensor:
     """softmax(scale · q kᵀ [causal]) v without keeping the (…, L, S) scores (see the module)."""
+    if autocast_hook.state.active:  # (F.scaled_dot_product_attention's fused path)
+        q, k, v = autocast_hook.cast("scaled_dot_product_attention", q, k, v)
     return FlashAttention.apply(q, k, v, scale=scale, causal=is_causal)
 
 
@@ -122,4 +125,6 @@ class SelfAttention(Op):
 
 def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:
     """Attention of the H heads packed in qkv (B, T, 3C) -> (B, T, C) (see ``SelfAttention``)."""
+    if autocast_hook.state.active:
+        qkv, = autocast_hook.cast("self_attention", qkv)
     return SelfAttention.apply(qkv, n_head, causal=is_causal)

@@ -17,6 +17,7 @@ from ...autograd.op import Grads, Op
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, check_shape, rows_of
+from ...autograd import autocast_hook
 
 
 class LinearBias(Op):
@@ -56,6 +57,8 @@ class LinearBias(Op):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weightᵀ + bias as one op: (*, IN) x (OUT, IN) -> (*, OUT)."""
+    if autocast_hook.state.active:
+        x, weight, bias = autocast_hook.cast("linear", x, weight, bias)
     if not isinstance(x, Tensor) or not isinstance(weight, Tensor):
         raise TypeError(f"linear: input and weight must be tensors, got {describe(x)} and {describe(weight)}")
     return LinearBias.apply(x, weight, bias)

@@ -27,6 +27,7 @@ from ...errors import DTypeError, ShapeError, describe
 from ...tensors.tensor import Tensor
 from ..arguments import array_or_none, check_floats, flat_of, rows_of
 from ..loss import ClassLoss, check_reduction, check_targets
+from ...autograd import autocast_hook
 
 CHUNK_BYTES = 8 << 20   # a chunk of logits stays within about 8 MiB (a device may ask for more)
 MIN_CHUNK_ROWS = 16
@@ -96,5 +97,7 @@ class LinearCrossEntropy(ClassLoss):
 def linear_cross_entropy(x: Tensor, weight: Tensor, target: Tensor, ignore_index: int = -100,
                          reduction: str = "mean", chunk_size: int | None = None) -> Tensor:
     """cross_entropy(x @ weightᵀ, target) keeping at most one chunk of (N, V) logits."""
+    if autocast_hook.state.active:
+        x, weight = autocast_hook.cast("linear_cross_entropy", x, weight)
     return LinearCrossEntropy.apply(x, weight, target, ignore_index=ignore_index, reduction=reduction,
                                     chunk_size=chunk_size)

@@ -275,3 +275,20 @@ scatter_reduce = partial(array_kernels.more_math.scatter_reduce, np)
 geqrf = partial(array_kernels.householder.geqrf, np)     # issue 37 (math names)
 # -- attention's softmax: zeros for a fully masked row (cpu/kernels/nn.py) ---------------------------
 masked_softmax_forward = parallel.rows(nn.masked_softmax_forward, ("x", "out"), ns_per_element=parallel.SOFTMAX_NS)
+
+# -- float16 and bfloat16 (issue 38: autocast): the CPU's own kernels run them in float32 ---------------
+# (``cpu/low_precision.py``); the shared NumPy kernels above take them as they are.
+from ..low_precision import in_float32 as _in_float32  # noqa: E402
+
+for _name in ("where", "relu", "relu_backward", "sigmoid", "silu", "gelu", "gelu_backward", "index_select",
+              "index_add_along", "matmul", "conv2d_forward", "conv2d_backward", "max_pool2d_forward",
+              "max_pool2d_backward", "avg_pool2d_forward", "avg_pool2d_backward", "im2col", "col2im",
+              "softmax_forward", "softmax_backward", "log_softmax_forward", "log_softmax_backward",
+              "cross_entropy_forward", "cross_entropy_backward", "nll_loss_forward", "nll_loss_backward",
+              "class_loss_mean", "layer_norm_forward", "layer_norm_backward", "dropout_forward", "dropout_backward",
+              "linear_forward", "linear_backward", "ffn_forward", "ffn_backward", "linear_cross_entropy_forward",
+              "linear_cross_entropy_backward", "flash_attention_forward", "flash_attention_backward",
+              "self_attention_forward", "self_attention_backward", "recurrent_forward", "recurrent_backward",
+              "recurrent_projected_forward", "recurrent_projected_backward", "masked_softmax_forward"):
+    globals()[_name] = _in_float32(globals()[_name])
+del _name, _in_float32
