@@ -43,7 +43,7 @@ def in_float32(kernel: Any) -> Any:
     @functools.wraps(kernel)
     def run(*args: Any, **kwargs: Any) -> Any:
         try:
-            low = args[probe].itemsize == 2        # (Zero's only 2-byte dtypes are the 16-bit floats)
+            low = args[probe].itemsize == 2        # (a 16-bit float; int16/uint16 pass through unwidened)
         except (IndexError, AttributeError):       # passed by name, or a number
             low = getattr(kwargs.get(name), "itemsize", 0) == 2
         if low:
