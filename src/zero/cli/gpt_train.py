@@ -46,7 +46,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .. import nn
-from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared
+from ..data.text import TokenData
+from ..data.tokenizers import Tokenizer, from_checkpoint, open_prepared
 from ..errors import DataError, UsageError, ZeroError
 from ..grad_mode import no_grad
 from ..models.gpt import GPT, GPTConfig
@@ -149,10 +150,7 @@ def train(args, saved: dict | None, locked: bool = False) -> int:
     device = resolve_device(args.device)
     checkpoints = checkpoint_set(args)
     data_dir = Path(args.data)
-    check_prepared(data_dir)
-    tokenizer = CharTokenizer.load(data_dir / VOCAB_FILE)
-    train_data = TokenData(data_dir / TRAIN_FILE, len(tokenizer))
-    val_data = TokenData(data_dir / VAL_FILE, len(tokenizer))
+    tokenizer, train_data, val_data = open_prepared(data_dir)  # (the kind meta.json records: char or bpe)
     for data in (train_data, val_data):
         if len(data) <= args.block_size:
             raise DataError(f"{data.path}: {len(data)} tokens cannot fill a window of --block-size "
@@ -206,15 +204,16 @@ def train(args, saved: dict | None, locked: bool = False) -> int:
                          f"{args.block_size}, about {_training_bytes(args) / 2**30:,.1f} GiB estimated"
                          f"{memory_detail(e)}): lower --batch-size (or --block-size)") from None
     if status == 0:
-        _summary(args, run, first, seconds, compiled)
+        _summary(args, run, first, seconds, compiled, val_data.bits_per_character)
     return status
 
 
-def _summary(args, run: TrainingRun, first: int, seconds: float, compiled) -> None:
+def _summary(args, run: TrainingRun, first: int, seconds: float, compiled, bpc: Callable[[float], float]) -> None:
     """The closing lines: what was done, how fast, how well, and where it all is (rank 0)."""
     steps = args.steps - first
     tokens_per_s = steps * parallel.current().world * args.batch_size * args.block_size / max(seconds, 1e-9)
-    best = f"; best val loss {run.best_val_loss:.4f}" if run.best_val_loss is not None else ""
+    best = (f"; best val loss {run.best_val_loss:.4f} ({bpc(run.best_val_loss):.3f} bits/char)"
+            if run.best_val_loss is not None else "")
     print(f"done: {steps:,} steps{f' (from step {first:,})' if first else ''} in {duration(seconds)}, "
           f"{tokens_per_s:,.0f} tokens/s{best}")
     if compiled.count:
@@ -275,6 +274,7 @@ def _loop(args, run: TrainingRun, progress: Progress, model, optimizer, schedule
             logged = evaluate_now or done % args.log_interval == 0
             if evaluate_now:
                 val_loss = record["val_loss"] = round(estimate_loss(model, val_data, args, device), 5)
+                record["val_bpc"] = round(val_data.bits_per_character(val_loss), 5)  # tokenizers compare
             if logged:  # the line: the pace since the last line
                 seconds = (now - log_clock) / (done - log_step)
                 progress.say(_format({**record, "ms_per_step": 1000 * seconds,
@@ -323,11 +323,11 @@ def estimate_loss(model: GPT, data: TokenData, args, device) -> float:
     return total / args.eval_iters
 
 
-def _show_sample(progress: Progress, model: GPT, tokenizer: CharTokenizer, device, tokens: int, seed: int) -> None:
+def _show_sample(progress: Progress, model: GPT, tokenizer: Tokenizer, device, tokens: int, seed: int) -> None:
     if tokens <= 0:
         return
     trim_device_pool(device)  # training-sized cached blocks will not fit a batch of one (the book)
-    prompt = "\n" if "\n" in tokenizer.index else tokenizer.chars[0]
+    prompt = tokenizer.default_prompt()
     start = tensor(tokenizer.encode(prompt)[None, :].astype("int64"), device=device)
     text = tokenizer.decode(model.generate(start, tokens, temperature=0.8, generator=Generator(seed=seed))[0].tolist())
     trim_device_pool(device)
@@ -343,7 +343,7 @@ def _checkpoint(run: TrainingRun, model, optimizer, batches, config, tokenizer, 
     state = {"job": "gpt train", "model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step,
              "rng": {**streams[0], "ranks": streams},  # each rank's, for a resume on as many ranks
              "config": {"model": config.to_dict(), "train": _train_settings(args)},
-             "vocab": list(tokenizer.chars), "world_size": len(streams)}
+             **tokenizer.checkpoint_entries(), "world_size": len(streams)}  # vocab (+ tokenizer: bpe)
     run.save(state, step, model.named_parameters(), val_loss)
 
 
@@ -377,8 +377,9 @@ def _read_checkpoint(path: Path, args, overrides: list[str]) -> dict:
 
 
 def _restore(checkpoint: dict, path: Path, model, optimizer, batches, tokenizer, args) -> int:
-    if list(checkpoint["vocab"]) != tokenizer.chars:
-        raise DataError(f"--resume: {path} was trained on data with another vocabulary")
+    if not tokenizer.same_as(from_checkpoint(checkpoint, str(path))):
+        raise DataError(f"--resume: {path} was trained on data with another tokenizer or vocabulary than --data "
+                        f"{args.data}'s ({tokenizer.describe()})")
     try:
         model.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
@@ -405,5 +406,6 @@ def _format(record: dict, device) -> str:
             f"grad norm {record['grad_norm'] if record['grad_norm'] is not None else '-'}  "
             f"{record['ms_per_step']:.0f} ms/step  {record['tokens_per_s']:,.0f} tokens/s")
     if "val_loss" in record:
-        text += f"  val loss {record['val_loss']:.4f}  peak memory {peak_memory(device) / 2**20:,.0f} MiB"
+        text += (f"  val loss {record['val_loss']:.4f} ({record['val_bpc']:.3f} bits/char)  "
+                 f"peak memory {peak_memory(device) / 2**20:,.0f} MiB")
     return text
