@@ -147,3 +147,19 @@ def test_bits_per_character_of_bpe_counts_the_characters_its_tokens_cover(bpe_da
     assert ratio > 1.5   # the val split is the CJK and emoji lines: up to 4 bytes, so tokens, a character
     for record in records:
         assert record["val_bpc"] == pytest.approx(record["val_loss"] * ratio / math.log(2), abs=1e-4)
+
+
+def test_a_preparation_of_an_older_zero_still_reads_as_int32_characters(tmp_path):
+    from zero.data.text import prepare_text
+    from zero.data.tokenizers import open_prepared
+
+    meta = prepare_text(TEXT, tmp_path)
+    assert meta["token_dtype"] == "|u1"
+    ids = {name: np.fromfile(tmp_path / name, dtype="u1") for name in ("train.bin", "val.bin")}
+    for name, part in ids.items():   # as an older Zero wrote them: int32, and a meta.json without the new keys
+        part.astype("<i4").tofile(tmp_path / name)
+    old = {k: meta[k] for k in ("source", "characters", "vocab_size", "train_tokens", "val_tokens")}
+    (tmp_path / "meta.json").write_text(json.dumps(old))
+    tokenizer, train, val = open_prepared(tmp_path)
+    assert tokenizer.kind == "char" and tokenizer.decode(train.ids) + tokenizer.decode(val.ids) == TEXT
+    assert val.bits_per_character(1.0) == pytest.approx(1 / math.log(2))

@@ -269,9 +269,10 @@ def check_prepared(data_dir) -> dict:
     files = meta.get("files")
     if files is None:
         expected = {TRAIN_FILE: meta.get("train_tokens"), VAL_FILE: meta.get("val_tokens")}
+        itemsize = recorded_dtype(meta, directory).itemsize
         for name, tokens in expected.items():
             path = directory / name
-            if isinstance(tokens, int) and path.is_file() and path.stat().st_size != tokens * TOKEN_DTYPE.itemsize:
+            if isinstance(tokens, int) and path.is_file() and path.stat().st_size != tokens * itemsize:
                 raise DataError(f"{path}: {path.stat().st_size} bytes, but {META_FILE} counts {tokens} tokens: "
                                 f"the files are of different preparations; {again}")
         return meta
@@ -283,6 +284,15 @@ def check_prepared(data_dir) -> dict:
             raise DataError(f"{path}: not the file {META_FILE} describes (another preparation's, or changed "
                             f"since); {again}")
     return meta
+
+
+def recorded_dtype(meta: dict, directory: Path) -> np.dtype:
+    """The ids' type meta.json records (int32: an older preparation's, which records none)."""
+    try:
+        return np.dtype(meta.get("token_dtype", TOKEN_DTYPE))
+    except TypeError:
+        raise DataError(f"{directory / META_FILE}: names the token type {meta['token_dtype']!r}; prepare it again: "
+                        f"zero gpt prepare TEXT --out {directory}") from None
 
 
 def prepare_file(text_path, out_dir, tokenizer: str = "char", vocab_size: int | None = None) -> dict:

@@ -26,8 +26,8 @@ import numpy as np
 
 from ..errors import DataError, UsageError
 from ..files import atomic_write
-from .text import (BPE_FILE, TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData,
-                   TOKEN_DTYPE, check_prepared)
+from .text import (BPE_FILE, TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared,
+                   recorded_dtype)
 
 KINDS = ("char", "bpe")
 MIN_BPE_VOCAB = 256     # the byte alphabet
@@ -167,11 +167,7 @@ def open_prepared(data_dir) -> tuple[Tokenizer, TokenData, TokenData]:
         tokenizer = BPETokenizer.load(directory / BPE_FILE)
     else:
         tokenizer = CharTokenizer.load(directory / VOCAB_FILE)
-    try:  # (older preparations name no type: int32)
-        dtype = np.dtype(meta.get("token_dtype", TOKEN_DTYPE))
-    except TypeError:
-        raise DataError(f"{directory}: its meta.json names the token type {meta['token_dtype']!r}; prepare it "
-                        f"again: zero gpt prepare TEXT --out {directory}") from None
+    dtype = recorded_dtype(meta, directory)  # (older preparations name none: int32)
     splits = [TokenData(directory / name, len(tokenizer), dtype, meta.get(characters))
               for name, characters in ((TRAIN_FILE, "train_characters"), (VAL_FILE, "val_characters"))]
     return tokenizer, splits[0], splits[1]
