@@ -163,3 +163,12 @@ def test_a_preparation_of_an_older_zero_still_reads_as_int32_characters(tmp_path
     tokenizer, train, val = open_prepared(tmp_path)
     assert tokenizer.kind == "char" and tokenizer.decode(train.ids) + tokenizer.decode(val.ids) == TEXT
     assert val.bits_per_character(1.0) == pytest.approx(1 / math.log(2))
+
+
+def test_the_plot_has_a_bits_per_character_panel(bpe_run):
+    pytest.importorskip("matplotlib")
+    from zero.cli.plot import figure, read_metrics
+
+    panels = [ax.get_ylabel() for ax in figure([("run", read_metrics(bpe_run / "metrics.jsonl"))]).axes]
+    assert panels == ["loss", "bits per char", "learning rate"], panels
+    assert (bpe_run / "metrics.png").is_file()

@@ -34,7 +34,7 @@ MATPLOTLIB_HINT = "pip install matplotlib, or pip install -e '.[plot]' in Zero's
 PANELS = [
     ("loss", [("train_loss", "train", "-"), ("val_loss", "val", "--o"), ("test_loss", "test", "--o")]),
     ("accuracy", [("train_acc", "train", "-o"), ("test_acc", "test", "--o")]),
-    ("val bits per character", [("val_bpc", "val", "--o")]),  # (`zero gpt train`: tokenizers compare)
+    ("bits per char", [("val_bpc", "val", "--o")]),  # (`zero gpt train`: the validation loss per character)
     ("learning rate", [("lr", "", "-")]),
 ]
 
