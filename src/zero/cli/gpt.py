@@ -54,7 +54,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                          help="where vocab.txt (or tokenizer.json), train.bin, val.bin and meta.json go (`zero gpt "
                               "train --data DIR`)")
     prepare.add_argument("--tokenizer", default="char", choices=KINDS,
-                         help="char: one token a character (the default, the book's); bpe: a byte-level BPE "
+                         help="char: one token a character (the book's); bpe: a byte-level BPE "
                               "learnt from the text (Hugging Face's tokenizers library)")
     prepare.add_argument("--vocab-size", type=int, default=None, metavar="N",
                          help="the BPE's vocabulary: 256 bytes and up to N - 256 merges (--tokenizer bpe only; "
