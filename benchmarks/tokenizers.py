@@ -7,9 +7,10 @@ On the default corpus (Python's documentation topics) with the `cpu` preset:
 1. prepares it twice (`zero gpt prepare --tokenizer char`, `--tokenizer bpe --vocab-size N`);
 2. trains `char` for the preset's steps and notes its training time (the job's own
    "done: ... in M:SS", which leaves out start-up and the first run's compilation);
-3. measures BPE's step time in a short probe run (the median ms/step of its metrics, after
-   its first steps) against char's (the same median, from step 2's run), and trains `bpe`
-   for char's steps x char's step time / BPE's step time, so both get the same time (its
+3. measures both step times in short probe runs taking turns (the median ms/step of their
+   metrics, after the first steps; taking turns, a change in the machine's load moves both
+   alike), and trains `bpe` for char's steps x char's step time / BPE's step time, so both
+   get the same time (its
    --eval-interval a quarter of its steps, as char's 150 of 600: the same number of
    evaluations);
 4. prints each run's steps, time, final validation loss (nats per token) and bits per
@@ -17,12 +18,12 @@ On the default corpus (Python's documentation topics) with the `cpu` preset:
    a sample of each of about the same number of characters (seed 0).
 
 Every job runs in its own process, one after the other, through the `zero` CLI as a user
-would. Run it alone on the machine (the step times decide BPE's steps): about 3 minutes
+would. Run it alone on the machine (the step times decide BPE's steps): about 4 minutes
 on the project's 2 cores. Why 512 for the BPE: the corpus is small (465 K characters; the
 train split is 419 K), and a bigger vocabulary both shrinks the data in tokens (1024: 144 K
 train tokens, so the preset's 600 x 2,048 tokens would pass over it 8 times) and costs a
-larger output layer each step (the head's work grows with the vocabulary: at 128 wide, 2048
-tokens nearly doubles the step); 512 still packs 2.1 characters a token.
+larger output layer each step (its work grows with the vocabulary); 512 still packs 2.1
+characters a token.
 """
 from __future__ import annotations
 
@@ -104,14 +105,21 @@ def main() -> None:
     char_seconds, char_ms = training_seconds(char_out), step_ms(runs["char"])
     char_steps = metrics(runs["char"])[-1]["step"]
 
-    probe = out / f"probe-bpe{args.vocab_size}"
-    zero("gpt", "train", "--data", data["bpe"], "--out", probe, "--overwrite", "--preset", args.preset,
-         "--steps", args.probe_steps,
-         "--eval-interval", args.probe_steps, "--eval-iters", 1, "--sample-tokens", 4, quiet=True)
-    bpe_ms = step_ms(probe)
-    bpe_steps = max(4, round(char_steps * char_ms / bpe_ms))
-    print(f"\nstep time: char {char_ms:.1f} ms (its run), BPE {bpe_ms:.1f} ms (a {args.probe_steps}-step probe): "
-          f"BPE trains {bpe_steps} steps for char's {char_steps}\n", flush=True)
+    # the step times' ratio from short probes of both, taking turns (a change in the machine's
+    # load between the two runs then moves both alike)
+    probe_ms: dict[str, list[float]] = {"char": [], "bpe": []}
+    for _ in range(2):
+        for kind in data:
+            probe = out / f"probe-{kind}"
+            zero("gpt", "train", "--data", data[kind], "--out", probe, "--overwrite", "--preset", args.preset,
+                 "--steps", args.probe_steps, "--eval-interval", args.probe_steps, "--eval-iters", 1,
+                 "--sample-tokens", 4, quiet=True)
+            probe_ms[kind].append(step_ms(probe))
+    char_probe, bpe_ms = (statistics.median(probe_ms[kind]) for kind in ("char", "bpe"))
+    bpe_steps = max(4, round(char_steps * char_probe / bpe_ms))
+    print(f"\nstep time: char {char_ms:.1f} ms in its run; probes of {args.probe_steps} steps taking turns: char "
+          f"{char_probe:.1f} ms, BPE {bpe_ms:.1f} ms: BPE trains {bpe_steps} steps for char's {char_steps}\n",
+          flush=True)
     bpe_out = zero("gpt", "train", "--data", data["bpe"], "--out", runs["bpe"], "--overwrite", "--preset",
                    args.preset, "--steps", bpe_steps, "--eval-interval", max(1, bpe_steps // 4))
     seconds = {"char": char_seconds, "bpe": training_seconds(bpe_out)}
