@@ -68,7 +68,8 @@ def test_the_summary_says_what_was_done_and_where_it_is(prepared, tmp_path, caps
     assert gpt("train", "--data", prepared, "--out", run, "--steps", 4, "--eval-interval", 2, *TINY_GPT) == 0
     out = capsys.readouterr().out
     summary = out[out.index("done: "):].splitlines()
-    assert re.fullmatch(r"done: 4 steps in 0:\d\d, [\d,]+ tokens/s; best val loss \d\.\d{4}", summary[0])
+    assert re.fullmatch(r"done: 4 steps in 0:\d\d, [\d,]+ tokens/s; best val loss \d\.\d{4} "
+                        r"\(\d\.\d{3} bits/char\)", summary[0])
     assert f"  checkpoint  {run / 'checkpoint.safetensors'} (best: checkpoint-best.safetensors)" in summary
     assert f"  metrics     {run / 'metrics.jsonl'}" in summary
     assert f"  sample      zero gpt sample --run {run}" in summary

@@ -135,7 +135,7 @@ def test_a_preparation_cut_half_way_is_refused_by_train(tmp_path, capsys, monkey
 
 
 def test_a_token_file_swapped_in_from_another_preparation_is_refused(prepared, tmp_path, capsys):
-    ids = np.fromfile(prepared / "train.bin", dtype="<i4")
+    ids = np.fromfile(prepared / "train.bin", dtype=json.loads((prepared / "meta.json").read_text())["token_dtype"])
     (prepared / "train.bin").write_bytes(ids[::-1].tobytes())                   # same size, other contents
     assert _train(prepared, tmp_path / "run", "--steps", 2) == 2
     assert "train.bin: not the file meta.json describes" in capsys.readouterr().err

@@ -17,8 +17,9 @@ def test_prepare_round_trips_cjk_emoji_and_whitespace(tmp_path):
     tokenizer = CharTokenizer.load(tmp_path / "data" / "vocab.txt")
     assert tokenizer.chars == sorted(set(TRICKY))
     assert meta["vocab_size"] == len(tokenizer)
-    train = np.fromfile(tmp_path / "data" / "train.bin", dtype="<i4")
-    val = np.fromfile(tmp_path / "data" / "val.bin", dtype="<i4")
+    assert meta["token_dtype"] == "|u1"   # the smallest type that holds the vocabulary
+    train = np.fromfile(tmp_path / "data" / "train.bin", dtype=meta["token_dtype"])
+    val = np.fromfile(tmp_path / "data" / "val.bin", dtype=meta["token_dtype"])
     assert len(train) == int(len(TRICKY * 20) * 0.9) and len(train) + len(val) == len(TRICKY * 20)
     assert tokenizer.decode(np.concatenate([train, val])) == TRICKY * 20
     lines = (tmp_path / "data" / "vocab.txt").read_text(encoding="utf-8").splitlines()
@@ -29,7 +30,10 @@ def test_many_distinct_characters(tmp_path):
     text = "".join(chr(0x4E00 + i) for i in range(5000)) * 2
     source = tmp_path / "cjk.txt"
     source.write_text(text, encoding="utf-8")
-    assert prepare_file(source, tmp_path / "out")["vocab_size"] == 5000
+    meta = prepare_file(source, tmp_path / "out")
+    assert meta["vocab_size"] == 5000 and meta["token_dtype"] == "<u2"
+    ids = np.fromfile(tmp_path / "out" / "train.bin", dtype="<u2")
+    assert CharTokenizer.load(tmp_path / "out" / "vocab.txt").decode(ids) == text[:len(ids)]
 
 
 @pytest.mark.parametrize("content, message", [

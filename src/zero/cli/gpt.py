@@ -1,6 +1,7 @@
-"""Character-level GPT (the book's StoneGPT): prepare a text, train, sample.
+"""A GPT (the book's StoneGPT) on characters or BPE tokens: prepare a text, train, sample.
 
   zero gpt prepare TEXT_FILE --out DIR      vocab.txt, train.bin, val.bin (90/10)
+      [--tokenizer bpe --vocab-size N]      tokenizer.json (a byte-level BPE) instead of vocab.txt
   zero gpt train [--data DIR] [--out RUN]   the book's loop; checkpoints into RUN
   zero gpt sample --run RUN [--prompt T]    continue a prompt from the checkpoint
   zero plot RUN [RUN ...]                   the loss curves (also drawn by train)
@@ -22,11 +23,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import json
 import os
 import sys
 from pathlib import Path
 
-from ..data.text import META_FILE, CharTokenizer, prepare_file, prepare_text
+from ..data.text import META_FILE, prepare_file, prepare_text
+from ..data.tokenizers import KINDS, from_checkpoint
 from ..errors import DataError, UsageError
 from ..models.gpt import GPT, GPTConfig
 from ..random import Generator, manual_seed
@@ -39,15 +42,24 @@ from .common import resolve_device
 from .console import ReaderGone, reader_gone
 from .gpt_train import CHECKPOINT, Job, check, train
 
+DEFAULT_BPE_VOCAB = 512  # (benchmarks/tokenizers.py: the default corpus is small; see the README)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    prepare = commands.add_parser("prepare", help="turn a UTF-8 text into character-level training data",
+    prepare = commands.add_parser("prepare", help="turn a UTF-8 text into training data (characters or BPE tokens)",
                                   description=PREPARE_DESCRIPTION)
     prepare.add_argument("text", metavar="TEXT_FILE", help="any UTF-8 text")
     prepare.add_argument("--out", required=True, metavar="DIR",
-                         help="where vocab.txt, train.bin, val.bin and meta.json go (`zero gpt train --data DIR`)")
+                         help="where vocab.txt (or tokenizer.json), train.bin, val.bin and meta.json go (`zero gpt "
+                              "train --data DIR`)")
+    prepare.add_argument("--tokenizer", default="char", choices=KINDS,
+                         help="char: one token a character (the book's); bpe: a byte-level BPE "
+                              "learnt from the text (Hugging Face's tokenizers library)")
+    prepare.add_argument("--vocab-size", type=int, default=None, metavar="N",
+                         help="the BPE's vocabulary: 256 bytes and up to N - 256 merges (--tokenizer bpe only; "
+                              f"default {DEFAULT_BPE_VOCAB})")
     prepare.set_defaults(handler=run_prepare)
 
     t = commands.add_parser("train", help="train a GPT on prepared data", description=gpt_train.__doc__,
@@ -103,35 +115,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     s.add_argument("--checkpoint", default="latest", metavar="WHICH",
                    help="latest, best, or a step number (one of the numbered checkpoints)")
     s.add_argument("--prompt", default="", help="text to continue (default: a newline, if in the vocabulary)")
-    s.add_argument("--tokens", type=int, default=500, metavar="N", help="how many characters to generate")
-    s.add_argument("--temperature", type=float, default=0.8, metavar="X", help="0: always the likeliest character")
+    s.add_argument("--tokens", type=int, default=500, metavar="N",
+                   help="how many tokens to generate (characters, with the char tokenizer)")
+    s.add_argument("--temperature", type=float, default=0.8, metavar="X", help="0: always the likeliest token")
     s.add_argument("--top-k", type=int, default=None, metavar="K",
-                   help="sample among the K likeliest characters only (default: all)")
+                   help="sample among the K likeliest tokens only (default: all)")
     s.add_argument("--seed", type=int, default=0, metavar="N", help="of the sampling")
     s.add_argument("--device", default="cpu", help="cpu or cuda")
-    s.add_argument("--stream", action="store_true", help="print each character as it is generated")
+    s.add_argument("--stream", action="store_true",
+                   help="print the text as it is generated (whole characters: a BPE token that ends inside "
+                        "one waits for the next)")
     s.add_argument("--no-cache", action="store_true", help="recompute the window each token (slower)")
     s.set_defaults(handler=run_sample)
 
 
-PREPARE_DESCRIPTION = """Turn a UTF-8 text into character-level training data for `zero gpt train --data DIR`.
+PREPARE_DESCRIPTION = """Turn a UTF-8 text into training data for `zero gpt train --data DIR`.
 
-DIR gets vocab.txt (the sorted distinct characters, one JSON string a line),
-train.bin (the first 90% of the text as int32 ids), val.bin (the last 10%) and
-meta.json (the source and the sizes)."""
+The text is split by character: its first 90% to train on, the last 10% to
+validate. With --tokenizer char (the default) DIR gets vocab.txt (the sorted
+distinct characters, one JSON string a line); with --tokenizer bpe, a byte-level
+BPE of --vocab-size tokens is learnt from the training part (in seconds) and
+written as tokenizer.json, the tokenizers library's own format. Then train.bin
+and val.bin (the ids, in the smallest integer type for the vocabulary) and
+meta.json (the source, the tokenizer, the sizes and each file's SHA-256).
+`zero gpt train` reads the tokenizer from DIR; the model's vocabulary follows it.
+A DIR prepared before is prepared again (with a line saying so if its tokenizer
+changes)."""
 
 SAMPLE_DESCRIPTION = """Continue a prompt with a model trained by `zero gpt train`.
 
 Reads RUN_DIR/checkpoint.safetensors (or --checkpoint best / STEP) and prints
-the prompt followed by --tokens generated characters (a KV cache keeps it fast;
---stream prints them as they come)."""
+the prompt followed by --tokens generated tokens (a KV cache keeps it fast;
+--stream prints them as they come). The checkpoint carries its tokenizer (the
+characters, or the BPE's tokenizer.json), which encodes the prompt and decodes
+the output."""
 
 
 def run_prepare(args) -> int:
-    meta = prepare_file(args.text, args.out)
-    print(f"prepared {args.text}: {meta['characters']:,} characters, vocabulary of {meta['vocab_size']:,}, "
-          f"{meta['train_tokens']:,} train and {meta['val_tokens']:,} val tokens in {args.out}")
+    if args.vocab_size is not None and args.tokenizer != "bpe":
+        raise UsageError("--vocab-size applies to --tokenizer bpe only (char's vocabulary is the text's characters)")
+    if args.tokenizer == "bpe" and args.vocab_size is None:
+        args.vocab_size = DEFAULT_BPE_VOCAB
+    before = _prepared_kind(Path(args.out))
+    meta = prepare_file(args.text, args.out, tokenizer=args.tokenizer, vocab_size=args.vocab_size)
+    if before is not None and before != args.tokenizer:
+        print(f"{args.out}: held data prepared with --tokenizer {before}; replaced by --tokenizer {args.tokenizer} "
+              "(runs trained on the old data cannot --resume on it)")
+    kind = "characters" if args.tokenizer == "char" else "byte-level BPE tokens"
+    print(f"prepared {args.text}: {meta['characters']:,} characters, vocabulary of {meta['vocab_size']:,} {kind}, "
+          f"{meta['train_tokens']:,} train and {meta['val_tokens']:,} val tokens "
+          f"({meta['characters'] / max(1, meta['train_tokens'] + meta['val_tokens']):.2f} characters a token) "
+          f"in {args.out}")
     return 0
+
+
+def _prepared_kind(directory: Path) -> str | None:
+    """The tokenizer of a preparation already in ``directory`` (None: none, or unreadable)."""
+    try:
+        meta = json.loads((directory / META_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return meta.get("tokenizer", "char") if isinstance(meta, dict) else None
 
 
 def default_corpus_dir() -> Path:
@@ -204,19 +248,6 @@ def _load_for_sampling(args, checkpoints: CheckpointSet, path: Path) -> dict:
     return checkpoint
 
 
-def _check_prompt(prompt: str, tokenizer: CharTokenizer) -> None:
-    """Every character of the prompt the model cannot read, named at once."""
-    unknown = [(position, char) for position, char in enumerate(prompt) if char not in tokenizer.index]
-    if not unknown:
-        return
-    shown = [f"{char!r} (U+{ord(char):04X}) at position {position}" for position, char in unknown[:10]]
-    more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
-    them = "it is" if len(unknown) == 1 else "they are"
-    raise DataError(f"--prompt: {len(unknown)} character{'s' if len(unknown) > 1 else ''} not in the vocabulary of "
-                    f"{len(tokenizer)} characters this model was trained on ({them} not in its training text): "
-                    f"{', '.join(shown)}{more}")
-
-
 def run_sample(args) -> int:
     require_at_least(args, 1, "tokens")
     require_at_least(args, 0, "seed")
@@ -226,13 +257,14 @@ def run_sample(args) -> int:
     checkpoints, path = _sample_checkpoint(args)
     device = resolve_device(args.device)
     checkpoint = _load_for_sampling(args, checkpoints, path)
-    tokenizer = CharTokenizer(checkpoint["vocab"], source=str(path))
+    tokenizer = from_checkpoint(checkpoint, str(path))
     model = GPT(GPTConfig(**checkpoint["config"]["model"]))
     model.load_state_dict(checkpoint["model"])
     model.to(device)
-    prompt = args.prompt or ("\n" if "\n" in tokenizer.index else tokenizer.chars[0])
-    _check_prompt(prompt, tokenizer)
+    prompt = args.prompt or tokenizer.default_prompt()
+    tokenizer.check_prompt(prompt)
     ids = tokenizer.encode(prompt)
+    stream = tokenizer.stream_decoder()  # (whole characters only: a token can end inside one)
     manual_seed(args.seed)
     generated: list[int] = []   # what a Ctrl-C keeps: printed before the job ends
     if args.stream:
@@ -241,7 +273,7 @@ def run_sample(args) -> int:
     def on_token(new) -> None:
         generated.append(int(new[0]))
         if args.stream:
-            print(tokenizer.decode(new[:1]), end="", flush=True)
+            print(stream(new[:1]), end="", flush=True)
             if reader_gone():          # (| head -c 20 has what it wanted: no more to generate)
                 raise ReaderGone
 
@@ -253,7 +285,8 @@ def run_sample(args) -> int:
         return 0
     except KeyboardInterrupt:  # the text so far, then the usual line and status (130)
         print() if args.stream else print(prompt + tokenizer.decode(generated), flush=True)
-        print(f"zero gpt sample: interrupted after {len(generated):,} of {args.tokens:,} characters",
+        unit = "characters" if tokenizer.kind == "char" else "tokens"
+        print(f"zero gpt sample: interrupted after {len(generated):,} of {args.tokens:,} {unit}",
               file=sys.stderr, flush=True)
         return 130
     print() if args.stream else print(prompt + tokenizer.decode(generated))

@@ -53,7 +53,8 @@ from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 
-from ..data.text import TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared
+from ..data.text import TokenData
+from ..data.tokenizers import Tokenizer, from_checkpoint, open_prepared
 from ..errors import DataError, UsageError, ZeroError
 from ..random import Generator
 from ..serialization import load
@@ -141,10 +142,8 @@ class Job:
         self.config = config
         self.device = device = resolve_device(config.device)
         self.data_dir = data_dir = Path(config.data)
-        check_prepared(data_dir)
-        self.tokenizer = CharTokenizer.load(data_dir / VOCAB_FILE)
-        self.train_data = TokenData(data_dir / TRAIN_FILE, len(self.tokenizer))
-        self.val_data = TokenData(data_dir / VAL_FILE, len(self.tokenizer))
+        # (the tokenizer meta.json records: char or bpe)
+        self.tokenizer, self.train_data, self.val_data = open_prepared(data_dir)
         for data in (self.train_data, self.val_data):
             if len(data) <= config.block_size:
                 raise DataError(f"{data.path}: {len(data)} tokens cannot fill a window of --block-size "
@@ -198,15 +197,17 @@ def train(config: GPTTrainConfig, saved: dict | None, locked: bool = False) -> i
                          f"{config.block_size}, about {_training_bytes(config) / 2**30:,.1f} GiB estimated"
                          f"{memory_detail(e)}): lower --batch-size (or --block-size)") from None
     if status == 0:
-        _summary(config, run, first, seconds, compiled)
+        _summary(config, run, first, seconds, compiled, job.val_data.bits_per_character)
     return status
 
 
-def _summary(config: GPTTrainConfig, run: TrainingRun, first: int, seconds: float, compiled) -> None:
+def _summary(config: GPTTrainConfig, run: TrainingRun, first: int, seconds: float, compiled,
+             bpc: Callable[[float], float]) -> None:
     """The closing lines: what was done, how fast, how well, and where it all is (rank 0)."""
     steps = config.steps - first
     tokens_per_s = steps * parallel.current().world * config.batch_size * config.block_size / max(seconds, 1e-9)
-    best = f"; best val loss {run.best_val_loss:.4f}" if run.best_val_loss is not None else ""
+    best = (f"; best val loss {run.best_val_loss:.4f} ({bpc(run.best_val_loss):.3f} bits/char)"
+            if run.best_val_loss is not None else "")
     print(f"done: {steps:,} steps{f' (from step {first:,})' if first else ''} in {duration(seconds)}, "
           f"{tokens_per_s:,.0f} tokens/s{best}")
     if compiled.count:
@@ -296,8 +297,10 @@ class _Log:
         val_loss = None
         if evaluate:
             evaluation = {key: round(value, 5) for key, value in trainer.evaluate().items()}
-            record.update(evaluation)
             val_loss = evaluation["val_loss"]
+            # bits per character: the validation loss the tokenizers share (char and bpe compare)
+            evaluation["val_bpc"] = round(self.job.val_data.bits_per_character(val_loss), 5)
+            record.update(evaluation)
         if logged:  # the line: the pace since the last line
             seconds = (now - self.log_clock) / (done - self.log_step)
             progress.say(_format({**record, "ms_per_step": 1000 * seconds,
@@ -318,11 +321,11 @@ def _batch(data: TokenData, config, batches: Generator, device):
     return tensor(x, device=device), tensor(y, device=device)
 
 
-def _show_sample(progress: Progress, model, tokenizer: CharTokenizer, device, tokens: int, seed: int) -> None:
+def _show_sample(progress: Progress, model, tokenizer: Tokenizer, device, tokens: int, seed: int) -> None:
     if tokens <= 0:
         return
     trim_device_pool(device)  # training-sized cached blocks will not fit a batch of one (the book)
-    prompt = "\n" if "\n" in tokenizer.index else tokenizer.chars[0]
+    prompt = tokenizer.default_prompt()
     start = tensor(tokenizer.encode(prompt)[None, :].astype("int64"), device=device)
     text = tokenizer.decode(model.generate(start, tokens, temperature=0.8, generator=Generator(seed=seed))[0].tolist())
     trim_device_pool(device)
@@ -339,7 +342,7 @@ def _checkpoint(run: TrainingRun, job: Job, step: int, val_loss: float | None) -
     state = {"job": "gpt train", **trainer.state(), "step": step,
              "rng": {**streams[0], "ranks": streams},  # each rank's, for a resume on as many ranks
              "config": {"model": model_config, "train": train_settings(job.config)},
-             "vocab": list(job.tokenizer.chars), "world_size": len(streams)}
+             **job.tokenizer.checkpoint_entries(), "world_size": len(streams)}  # vocab (+ tokenizer: bpe)
     run.save(state, step, trainer.model.named_parameters(), val_loss)
 
 
@@ -358,8 +361,9 @@ def _read_checkpoint(path: Path, checkpoints: CheckpointSet) -> dict:
 
 
 def _restore(checkpoint: dict, path: Path, job: Job) -> int:
-    if list(checkpoint["vocab"]) != job.tokenizer.chars:
-        raise DataError(f"--resume: {path} was trained on data with another vocabulary")
+    if not job.tokenizer.same_as(from_checkpoint(checkpoint, str(path))):
+        raise DataError(f"--resume: {path} was trained on data with another tokenizer or vocabulary than --data "
+                        f"{job.config.data}'s ({job.tokenizer.describe()})")
     try:
         step = job.trainer.load_state(checkpoint)
         streams = checkpoint["rng"].get("ranks") or [checkpoint["rng"]]
@@ -378,6 +382,7 @@ def _format(record: dict, device) -> str:
             f"grad norm {record['grad_norm'] if record['grad_norm'] is not None else '-'}  "
             f"{record['ms_per_step']:.0f} ms/step  {record['tokens_per_s']:,.0f} tokens/s")
     if "val_loss" in record:
-        text += f"  val loss {record['val_loss']:.4f}  peak memory {peak_memory(device) / 2**20:,.0f} MiB"
+        text += (f"  val loss {record['val_loss']:.4f} ({record['val_bpc']:.3f} bits/char)  "
+                 f"peak memory {peak_memory(device) / 2**20:,.0f} MiB")
     return text
 

@@ -7,6 +7,7 @@ optimizer step (`zero gpt train`), its legend beside it:
 
     loss            train (solid) and validation / test (dashed, dots)
     accuracy        train and test (`zero mnist`)
+    bits per char   the validation loss per character of text (`zero gpt train`)
     learning rate   the schedule
 
 One RUN is drawn beside its metrics (RUN_DIR/metrics.png, FILE.png), titled with
@@ -33,6 +34,7 @@ MATPLOTLIB_HINT = "pip install matplotlib, or pip install -e '.[plot]' in Zero's
 PANELS = [
     ("loss", [("train_loss", "train", "-"), ("val_loss", "val", "--o"), ("test_loss", "test", "--o")]),
     ("accuracy", [("train_acc", "train", "-o"), ("test_acc", "test", "--o")]),
+    ("bits per char", [("val_bpc", "val", "--o")]),  # (`zero gpt train`: the validation loss per character)
     ("learning rate", [("lr", "", "-")]),
 ]
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -28,8 +29,9 @@ import numpy as np
 from ..errors import DataError
 from ..files import atomic_write
 
-TOKEN_DTYPE = np.dtype("<i4")
+TOKEN_DTYPE = np.dtype("<i4")    # the ids' type in preparations whose meta.json names none
 VOCAB_FILE, TRAIN_FILE, VAL_FILE, META_FILE = "vocab.txt", "train.bin", "val.bin", "meta.json"
+BPE_FILE = "tokenizer.json"
 
 
 class CharTokenizer:
@@ -64,6 +66,37 @@ class CharTokenizer:
 
     def decode(self, ids) -> str:
         return "".join(self.chars[int(i)] for i in ids)
+
+    # -- what the GPT job asks of any tokenizer (data/tokenizers.py's BPETokenizer too) -----------
+    kind = "char"
+
+    def stream_decoder(self):
+        """The text of the next ids, as they come (a character is never cut)."""
+        return self.decode
+
+    def default_prompt(self) -> str:
+        return "\n" if "\n" in self.index else self.chars[0]
+
+    def checkpoint_entries(self) -> dict:
+        return {"vocab": list(self.chars)}
+
+    def same_as(self, other) -> bool:
+        return isinstance(other, CharTokenizer) and other.chars == self.chars
+
+    def describe(self) -> str:
+        return f"characters ({len(self):,})"
+
+    def check_prompt(self, prompt: str) -> None:
+        """Every character of the prompt the model cannot read, named at once."""
+        unknown = [(position, char) for position, char in enumerate(prompt) if char not in self.index]
+        if not unknown:
+            return
+        shown = [f"{char!r} (U+{ord(char):04X}) at position {position}" for position, char in unknown[:10]]
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        them = "it is" if len(unknown) == 1 else "they are"
+        raise DataError(f"--prompt: {len(unknown)} character{'s' if len(unknown) > 1 else ''} not in the vocabulary "
+                        f"of {len(self)} characters this model was trained on ({them} not in its training text): "
+                        f"{', '.join(shown)}{more}")
 
     # -- vocab.txt ------------------------------------------------------------------------------
     def save(self, path) -> None:
@@ -141,26 +174,66 @@ def read_text(path) -> str:
     return text
 
 
-def prepare_text(text: str, out_dir, source: str = "", split: float = 0.9) -> dict:
-    """Tokenise ``text`` by character and write vocab.txt, train.bin, val.bin, meta.json."""
+def token_dtype(vocab_size: int) -> np.dtype:
+    """The smallest little-endian integer type that holds every id of the vocabulary."""
+    return np.dtype("u1" if vocab_size <= 1 << 8 else "<u2" if vocab_size <= 1 << 16 else "<i4")
+
+
+def tokenizer_file(kind: str) -> str:
+    return BPE_FILE if kind == "bpe" else VOCAB_FILE
+
+
+def prepare_text(text: str, out_dir, source: str = "", split: float = 0.9, tokenizer: str = "char",
+                 vocab_size: int | None = None) -> dict:
+    """Split ``text`` into its first 90% (train) and the rest (val) by character, tokenise
+    both -- by character (the vocabulary: the text's distinct characters) or with a
+    byte-level BPE of ``vocab_size`` tokens learnt from the train part -- and write the
+    tokenizer's file, train.bin, val.bin (the smallest integer type for the vocabulary)
+    and meta.json."""
     if len(text) < 2:
         raise DataError(f"{source or 'the text'}: needs at least 2 characters to split into train and val")
+    cut = min(max(1, int(len(text) * split)), len(text) - 1)
+    parts = {TRAIN_FILE: text[:cut], VAL_FILE: text[cut:]}
+    if tokenizer == "bpe":
+        from .tokenizers import BPETokenizer
+
+        if vocab_size is None:
+            raise DataError("--tokenizer bpe needs --vocab-size N")
+        chosen: CharTokenizer | BPETokenizer = BPETokenizer.train(_chunks(parts[TRAIN_FILE]), vocab_size)
+    elif tokenizer == "char":
+        chosen = CharTokenizer.from_text(text)
+    else:
+        raise DataError(f"unknown tokenizer {tokenizer!r} (char or bpe)")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tokenizer = CharTokenizer.from_text(text)
-    ids = tokenizer.encode(text)
-    cut = min(max(1, int(len(ids) * split)), len(ids) - 1)
+    dtype = token_dtype(len(chosen))
+    ids = {name: chosen.encode(part) for name, part in parts.items()}
     (out / META_FILE).unlink(missing_ok=True)       # from here until the new one: "not prepared"
-    tokenizer.save(out / VOCAB_FILE)
-    for name, part in ((TRAIN_FILE, ids[:cut]), (VAL_FILE, ids[cut:])):
+    for kind in ("char", "bpe"):                    # another preparation's tokenizer goes with it
+        if kind != tokenizer:
+            (out / tokenizer_file(kind)).unlink(missing_ok=True)
+    chosen.save(out / tokenizer_file(tokenizer))
+    for name, part_ids in ids.items():
         with atomic_write(out / name) as f:
-            f.write(part.astype(TOKEN_DTYPE).tobytes())
-    meta = {"source": str(source), "characters": len(ids), "vocab_size": len(tokenizer),
-            "train_tokens": int(cut), "val_tokens": int(len(ids) - cut),
-            "files": {name: _fingerprint(out / name) for name in (VOCAB_FILE, TRAIN_FILE, VAL_FILE)}}
+            f.write(part_ids.astype(dtype).tobytes())
+    meta = {"source": str(source), "tokenizer": tokenizer, "characters": len(text), "vocab_size": len(chosen),
+            **({"requested_vocab_size": vocab_size} if tokenizer == "bpe" else {}),
+            "token_dtype": dtype.str, "train_tokens": len(ids[TRAIN_FILE]), "val_tokens": len(ids[VAL_FILE]),
+            "train_characters": cut, "val_characters": len(text) - cut,
+            "files": {name: _fingerprint(out / name) for name in (tokenizer_file(tokenizer), TRAIN_FILE, VAL_FILE)}}
     with atomic_write(out / META_FILE) as f:
         f.write((json.dumps(meta, indent=2, ensure_ascii=False) + "\n").encode("utf-8"))
     return meta
+
+
+def _chunks(text: str, size: int = 1 << 16):
+    """The text in pieces cut after a newline (what the BPE trainer counts words in)."""
+    start = 0
+    while start < len(text):
+        end = text.find("\n", start + size)
+        end = len(text) if end < 0 else end + 1
+        yield text[start:end]
+        start = end
 
 
 def _fingerprint(path: Path) -> dict:
@@ -171,13 +244,14 @@ def _fingerprint(path: Path) -> dict:
     return {"bytes": path.stat().st_size, "sha256": digest.hexdigest()}
 
 
-def check_prepared(data_dir) -> None:
+def check_prepared(data_dir) -> dict:
     """DataError unless ``data_dir`` holds one whole preparation: meta.json, and the three
-    files it describes, each of its size and SHA-256 (a directory prepared by an older
-    Zero, whose meta.json lists no files, is checked by its token counts only)."""
+    files it describes (the tokenizer's, train.bin, val.bin), each of its size and SHA-256
+    (a directory prepared by an older Zero, whose meta.json lists no files, is checked by its
+    token counts only). Returns meta.json's contents."""
     directory = Path(data_dir)
     again = f"prepare it again: zero gpt prepare TEXT --out {directory}"
-    if not any((directory / name).exists() for name in (META_FILE, VOCAB_FILE, TRAIN_FILE, VAL_FILE)):
+    if not any((directory / name).exists() for name in (META_FILE, VOCAB_FILE, BPE_FILE, TRAIN_FILE, VAL_FILE)):
         raise DataError(f"{directory}: no vocabulary file and no token files (run `zero gpt prepare TEXT --out "
                         f"{directory}` first)")
     try:
@@ -187,44 +261,70 @@ def check_prepared(data_dir) -> None:
                         f"prepared); {again}") from None
     except (OSError, ValueError) as e:
         raise DataError(f"{directory / META_FILE}: unreadable ({e}); {again}") from None
-    files = meta.get("files") if isinstance(meta, dict) else None
+    if not isinstance(meta, dict):
+        raise DataError(f"{directory / META_FILE}: not a JSON object; {again}")
+    kind = meta.get("tokenizer", "char")
+    if kind not in ("char", "bpe"):
+        raise DataError(f"{directory / META_FILE}: names the tokenizer {kind!r}, not char or bpe; {again}")
+    files = meta.get("files")
     if files is None:
         expected = {TRAIN_FILE: meta.get("train_tokens"), VAL_FILE: meta.get("val_tokens")}
+        itemsize = recorded_dtype(meta, directory).itemsize
         for name, tokens in expected.items():
             path = directory / name
-            if isinstance(tokens, int) and path.is_file() and path.stat().st_size != tokens * TOKEN_DTYPE.itemsize:
+            if isinstance(tokens, int) and path.is_file() and path.stat().st_size != tokens * itemsize:
                 raise DataError(f"{path}: {path.stat().st_size} bytes, but {META_FILE} counts {tokens} tokens: "
                                 f"the files are of different preparations; {again}")
-        return
-    for name in (VOCAB_FILE, TRAIN_FILE, VAL_FILE):
+        return meta
+    for name in (tokenizer_file(kind), TRAIN_FILE, VAL_FILE):
         path, recorded = directory / name, files.get(name) if isinstance(files, dict) else None
         if not path.is_file():
             raise DataError(f"{path}: missing, though {META_FILE} lists it; {again}")
         if not isinstance(recorded, dict) or _fingerprint(path) != recorded:
             raise DataError(f"{path}: not the file {META_FILE} describes (another preparation's, or changed "
                             f"since); {again}")
+    return meta
 
 
-def prepare_file(text_path, out_dir) -> dict:
-    return prepare_text(read_text(text_path), out_dir, source=str(text_path))
+def recorded_dtype(meta: dict, directory: Path) -> np.dtype:
+    """The ids' type meta.json records (int32: an older preparation's, which records none)."""
+    try:
+        return np.dtype(meta.get("token_dtype", TOKEN_DTYPE))
+    except TypeError:
+        raise DataError(f"{directory / META_FILE}: names the token type {meta['token_dtype']!r}; prepare it again: "
+                        f"zero gpt prepare TEXT --out {directory}") from None
+
+
+def prepare_file(text_path, out_dir, tokenizer: str = "char", vocab_size: int | None = None) -> dict:
+    return prepare_text(read_text(text_path), out_dir, source=str(text_path), tokenizer=tokenizer,
+                        vocab_size=vocab_size)
 
 
 class TokenData:
-    """The ids of one split, memory-mapped, and random (input, target) windows from them."""
+    """The ids of one split, memory-mapped, and random (input, target) windows from them.
+    ``characters``: how many characters of text they encode (bits per character)."""
 
-    def __init__(self, path, vocab_size: int | None = None):
+    def __init__(self, path, vocab_size: int | None = None, dtype=TOKEN_DTYPE, characters: int | None = None):
         path = Path(path)
+        dtype = np.dtype(dtype)
         if not path.is_file():
             raise DataError(f"{path}: no such token file (run `zero gpt prepare TEXT --out DIR` first)")
         size = path.stat().st_size
-        if size % TOKEN_DTYPE.itemsize:
-            raise DataError(f"{path}: {size} bytes is not a whole number of int32 tokens (truncated?)")
+        if size % dtype.itemsize:
+            raise DataError(f"{path}: {size} bytes is not a whole number of {dtype.name} tokens (truncated?)")
         self.path = path
-        self.ids = np.memmap(path, dtype=TOKEN_DTYPE, mode="r") if size else np.zeros(0, TOKEN_DTYPE)
+        self.ids = np.memmap(path, dtype=dtype, mode="r") if size else np.zeros(0, dtype)
+        self.characters = characters
         if vocab_size is not None and len(self.ids):
             low, high = int(self.ids.min()), int(self.ids.max())
             if low < 0 or high >= vocab_size:
                 raise DataError(f"{path}: token ids span [{low}, {high}], outside a vocabulary of {vocab_size}")
+
+    def bits_per_character(self, loss: float) -> float:
+        """A mean loss in nats per token of this split as bits per character of its text:
+        loss x tokens / characters / ln 2 (with one token a character, loss / ln 2)."""
+        characters = self.characters or len(self.ids)
+        return loss * len(self.ids) / max(characters, 1) / math.log(2)
 
     def __len__(self) -> int:
         return len(self.ids)
