@@ -12,7 +12,7 @@ from zero.data import write_idx
 def prepared(tmp_path):
     text = ("To be, or not to be, that is the question:\n" * 40) + "床前明月光，疑是地上霜。🌙\n" * 20
     (tmp_path / "input.txt").write_text(text, encoding="utf-8")
-    assert gpt("prepare", tmp_path / "input.txt", "--out", tmp_path / "data") == 0
+    assert gpt("prepare", tmp_path / "input.txt", "--out", tmp_path / "data", "--tokenizer", "char") == 0
     return tmp_path / "data"
 
 

@@ -65,7 +65,8 @@ def test_prepare_refuses_bad_vocabulary_sizes(tmp_path):
     small = zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d", "--tokenizer", "bpe",
                  "--vocab-size", 100, check=False)
     assert small.returncode == 2 and "--vocab-size must be between 256" in small.stderr
-    char = zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d", "--vocab-size", 300, check=False)
+    char = zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d", "--tokenizer", "char",
+                "--vocab-size", 300, check=False)
     assert char.returncode == 2 and "--vocab-size applies to --tokenizer bpe only" in char.stderr
     assert len(small.stderr.splitlines()) == len(char.stderr.splitlines()) == 1
     assert not (tmp_path / "d").exists()
@@ -114,7 +115,7 @@ def test_resume_continues_with_the_same_tokenizer(bpe_run, tmp_path):
 
 def test_a_prepared_directory_of_another_tokenizer_is_refused_on_resume(tmp_path):
     (tmp_path / "t.txt").write_text(TEXT, encoding="utf-8")
-    zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d")
+    zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d", "--tokenizer", "char")
     assert gpt("train", "--data", tmp_path / "d", "--out", tmp_path / "run", "--steps", 2, "--eval-interval", 2,
                *TINY_GPT) == 0
     again = zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d", "--tokenizer", "bpe",
@@ -172,3 +173,14 @@ def test_the_plot_has_a_bits_per_character_panel(bpe_run):
     panels = [ax.get_ylabel() for ax in figure([("run", read_metrics(bpe_run / "metrics.jsonl"))]).axes]
     assert panels == ["loss", "bits per char", "learning rate"], panels
     assert (bpe_run / "metrics.png").is_file()
+
+
+def test_the_default_tokenizer_is_a_512_token_bpe(tmp_path):
+    """`zero gpt prepare` without --tokenizer learns a byte-level BPE of 512 tokens (the
+    README's comparison: fewer bits per character than char at the same wall time)."""
+    (tmp_path / "t.txt").write_text(TEXT * 4, encoding="utf-8")
+    result = zero("gpt", "prepare", tmp_path / "t.txt", "--out", tmp_path / "d")
+    meta = json.loads((tmp_path / "d" / "meta.json").read_text(encoding="utf-8"))
+    assert "byte-level BPE tokens" in result.stdout
+    assert meta["tokenizer"] == "bpe" and meta["requested_vocab_size"] == 512
+    assert (tmp_path / "d" / "tokenizer.json").is_file() and not (tmp_path / "d" / "vocab.txt").exists()

@@ -77,5 +77,5 @@ def test_default_corpus_is_pythons_documentation(tmp_path, monkeypatch, capsys):
     assert _run("train", "--out", tmp_path / "run", "--steps", 1, *TINY) == 0
     out = capsys.readouterr().out
     assert "pydoc_data.topics" in out
-    assert (tmp_path / "cache" / "gpt" / "pydoc-topics" / "train.bin").is_file()
+    assert (tmp_path / "cache" / "gpt" / "pydoc-topics-bpe512" / "tokenizer.json").is_file()
     assert zero.load(tmp_path / "run" / "checkpoint.safetensors")["step"] == 1

@@ -111,7 +111,7 @@ def test_a_preparation_cut_half_way_is_refused_by_train(tmp_path, capsys, monkey
     first.write_text("abcabcabc " * 60, encoding="utf-8")
     second.write_text("xyz? " * 60, encoding="utf-8")
     data = tmp_path / "d"
-    assert gpt("prepare", first, "--out", data) == 0
+    assert gpt("prepare", first, "--out", data, "--tokenizer", "char") == 0
 
     import zero.data.text as text
 
@@ -125,13 +125,14 @@ def test_a_preparation_cut_half_way_is_refused_by_train(tmp_path, capsys, monkey
 
     real_write = text.atomic_write
     monkeypatch.setattr(text, "atomic_write", full_disk)
-    assert gpt("prepare", second, "--out", data) == 2
+    assert gpt("prepare", second, "--out", data, "--tokenizer", "char") == 2
     monkeypatch.undo()
     assert json.loads((data / "vocab.txt").read_text().splitlines()[0]) == " "  # the new vocabulary ...
     capsys.readouterr()
     assert _train(data, tmp_path / "run", "--steps", 2) == 2                   # ... with the old ids: refused
     assert "no meta.json, so its preparation did not finish" in capsys.readouterr().err
-    assert gpt("prepare", second, "--out", data) == 0 and _train(data, tmp_path / "run", "--steps", 2) == 0
+    assert gpt("prepare", second, "--out", data, "--tokenizer", "char") == 0
+    assert _train(data, tmp_path / "run", "--steps", 2) == 0
 
 
 def test_a_token_file_swapped_in_from_another_preparation_is_refused(prepared, tmp_path, capsys):

@@ -26,7 +26,7 @@ TINY = ("--batch-size", "4", "--block-size", "16", "--n-layer", "1", "--n-head",
 def data(tmp_path_factory):
     where = tmp_path_factory.mktemp("text")
     (where / "input.txt").write_text("To be, or not to be, that is the question:\n" * 40, encoding="utf-8")
-    assert main(["gpt", "prepare", str(where / "input.txt"), "--out", str(where / "data")]) == 0
+    assert main(["gpt", "prepare", str(where / "input.txt"), "--out", str(where / "data"), "--tokenizer", "char"]) == 0
     return where / "data"
 
 

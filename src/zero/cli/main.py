@@ -51,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     jobs = parser.add_subparsers(dest="job", required=True, metavar="JOB")
     mnist.add_arguments(jobs.add_parser("mnist", help="train the book's MLP on MNIST (or Fashion-MNIST)",
                                         description=mnist.__doc__))
-    gpt.add_arguments(jobs.add_parser("gpt", help="prepare text, train a character-level GPT, sample from it",
+    gpt.add_arguments(jobs.add_parser("gpt", help="prepare a text (BPE tokens or characters), train a GPT, sample",
                                       description=gpt.__doc__))
     plot.add_arguments(jobs.add_parser("plot", help="draw the loss curves of one or more runs into a PNG",
                                        description=plot.__doc__))

@@ -4,8 +4,10 @@ A preset fills in each option of ``OPTIONS`` the command line does not give (on
 --resume, the checkpoint's settings come first, then the preset). To retune one,
 change its numbers here and measure it again: ``MEASURED`` is what the help and
 the README quote, measured with ``zero gpt train --preset NAME`` on the default
-corpus (Python's documentation topics, 465,126 characters, a vocabulary of 103)
-on the project's 2-core CPU, first run's kernel compilation excluded.
+corpus (Python's documentation topics, 465,126 characters) on the project's 2-core
+CPU, first run's kernel compilation excluded: the cpu preset with the default BPE of
+512 tokens, the others on characters (``--tokenizer char``, a vocabulary of 103;
+measured before BPE became the default).
 """
 from __future__ import annotations
 
@@ -21,8 +23,8 @@ PRESETS: dict[str, dict] = {
     # Seconds: for tests and for trying the commands. It learns little.
     "tiny": dict(n_layer=1, n_head=2, n_embd=16, block_size=16, batch_size=4, steps=50, dropout=0.1, lr=1e-3,
                  min_lr=1e-4, warmup=2, eval_interval=25, eval_iters=2, log_interval=10, sample_tokens=20),
-    # The default: under 3 minutes on the project's 2 cores (600 steps of 100-150 ms, measured
-    # alone: 1 min 10-16 s), a sample that looks like its text.
+    # The default: about a minute on the project's 2 cores (600 steps of ~95 ms, measured
+    # alone: 1 min 4 s with the default BPE), a sample that looks like its text.
     "cpu": dict(n_layer=4, n_head=4, n_embd=128, block_size=64, batch_size=32, steps=600, dropout=0.0, lr=2e-3,
                 min_lr=2e-4, warmup=50, eval_interval=150, eval_iters=20, log_interval=50, sample_tokens=300),
     # nanoGPT's configuration for Shakespeare on a CPU (its README), step for step.
@@ -37,12 +39,12 @@ PRESETS: dict[str, dict] = {
 # What each costs: wall time of the whole job and the validation loss it ends at (see above).
 MEASURED: dict[str, str] = {
     "tiny": "seconds",
-    "cpu": "val loss 1.5485; 1 min 10-16 s alone (100-150 ms/step)",
-    "shakespeare-cpu": "val loss 1.4140; 1 min 49 s alone (44 ms/step)",
-    "book": "val loss 2.4890 (still in the warm-up); 4 min 38 s alone (7.1 s/step)",
+    "cpu": "val loss 2.9562 (1.884 bits/char; BPE 512); 1 min 4 s alone (~95 ms/step)",
+    "shakespeare-cpu": "val loss 1.4140 (characters); 1 min 49 s alone (44 ms/step)",
+    "book": "val loss 2.4890 (characters; still in the warm-up); 4 min 38 s alone (7.1 s/step)",
 }
 
-VOCABULARY = 100  # the vocabulary the help's parameter counts assume (the default corpus has 103)
+VOCABULARY = 512  # the vocabulary the help's parameter counts assume (the default BPE's)
 
 
 def apply(args) -> None:
