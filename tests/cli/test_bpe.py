@@ -152,7 +152,7 @@ def test_bits_per_character_of_bpe_counts_the_characters_its_tokens_cover(bpe_da
 
 def test_a_preparation_of_an_older_zero_still_reads_as_int32_characters(tmp_path):
     from zero.data.text import prepare_text
-    from zero.data.tokenizers import open_prepared
+    from zero.data.text import open_prepared
 
     meta = prepare_text(TEXT, tmp_path)
     assert meta["token_dtype"] == "|u1"

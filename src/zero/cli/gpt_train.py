@@ -54,7 +54,8 @@ from dataclasses import asdict
 from pathlib import Path
 
 from ..data.text import TokenData
-from ..data.tokenizers import Tokenizer, from_checkpoint, open_prepared
+from ..data.text import open_prepared
+from ..data.tokenizers import Tokenizer, from_checkpoint
 from ..errors import DataError, UsageError, ZeroError
 from ..random import Generator
 from ..serialization import load

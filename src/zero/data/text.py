@@ -1,11 +1,14 @@
-"""Character-level text data for the GPT job (the book's ``prepare_stone.py``).
+"""Text data for the GPT job (the book's ``prepare_stone.py``), by character or BPE token.
 
-The vocabulary is the sorted set of Unicode characters in the text; a
-character's id is its position. ``prepare`` writes, into one directory:
+The tokenizers are in ``tokenizers.py``: the book's, whose vocabulary is the sorted
+set of Unicode characters in the text (a character's id is its position), and a
+byte-level BPE. ``prepare_text`` writes, into one directory:
 
-    vocab.txt   one JSON string per line, line i = the character with id i, so a
-                newline, a tab, a space, CJK and emoji all round-trip exactly
-    train.bin   the first 90% of the ids, little-endian int32
+    vocab.txt   (characters) one JSON string per line, line i = the character with
+                id i, so a newline, a tab, a space, CJK and emoji all round-trip exactly
+    tokenizer.json  (BPE) the tokenizers library's own file
+    train.bin   the ids of the first 90% of the text, in the smallest integer type
+                that holds the vocabulary (meta.json names it; older ones: int32)
     val.bin     the last 10%
     meta.json   where the text came from, the sizes, and each file's size and SHA-256
 
@@ -28,129 +31,10 @@ import numpy as np
 
 from ..errors import DataError
 from ..files import atomic_write
+from .tokenizers import TOKEN_DTYPE, BPETokenizer, CharTokenizer, Tokenizer  # (CharTokenizer: also imported from here)
 
-TOKEN_DTYPE = np.dtype("<i4")    # the ids' type in preparations whose meta.json names none
 VOCAB_FILE, TRAIN_FILE, VAL_FILE, META_FILE = "vocab.txt", "train.bin", "val.bin", "meta.json"
 BPE_FILE = "tokenizer.json"
-
-
-class CharTokenizer:
-    """Characters <-> ids over a fixed vocabulary."""
-
-    def __init__(self, chars, source: str = "the vocabulary"):
-        """``source`` names where ``chars`` came from in errors (a file, a checkpoint)."""
-        self.chars = list(chars)
-        self.index: dict[str, int] = {}
-        for i, char in enumerate(self.chars):
-            if not isinstance(char, str) or len(char) != 1:
-                raise DataError(f"{source}: entry {i} is {char!r}, not one character")
-            if char in self.index:
-                raise DataError(f"{source}: the character {_show(char)} is listed twice, as ids "
-                                f"{self.index[char]} and {i}")
-            self.index[char] = i
-
-    @classmethod
-    def from_text(cls, text: str) -> CharTokenizer:
-        return cls(sorted(set(text)))
-
-    def __len__(self) -> int:
-        return len(self.chars)
-
-    def encode(self, text: str) -> np.ndarray:
-        try:
-            return np.fromiter((self.index[c] for c in text), dtype=TOKEN_DTYPE, count=len(text))
-        except KeyError as e:
-            char = e.args[0]
-            raise DataError(f"the character {char!r} (U+{ord(char):04X}) at position {text.index(char)} of "
-                            f"the text is not in the vocabulary of {len(self)} characters") from None
-
-    def decode(self, ids) -> str:
-        return "".join(self.chars[int(i)] for i in ids)
-
-    # -- what the GPT job asks of any tokenizer (data/tokenizers.py's BPETokenizer too) -----------
-    kind = "char"
-
-    def stream_decoder(self):
-        """The text of the next ids, as they come (a character is never cut)."""
-        return self.decode
-
-    def default_prompt(self) -> str:
-        return "\n" if "\n" in self.index else self.chars[0]
-
-    def checkpoint_entries(self) -> dict:
-        return {"vocab": list(self.chars)}
-
-    def same_as(self, other) -> bool:
-        return isinstance(other, CharTokenizer) and other.chars == self.chars
-
-    def describe(self) -> str:
-        return f"characters ({len(self):,})"
-
-    def check_prompt(self, prompt: str) -> None:
-        """Every character of the prompt the model cannot read, named at once."""
-        unknown = [(position, char) for position, char in enumerate(prompt) if char not in self.index]
-        if not unknown:
-            return
-        shown = [f"{char!r} (U+{ord(char):04X}) at position {position}" for position, char in unknown[:10]]
-        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
-        them = "it is" if len(unknown) == 1 else "they are"
-        raise DataError(f"--prompt: {len(unknown)} character{'s' if len(unknown) > 1 else ''} not in the vocabulary "
-                        f"of {len(self)} characters this model was trained on ({them} not in its training text): "
-                        f"{', '.join(shown)}{more}")
-
-    # -- vocab.txt ------------------------------------------------------------------------------
-    def save(self, path) -> None:
-        lines = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in self.chars)
-        with atomic_write(path) as f:
-            f.write(lines.encode("utf-8"))
-
-    @classmethod
-    def load(cls, path) -> CharTokenizer:
-        """The vocabulary in ``path`` (as ``save`` writes it); a DataError naming the file and
-        the line for anything else: bad UTF-8 (a file cut inside a character), a line that
-        is not one character, a character listed twice."""
-        path = Path(path)
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            raise DataError(f"{path}: no vocabulary file (run `zero gpt prepare TEXT --out DIR` first)") from None
-        except IsADirectoryError:
-            raise DataError(f"{path}: is a directory, not a vocabulary file") from None
-        except OSError as e:
-            raise DataError(f"{path}: cannot be read ({e.strerror or e})") from None
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = raw.count(b"\n", 0, e.start) + 1
-            cut = " (the file ends inside a character: truncated?)" if e.end == len(raw) else ""
-            raise DataError(f"{path}, line {line}: not valid UTF-8 at byte offset {e.start}{cut}") from None
-        # Lines end at "\n" alone: the JSON strings may hold U+2028, U+0085 ... unescaped,
-        # which str.splitlines would also split at.
-        lines = text.split("\n")
-        if lines and not lines[-1]:
-            lines.pop()
-        chars: list[str] = []
-        first_line: dict[str, int] = {}
-        for number, line in enumerate(lines, start=1):
-            try:
-                char = json.loads(line)
-            except (json.JSONDecodeError, RecursionError):
-                char = None
-            if not isinstance(char, str) or len(char) != 1:
-                raise DataError(f"{path}, line {number}: expected one character as a JSON string, got {line!r}")
-            if char in first_line:
-                raise DataError(f"{path}, line {number}: the character {_show(char)} is listed again (first on "
-                                f"line {first_line[char]}); a vocabulary lists each character once")
-            first_line[char] = number
-            chars.append(char)
-        if not chars:
-            raise DataError(f"{path}: the vocabulary is empty")
-        return cls(chars, source=str(path))
-
-
-def _show(char: str) -> str:
-    """A character as errors show it: its repr and its code point ('\\n' (U+000A))."""
-    return f"{char!r} (U+{ord(char):04X})"
 
 
 def read_text(path) -> str:
@@ -195,8 +79,6 @@ def prepare_text(text: str, out_dir, source: str = "", split: float = 0.9, token
     cut = min(max(1, int(len(text) * split)), len(text) - 1)
     parts = {TRAIN_FILE: text[:cut], VAL_FILE: text[cut:]}
     if tokenizer == "bpe":
-        from .tokenizers import BPETokenizer
-
         if vocab_size is None:
             raise DataError("--tokenizer bpe needs --vocab-size N")
         chosen: CharTokenizer | BPETokenizer = BPETokenizer.train(_chunks(parts[TRAIN_FILE]), vocab_size)
@@ -337,3 +219,20 @@ class TokenData:
         starts = rng.integers(0, len(self.ids) - block_size, size=batch_size)
         windows = np.stack([self.ids[s:s + block_size + 1] for s in starts]).astype(np.int64)
         return windows[:, :-1], windows[:, 1:]
+
+
+def open_prepared(data_dir) -> tuple[Tokenizer, TokenData, TokenData]:
+    """A prepared directory's tokenizer (of the kind its meta.json records; older
+    preparations, which record none, are by character) and its train and val ids, each
+    file checked against meta.json first."""
+    directory = Path(data_dir)
+    meta = check_prepared(directory)
+    tokenizer: Tokenizer
+    if meta.get("tokenizer", "char") == "bpe":
+        tokenizer = BPETokenizer.load(directory / BPE_FILE)
+    else:
+        tokenizer = CharTokenizer.load(directory / VOCAB_FILE)
+    dtype = recorded_dtype(meta, directory)  # (older preparations name none: int32)
+    splits = [TokenData(directory / name, len(tokenizer), dtype, meta.get(characters))
+              for name, characters in ((TRAIN_FILE, "train_characters"), (VAL_FILE, "val_characters"))]
+    return tokenizer, splits[0], splits[1]

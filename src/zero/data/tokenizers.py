@@ -1,9 +1,9 @@
 """The GPT job's tokenizers: characters (the book's) or a byte-level BPE.
 
-``zero gpt prepare --tokenizer char`` (the default) gives each distinct character of
-the text an id (``CharTokenizer``, vocab.txt); ``--tokenizer bpe --vocab-size N``
-trains a byte-level BPE on the training part of the text with Hugging Face's
-``tokenizers`` library (``BPETokenizer``, tokenizer.json -- the library's own
+``zero gpt prepare --tokenizer char`` gives each distinct character of the text an id
+(``CharTokenizer``, vocab.txt: the book's); ``--tokenizer bpe --vocab-size N`` (the
+default, 512) trains a byte-level BPE on the training part of the text with Hugging
+Face's ``tokenizers`` library (``BPETokenizer``, tokenizer.json -- the library's own
 format, which ``tokenizers.Tokenizer.from_file`` and anything built on it read).
 
 A byte-level BPE's alphabet is the 256 bytes, so every text encodes (no unknown
@@ -19,6 +19,7 @@ can sample: the characters, or tokenizer.json's text), ``same_as`` and ``describ
 from __future__ import annotations
 
 import codecs
+import json
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -26,8 +27,8 @@ import numpy as np
 
 from ..errors import DataError, UsageError
 from ..files import atomic_write
-from .text import (BPE_FILE, TRAIN_FILE, VAL_FILE, VOCAB_FILE, CharTokenizer, TokenData, check_prepared,
-                   recorded_dtype)
+
+TOKEN_DTYPE = np.dtype("<i4")    # the ids' type in preparations whose meta.json names none
 
 KINDS = ("char", "bpe")
 MIN_BPE_VOCAB = 256     # the byte alphabet
@@ -57,6 +58,125 @@ def _library():
     except ImportError:
         raise UsageError("--tokenizer bpe needs Hugging Face's tokenizers library: pip install tokenizers") from None
     return tokenizers
+
+
+class CharTokenizer:
+    """Characters <-> ids over a fixed vocabulary."""
+
+    def __init__(self, chars, source: str = "the vocabulary"):
+        """``source`` names where ``chars`` came from in errors (a file, a checkpoint)."""
+        self.chars = list(chars)
+        self.index: dict[str, int] = {}
+        for i, char in enumerate(self.chars):
+            if not isinstance(char, str) or len(char) != 1:
+                raise DataError(f"{source}: entry {i} is {char!r}, not one character")
+            if char in self.index:
+                raise DataError(f"{source}: the character {_show(char)} is listed twice, as ids "
+                                f"{self.index[char]} and {i}")
+            self.index[char] = i
+
+    @classmethod
+    def from_text(cls, text: str) -> CharTokenizer:
+        return cls(sorted(set(text)))
+
+    def __len__(self) -> int:
+        return len(self.chars)
+
+    def encode(self, text: str) -> np.ndarray:
+        try:
+            return np.fromiter((self.index[c] for c in text), dtype=TOKEN_DTYPE, count=len(text))
+        except KeyError as e:
+            char = e.args[0]
+            raise DataError(f"the character {char!r} (U+{ord(char):04X}) at position {text.index(char)} of "
+                            f"the text is not in the vocabulary of {len(self)} characters") from None
+
+    def decode(self, ids) -> str:
+        return "".join(self.chars[int(i)] for i in ids)
+
+    # -- what the GPT job asks of any tokenizer (data/tokenizers.py's BPETokenizer too) -----------
+    kind = "char"
+
+    def stream_decoder(self):
+        """The text of the next ids, as they come (a character is never cut)."""
+        return self.decode
+
+    def default_prompt(self) -> str:
+        return "\n" if "\n" in self.index else self.chars[0]
+
+    def checkpoint_entries(self) -> dict:
+        return {"vocab": list(self.chars)}
+
+    def same_as(self, other) -> bool:
+        return isinstance(other, CharTokenizer) and other.chars == self.chars
+
+    def describe(self) -> str:
+        return f"characters ({len(self):,})"
+
+    def check_prompt(self, prompt: str) -> None:
+        """Every character of the prompt the model cannot read, named at once."""
+        unknown = [(position, char) for position, char in enumerate(prompt) if char not in self.index]
+        if not unknown:
+            return
+        shown = [f"{char!r} (U+{ord(char):04X}) at position {position}" for position, char in unknown[:10]]
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        them = "it is" if len(unknown) == 1 else "they are"
+        raise DataError(f"--prompt: {len(unknown)} character{'s' if len(unknown) > 1 else ''} not in the vocabulary "
+                        f"of {len(self)} characters this model was trained on ({them} not in its training text): "
+                        f"{', '.join(shown)}{more}")
+
+    # -- vocab.txt ------------------------------------------------------------------------------
+    def save(self, path) -> None:
+        lines = "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in self.chars)
+        with atomic_write(path) as f:
+            f.write(lines.encode("utf-8"))
+
+    @classmethod
+    def load(cls, path) -> CharTokenizer:
+        """The vocabulary in ``path`` (as ``save`` writes it); a DataError naming the file and
+        the line for anything else: bad UTF-8 (a file cut inside a character), a line that
+        is not one character, a character listed twice."""
+        path = Path(path)
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            raise DataError(f"{path}: no vocabulary file (run `zero gpt prepare TEXT --out DIR` first)") from None
+        except IsADirectoryError:
+            raise DataError(f"{path}: is a directory, not a vocabulary file") from None
+        except OSError as e:
+            raise DataError(f"{path}: cannot be read ({e.strerror or e})") from None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            line = raw.count(b"\n", 0, e.start) + 1
+            cut = " (the file ends inside a character: truncated?)" if e.end == len(raw) else ""
+            raise DataError(f"{path}, line {line}: not valid UTF-8 at byte offset {e.start}{cut}") from None
+        # Lines end at "\n" alone: the JSON strings may hold U+2028, U+0085 ... unescaped,
+        # which str.splitlines would also split at.
+        lines = text.split("\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        chars: list[str] = []
+        first_line: dict[str, int] = {}
+        for number, line in enumerate(lines, start=1):
+            try:
+                char = json.loads(line)
+            except (json.JSONDecodeError, RecursionError):
+                char = None
+            if not isinstance(char, str) or len(char) != 1:
+                raise DataError(f"{path}, line {number}: expected one character as a JSON string, got {line!r}")
+            if char in first_line:
+                raise DataError(f"{path}, line {number}: the character {_show(char)} is listed again (first on "
+                                f"line {first_line[char]}); a vocabulary lists each character once")
+            first_line[char] = number
+            chars.append(char)
+        if not chars:
+            raise DataError(f"{path}: the vocabulary is empty")
+        return cls(chars, source=str(path))
+
+
+def _show(char: str) -> str:
+    """A character as errors show it: its repr and its code point ('\\n' (U+000A))."""
+    return f"{char!r} (U+{ord(char):04X})"
 
 
 class BPETokenizer:
@@ -154,20 +274,3 @@ def from_checkpoint(checkpoint: dict, source: str) -> Tokenizer:
     if not isinstance(entry, dict) or entry.get("kind") != "bpe" or not isinstance(entry.get("json"), str):
         raise DataError(f"{source}: its tokenizer entry is not one this version of Zero reads")
     return BPETokenizer(entry["json"], source=source)
-
-
-def open_prepared(data_dir) -> tuple[Tokenizer, TokenData, TokenData]:
-    """A prepared directory's tokenizer (of the kind its meta.json records; older
-    preparations, which record none, are by character) and its train and val ids, each
-    file checked against meta.json first."""
-    directory = Path(data_dir)
-    meta = check_prepared(directory)
-    tokenizer: Tokenizer
-    if meta.get("tokenizer", "char") == "bpe":
-        tokenizer = BPETokenizer.load(directory / BPE_FILE)
-    else:
-        tokenizer = CharTokenizer.load(directory / VOCAB_FILE)
-    dtype = recorded_dtype(meta, directory)  # (older preparations name none: int32)
-    splits = [TokenData(directory / name, len(tokenizer), dtype, meta.get(characters))
-              for name, characters in ((TRAIN_FILE, "train_characters"), (VAL_FILE, "val_characters"))]
-    return tokenizer, splits[0], splits[1]
