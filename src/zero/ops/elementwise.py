@@ -203,7 +203,8 @@ class Div(BinaryOp):
         divisor = b if b is not None else self.b_scalar
         need_a, need_b = self.needs_input_grad
         grad_a = grad / divisor if need_a else None
-        grad_b = -grad * out / divisor if need_b else None  # d(a/b)/db = -a/b^2 = -out/b
+        # d(a/b)/db = -a/b^2 = -(out/b), rounded in PyTorch's order (out/b first: no overflow of grad*out)
+        grad_b = -grad * (out / divisor) if need_b else None
         return self._reduce(grad_a, grad_b)
 
 
