@@ -152,6 +152,21 @@ def to_int32(input: Tensor) -> Tensor:
     return to_dtype(input, dtypes.int32)
 
 
+def to_int16(input: Tensor) -> Tensor:
+    """``x.short()``."""
+    return to_dtype(input, dtypes.int16)
+
+
+def to_int8(input: Tensor) -> Tensor:
+    """``x.char()``."""
+    return to_dtype(input, dtypes.int8)
+
+
+def to_uint8(input: Tensor) -> Tensor:
+    """``x.byte()``."""
+    return to_dtype(input, dtypes.uint8)
+
+
 def to_bool(input: Tensor) -> Tensor:
     """``x.bool()``."""
     return to_dtype(input, dtypes.bool_)

@@ -40,7 +40,6 @@ from .matmul import matmul
 from .extra import more_math, order_statistics, random_functions, scans, tensor_types
 from .extra.scatter_reduce import scatter_reduce
 from .extra import linalg_solvers, special_math, statistics_extra
-from .extra import integer_dtypes
 from . import inplace_twins  # (issue 37: torchnames)
 from . import view_copies  # (issue 37: torchnames)
 from .extra import strided_scatters  # (issue 37: torchnames)
@@ -242,6 +241,9 @@ class TensorMethods:
     bfloat16 = conversion.to_bfloat16
     long = conversion.to_int64
     int = conversion.to_int32
+    short = conversion.to_int16
+    char = conversion.to_int8
+    byte = conversion.to_uint8
     bool = conversion.to_bool
     new_zeros = creation.new_zeros
     new_ones = creation.new_ones
@@ -527,10 +529,6 @@ class TensorMethods:
     igamma_ = in_place(special_math.igamma)
     igammac = special_math.igammac
     igammac_ = in_place(special_math.igammac)
-    # -- parity2: PyTorch's other integer dtypes (extra/integer_dtypes.py) -------------------------
-    byte = integer_dtypes.to_uint8
-    char = integer_dtypes.to_int8
-    short = integer_dtypes.to_int16
 
 
     # -- issue 37 (torchnames): the in-place twins of comparisons, logic, pow, cumsum, tril/triu
