@@ -447,6 +447,13 @@ def test_float32_parameters_get_float32_gradients_and_one_cast_per_region():
     with zero.autocast(KIND, cache_enabled=False):
         ZF.linear(x, w)
         assert not cache
+    with zero.autocast(KIND):
+        ZF.linear(x, w)
+        assert len(cache) == 1
+        zero.clear_autocast_cache()                    # PyTorch's name: empties it inside the region too
+        assert not cache
+        ZF.linear(x, w)
+        assert len(cache) == 1
 
 
 def test_outside_autocast_the_hook_is_one_flag():
