@@ -29,3 +29,46 @@ def test_bfloat16_losses_follow_float32s(prepared, tmp_path):
         runs[dtype] = [json.loads(line)["train_loss"] for line in metrics.read_text().splitlines()]
     for full, mixed in zip(runs["float32"], runs["bfloat16"]):
         assert abs(full - mixed) <= 0.02 * full, runs
+
+
+def _losses(metrics):
+    return [json.loads(line) for line in metrics.read_text().splitlines()]
+
+
+def test_float16_scales_the_loss_skips_an_overflowing_step_and_resumes_exactly(prepared, tmp_path, capsys,
+                                                                               monkeypatch):
+    """--dtype float16: the loss is scaled by a GradScaler. A scale so large that the gradients
+    overflow makes the scaler skip those updates and lower its scale (grad_norm None in the
+    metrics), and the run goes on: an overflow is not a divergence. The scaler's state is in
+    the checkpoint, so a run stopped and resumed equals one that never stopped."""
+    import functools
+
+    import zero.cli.gpt_trainer as trainer
+
+    monkeypatch.setattr(trainer, "GradScaler", functools.partial(zero.amp.GradScaler, init_scale=2.0 ** 20))
+    common = ("--data", prepared, "--eval-interval", 3, "--dtype", "float16", *TINY_GPT)
+    whole, parts = tmp_path / "whole.jsonl", tmp_path / "parts.jsonl"
+    assert gpt("train", *common, "--out", tmp_path / "a", "--steps", 6, "--metrics", whole) == 0
+    assert "on cpu in float16;" in capsys.readouterr().out
+    records = _losses(whole)
+    assert records[0]["grad_norm"] is None                     # 2^20: the first steps overflow, skipped
+    assert records[-1]["grad_norm"] is not None                # the scale came down; updates resumed
+    checkpoint = zero.load(tmp_path / "a" / "checkpoint.safetensors")
+    assert checkpoint["scaler"]["scale"] < 2.0 ** 20
+    assert {t.dtype for t in checkpoint["model"].values()} == {zero.float32}
+
+    assert gpt("train", *common, "--out", tmp_path / "b", "--steps", 3, "--metrics", parts) == 0
+    assert gpt("train", *common, "--out", tmp_path / "b", "--steps", 6, "--metrics", parts, "--resume") == 0
+    assert [(r["train_loss"], r["grad_norm"]) for r in _losses(parts)] == \
+        [(r["train_loss"], r["grad_norm"]) for r in records]
+
+
+def test_float16_losses_follow_float32s(prepared, tmp_path):
+    runs = {}
+    for dtype in ("float32", "float16"):
+        metrics = tmp_path / f"{dtype}.jsonl"
+        assert gpt("train", "--data", prepared, "--out", tmp_path / dtype, "--steps", 4, "--eval-interval", 4,
+                   "--metrics", metrics, "--dtype", dtype, *TINY_GPT) == 0
+        runs[dtype] = [r["train_loss"] for r in _losses(metrics)]
+    for full, mixed in zip(runs["float32"], runs["float16"]):
+        assert abs(full - mixed) <= 0.01 * full, runs

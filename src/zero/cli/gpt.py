@@ -78,9 +78,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "once into ~/.cache/zero or $ZERO_DATA)")
     t.add_argument("--out", default="runs/gpt", metavar="RUN_DIR", help="where checkpoints, metrics and the plot go")
     t.add_argument("--device", default="cpu", help="cpu or cuda")
-    t.add_argument("--dtype", default="float32", choices=["float32", "bfloat16"],
-                   help="the products' precision: bfloat16 runs the forward under zero.autocast (weights, "
-                        "gradients, optimizer state and checkpoints stay float32)")
+    t.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"],
+                   help="the products' precision: bfloat16 or float16 runs the forward under zero.autocast "
+                        "(weights, gradients, optimizer state and checkpoints stay float32); float16 also scales "
+                        "the loss (zero.amp.GradScaler), and a step whose gradients overflow is skipped, not a "
+                        "divergence")
     described = {"steps": "optimizer steps", "batch_size": "sequences per step", "block_size": "context length",
                  "n_layer": "transformer blocks", "n_head": "attention heads", "n_embd": "width",
                  "dropout": "dropout probability",

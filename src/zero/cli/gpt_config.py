@@ -43,7 +43,7 @@ class GPTTrainConfig:
     data: str | None = None
     metrics: str | None = None  # (resolved: RUN_DIR/metrics.jsonl unless given)
     device: str = "cpu"
-    dtype: str = "float32"  # --dtype: bfloat16 runs the forward under zero.autocast (issue 38)
+    dtype: str = "float32"  # --dtype: bfloat16 or float16 run the forward under zero.autocast (issue 38)
     preset: str = presets.DEFAULT
     # the model
     n_layer: int = _DEFAULT["n_layer"]

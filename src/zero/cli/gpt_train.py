@@ -357,7 +357,7 @@ def _read_checkpoint(path: Path, checkpoints: CheckpointSet) -> dict:
             raise
         raise DataError(f"{e}; this run's other checkpoints: {', '.join(others)} (--resume WHICH)") from None
     check_checkpoint(checkpoint, path, "zero gpt train", {"model": dict, "optimizer": dict, "step": int, "rng": dict,
-                                                         "config": dict, "vocab": list}, {"run": dict})
+                                                         "config": dict, "vocab": list}, {"run": dict, "scaler": dict})
     return checkpoint
 
 

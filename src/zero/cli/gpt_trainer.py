@@ -19,7 +19,7 @@ import math
 from collections.abc import Callable
 
 from .. import dtypes, nn
-from ..amp import autocast
+from ..amp import GradScaler, autocast
 from ..grad_mode import no_grad
 from ..models.gpt import GPT
 from ..nn.utils import clip_grad_norm_
@@ -31,7 +31,7 @@ from .gpt_config import GPTTrainConfig
 
 
 def _no_guard(loss, grad_norm):
-    return loss.item(), grad_norm.item()
+    return loss.item(), None if grad_norm is None else grad_norm.item()
 
 
 class Trainer:
@@ -55,6 +55,9 @@ class Trainer:
                                eps_inside_sqrt=True)  # the book's AdamW (see --help)
         self.schedule: WarmupCosineLR | None = None
         self.trained = self.model  # what the step calls: DistributedDataParallel with several ranks
+        # --dtype float16: dynamic loss scaling (float16's range is small); otherwise every call of it
+        # passes through (no arithmetic: a float32 or bfloat16 step is as without it)
+        self.scaler = GradScaler(device.type, enabled=config.dtype == "float16")
 
     def start(self, first: int = 0) -> None:
         """Ready to train from step ``first`` (after ``load_state``, if resumed): the schedule, placed
@@ -79,13 +82,17 @@ class Trainer:
         with self.precision():
             loss = self.trained(x, y)
         self.optimizer.zero_grad()
-        loss.backward()
+        self.scaler.scale(loss).backward()  # (float16: the loss scaled, so small gradients stay representable)
+        self.scaler.unscale_(self.optimizer)  # (the gradients at their true size again, for the clip)
         # --grad-clip 0: no clipping (a limit of inf scales by exactly 1), but the norm is still
         # computed: the divergence guard reads it
         clip = self.config.grad_clip if self.config.grad_clip > 0 else math.inf
         grad_norm = clip_grad_norm_(self.model.parameters(), clip)
-        checked = guard(loss, grad_norm)
-        self.optimizer.step()
+        # float16's overflow: the scaler skips this update and lowers its scale; not a divergence
+        skipped = self.scaler.is_enabled() and not math.isfinite(grad_norm.item())
+        checked = guard(loss, None if skipped else grad_norm)
+        self.scaler.step(self.optimizer)  # (optimizer.step(), unless the scaler skips it)
+        self.scaler.update()
         self.schedule.step()
         return checked
 
@@ -102,14 +109,16 @@ class Trainer:
         return {"val_loss": total / self.config.eval_iters}
 
     def precision(self) -> autocast:
-        """--dtype bfloat16: the forward under autocast (weights, gradients and the optimizer's
-        state stay float32); float32: autocast off."""
-        return autocast(self.device.type, dtype=dtypes.bfloat16, enabled=self.config.dtype == "bfloat16")
+        """--dtype bfloat16 or float16: the forward under autocast in that dtype (weights,
+        gradients and the optimizer's state stay float32); float32: autocast off."""
+        low = dtypes.float16 if self.config.dtype == "float16" else dtypes.bfloat16
+        return autocast(self.device.type, dtype=low, enabled=self.config.dtype != "float32")
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state(self) -> dict:
-        """The model's and the optimizer's state, as a checkpoint holds them."""
-        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict()}
+        """The model's and the optimizer's state (and float16's loss scale), as a checkpoint holds them."""
+        scaler = {"scaler": self.scaler.state_dict()} if self.scaler.is_enabled() else {}
+        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(), **scaler}
 
     def rng_state(self) -> dict:
         """This rank's random streams: the default one (dropout) and the batches'."""
@@ -121,6 +130,8 @@ class Trainer:
         now) replace the optimizer's saved ones."""
         self.model.load_state_dict(checkpoint["model"])
         self.optimizer.load_state_dict(checkpoint["optimizer"])
+        if self.scaler.is_enabled() and checkpoint.get("scaler"):  # (a float32/bfloat16 run's: the scale starts anew)
+            self.scaler.load_state_dict(checkpoint["scaler"])
         step = int(checkpoint["step"])
         ranks, seed = parallel.current(), self.config.seed
         streams = checkpoint["rng"].get("ranks") or [checkpoint["rng"]]  # one per rank that wrote it
