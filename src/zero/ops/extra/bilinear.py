@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...errors import ShapeError, describe
 from ...tensors.tensor import Tensor
+from ..arguments import check_floats
 from ...autograd import autocast_hook
 
 
@@ -23,6 +24,8 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
         if not isinstance(x, Tensor) or x.ndim == 0 or x.shape[-1] != size:
             raise ShapeError(f"bilinear: {name} {describe(x)} must end in {size} to match weight "
                              f"{describe(weight)}")
+    # one dtype for all four, as PyTorch (it does not promote here; autocast's promote rule does, before)
+    check_floats("bilinear", input1=input1, input2=input2, weight=weight, bias=bias)
     if input1.shape[:-1] != input2.shape[:-1]:
         raise ShapeError(f"bilinear: input1 {describe(input1)} and input2 {describe(input2)} must have the same "
                          "leading dimensions")

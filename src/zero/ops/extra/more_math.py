@@ -25,7 +25,7 @@ import numpy as np
 
 from ... import dtypes
 from ...autograd.op import Grads, Op
-from ...errors import describe
+from ...errors import DTypeError, describe
 from ...tensors.creation import tensor as make_tensor
 from ...tensors.creation import zeros
 from ...tensors.meta import normalize_dim
@@ -245,6 +245,8 @@ def _cross(op: str, input: Tensor, other: Tensor, dim: int | None) -> Tensor:
             raise TypeError(f"{op}(): expected Tensors, got {type(t).__name__}")
     if input.ndim != other.ndim:
         raise RuntimeError(f"{op}: inputs must have the same number of dimensions: {input.ndim} and {other.ndim}")
+    if input.dtype is not other.dtype:  # (PyTorch does not promote here; autocast's promote rule does, before)
+        raise DTypeError(f"{op}: input {describe(input)} and other {describe(other)} must have the same dtype")
     a, b = broadcast_tensors(input, other)
     if dim is None:
         sizes = [i for i, s in enumerate(a.shape) if s == 3]
@@ -266,6 +268,8 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
 
 def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     """``zero.linalg.cross``: as cross, along the last dim by default."""
+    if autocast_hook.state.active:   # (PyTorch's cross is linalg_cross: one rule for both)
+        input, other = autocast_hook.cast("cross", input, other)
     return _cross("linalg.cross", input, other, dim)
 
 
