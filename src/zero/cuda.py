@@ -20,13 +20,15 @@ from .backends import cuda as _backend
 from .backends.cuda import memory as _memory
 from .backends.cuda import runtime as _runtime
 from .backends.device import Device as _Device
-from .errors import AutogradError, DeviceError
+from .cuda_graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
+from .errors import AutogradError, CaptureError, DeviceError
 from .ops.index_checks import set_eager_checks
 from .random import manual_seed as _seed_default_generator
 
 __all__ = ["is_available", "device_count", "synchronize", "Event", "memory_stats", "trim_free_pool", "empty_cache",
            "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks", "manual_seed",
-           "manual_seed_all", "current_device"]
+           "manual_seed_all", "current_device", "CUDAGraph", "graph", "graph_pool_handle",
+           "is_current_stream_capturing"]
 
 
 def is_available() -> bool:
@@ -55,6 +57,9 @@ def current_device() -> int:
 
 def synchronize() -> None:
     """Wait for every kernel queued on the GPU (for timing; values are read without it)."""
+    if is_current_stream_capturing():
+        raise CaptureError("zero.cuda.synchronize() while a CUDA graph is being captured: a graph cannot wait "
+                           "for itself; synchronize after the capture")
     _backend.synchronize()
 
 

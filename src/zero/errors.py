@@ -42,6 +42,12 @@ class DeviceError(ZeroError, RuntimeError):
     """Operands on different devices, or a device that is not available."""
 
 
+class CaptureError(DeviceError):
+    """Something a captured CUDA graph cannot hold, done while capturing: reading a value
+    back to the host, drawing random numbers on the host, compiling a kernel (PyTorch raises
+    RuntimeError for the same)."""
+
+
 class ViewError(ZeroError, RuntimeError):
     """A view asked of a memory layout that cannot express it (use reshape)."""
 

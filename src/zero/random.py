@@ -16,6 +16,8 @@ import os
 
 import numpy as np
 
+from .errors import CaptureError
+
 
 def _fresh_seed() -> int:
     """63 bits of the operating system's entropy."""
@@ -88,6 +90,10 @@ def _float_type(tensor):
 
 def _write(tensor, values: np.ndarray) -> None:
     device = tensor._meta.device
+    if device._capture is not None:
+        raise CaptureError(f"random numbers for a {device.type} tensor were drawn on the host while a CUDA graph "
+                           "was being captured: every replay would repeat them; draw them outside the capture "
+                           "(dropout inside one is fine: its seeds are refilled before each replay)")
     device.kernels.copy(device.backend.from_numpy(values), tensor._array)
 
 

@@ -8,7 +8,7 @@ import pytest
 from zero.backends import cpu
 
 INTERFACE = {"allocator", "lease", "array_view", "new_array", "address_of", "to_numpy", "from_numpy", "check_device",
-             "synchronize", "logits_chunk_bytes", "kernels"}
+             "synchronize", "logits_chunk_bytes", "kernels", "lender", "begin_capture"}
 
 
 def test_the_cpu_backend_offers_the_interface():

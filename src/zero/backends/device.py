@@ -20,7 +20,7 @@ MAX_DEFERRED_CHECKS = 256
 
 
 class Device:
-    __slots__ = ("type", "index", "_backend", "_kernels", "_deferred_checks")
+    __slots__ = ("type", "index", "_backend", "_kernels", "_deferred_checks", "_capture")
     _interned: dict = {}
 
     type: str            # "cpu" or "cuda"
@@ -28,6 +28,7 @@ class Device:
     _backend: Any        # the backend package, once found
     _kernels: Kernels | None  # its kernel table, once asked for
     _deferred_checks: list  # checks of values still on the device, run at the next read from it
+    _capture: Any        # the CUDA graph capture open on this device (graph_capture.Capture), or None
 
     def __new__(cls, spec="cpu", index: int | None = None):
         if isinstance(spec, Device):
@@ -39,6 +40,7 @@ class Device:
             device.type, device.index = key
             device._backend = device._kernels = None
             device._deferred_checks = []
+            device._capture = None
             cls._interned[key] = device
         return device
 
@@ -64,7 +66,11 @@ class Device:
     def defer_check(self, check: Callable[[], None]) -> None:
         """Run ``check`` (which reads values from this device, and may raise) at the next read
         from the device rather than now, so the host does not wait for the device here. (At
-        most ``MAX_DEFERRED_CHECKS`` wait; one more runs them all.)"""
+        most ``MAX_DEFERRED_CHECKS`` wait; one more runs them all.) While a CUDA graph is being
+        captured, the graph keeps the check and queues it again after each replay."""
+        if self._capture is not None:
+            self._capture.checks.append(check)
+            return
         self._deferred_checks.append(check)
         if len(self._deferred_checks) > MAX_DEFERRED_CHECKS:
             self.run_deferred_checks()

@@ -13,6 +13,8 @@ The interface every backend offers (``zero.backends.cuda`` has the same names):
     synchronize()              nothing to wait for: CPU kernels finish before they return
     logits_chunk_bytes         how large a chunk of logits linear + cross-entropy makes
     kernels                    the kernel table (``zero.backends.cpu.kernels``)
+    lender(pool)               ``lease`` from another allocator (a CUDA graph's pool)
+    begin_capture(capture)     record a CUDA graph (the CPU plays "cuda" in the tests: ``graphs``)
 
 and beside them ``threads`` (the pool of threads every kernel shares) and ``parallel``
 (when work is split over it).
@@ -22,10 +24,11 @@ from __future__ import annotations
 import numpy as np
 
 from . import kernels
-from .memory import allocator, lease
+from .graphs import TapeCapture
+from .memory import HostLeases, allocator, lease
 
-__all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
-           "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
+__all__ = ["address_of", "allocator", "array_view", "begin_capture", "check_device", "from_numpy", "kernels",
+           "lease", "lender", "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on the CPU a chunk's logits should stay
 # in the cache (about 8 MiB).
@@ -73,3 +76,13 @@ def to_numpy(array: np.ndarray) -> np.ndarray:
 def from_numpy(array: np.ndarray) -> np.ndarray:
     """Host data as this device's array type: on the CPU, the array itself."""
     return array
+
+
+def lender(pool):
+    """``lease`` drawing on ``pool`` instead of the CPU's allocator (a CUDA graph's pool)."""
+    return HostLeases(pool).lease
+
+
+def begin_capture(capture) -> TapeCapture:
+    """Record ``capture``'s kernel calls on a tape (``graphs``: "cuda" played by the CPU)."""
+    return TapeCapture(capture)

@@ -17,6 +17,8 @@ The same interface as the CPU backend (``zero.backends.cpu``):
     logits_chunk_bytes         how large a chunk of logits linear + cross-entropy makes
     kernels                    the kernel table (the contract's names and signatures, on CuPy
                                arrays); an attribute once ``check_device`` has succeeded
+    lender(pool)               ``lease`` from another allocator (a CUDA graph's pool)
+    begin_capture(capture)     capture the stream's work as a CUDA graph (``graphs``)
 
 Importing this package needs neither CuPy nor a GPU: ``kernels`` (which imports CuPy
 and Triton) is imported by ``check_device``, and the other modules import CuPy inside
@@ -30,12 +32,12 @@ from types import ModuleType
 
 from ...errors import DeviceError
 from . import matmul, triton_driver  # matmul: PyTorch's allow_tf32 switch, zero.backends.cuda.matmul
-from .memory import address_of, allocator, install_cupy_allocator, lease
+from .memory import address_of, allocator, install_cupy_allocator, lease, lease_from
 from .runtime import cupy, unavailable_reason
 
 # the backend interface (matmul and is_built are PyTorch's)
-__all__ = ["address_of", "allocator", "array_view", "check_device", "from_numpy", "kernels", "lease",
-           "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
+__all__ = ["address_of", "allocator", "array_view", "begin_capture", "check_device", "from_numpy", "kernels",
+           "lease", "lender", "logits_chunk_bytes", "new_array", "synchronize", "to_numpy"]
 
 # Linear + cross-entropy works on chunks of rows; on a GPU a larger chunk means larger GEMMs
 # (the CPU's 8 MiB, sized for its cache, would give ~20-row products at a 50k vocabulary).
@@ -100,3 +102,15 @@ def is_built() -> bool:
     import importlib.util
 
     return all(importlib.util.find_spec(name) is not None for name in ("cupy", "triton"))
+
+
+def lender(pool):
+    """``lease`` drawing on ``pool`` instead of the device's allocator (a CUDA graph's pool)."""
+    return lambda nbytes: lease_from(pool, nbytes)
+
+
+def begin_capture(capture):
+    """Capture the work queued from now on as a CUDA graph (``graphs.StreamCapture``)."""
+    from .graphs import StreamCapture
+
+    return StreamCapture(capture)

@@ -33,6 +33,7 @@ from ...array_kernels import reduction as shared
 from ...kernel_contract import Array, given
 from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
                                    squared_norm_parts_kernel, squared_norms_kernel)
+from ..graphs import capturing, keep_for_graph, to_device
 from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 
@@ -100,8 +101,13 @@ def _parameter_table(columns: Sequence[Sequence[Array]], block: int) -> tuple[Ar
     found = _tables.get(key)
     if found is not None:
         _tables.move_to_end(key)
+        keep_for_graph(found)   # a graph reads it on every replay, after the cache has let it go
         return found
-    found = _tables[key] = (xp.asarray(np.array(rows, dtype=np.uint64).reshape(-1)), programs, len(rows))
+    rows_array = np.array(rows, dtype=np.uint64).reshape(-1)
+    found = (rows_array if xp is np else to_device(rows_array), programs, len(rows))
+    if capturing():   # a captured copy fills the table only when the graph runs: not for eager steps
+        return found
+    _tables[key] = found
     if len(_tables) > _KEPT_TABLES:
         _tables.popitem(last=False)
     return found
