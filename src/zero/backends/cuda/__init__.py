@@ -49,8 +49,8 @@ _set_up = False       # whether check_device has set the backend up in this proc
 
 def check_device(device) -> None:
     """Raise DeviceError when ``device`` cannot be used. On the first success, set the backend
-    up: cuda:0 current, CuPy allocating through Zero's pool, Triton launching on CuPy's stream,
-    and ``kernels`` imported."""
+    up: cuda:0 current, CuPy allocating through Zero's pool, Triton launching on CuPy's stream
+    with its compiled kernels cached beside Zero's code, and ``kernels`` imported."""
     reason = unavailable_reason(device.index)
     if reason is not None:
         raise DeviceError(f"device {device} is not available: {reason}")
@@ -59,6 +59,7 @@ def check_device(device) -> None:
         return
     cupy().cuda.Device(0).use()
     install_cupy_allocator()
+    triton_driver.keep_cache_with_zero()
     triton_driver.install()
     from . import kernels
     _set_up = True

@@ -16,10 +16,16 @@ PyTorch with CUDA is installed.
 """
 from __future__ import annotations
 
+import os
 import sys
 import warnings
+from pathlib import Path
 
 from .runtime import cupy
+
+# Triton's compiled kernels, kept beside Zero's code as Numba's are (``cache=True`` writes
+# __pycache__ next to the source): a run's first step then loads what an earlier run compiled.
+TRITON_CACHE = Path(__file__).resolve().parent / "__pycache__" / "triton"
 
 _current_stream = None   # set by install: CuPy's current stream's handle, the one Triton launches on
 
@@ -28,6 +34,22 @@ def launch_stream() -> int | None:
     """The stream Triton launches on, as a handle, when this driver is installed; else None
     (the kernels' fast launches need it, and are off without it)."""
     return _current_stream() if _current_stream is not None else None
+
+
+def keep_cache_with_zero() -> str:
+    """Point Triton's cache at ``TRITON_CACHE`` unless $TRITON_CACHE_DIR chooses another, or
+    Zero's directory is not writable (an installed copy: then Triton's default, ~/.triton);
+    returns the directory Triton uses."""
+    from triton import knobs
+
+    if not os.environ.get("TRITON_CACHE_DIR"):
+        try:
+            TRITON_CACHE.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return knobs.cache.dir
+        if os.access(TRITON_CACHE, os.W_OK):
+            knobs.cache.dir = str(TRITON_CACHE)
+    return knobs.cache.dir
 
 
 def install() -> bool:
