@@ -356,6 +356,12 @@ class Kernels(Protocol):
         """out = x / (1 - p) where uniform(seed, i) >= p, else 0 (``dropout_mask``; x, out flat)."""
     def dropout_backward(self, grad: Array, p: float, seed: int, grad_in: Array) -> None:
         """grad_in = forward's mask applied to grad (regenerated from the seed)."""
+    def dropout_forward_seeded(self, x: Array, p: float, seed: Array, out: Array) -> None:
+        """dropout_forward with the seed read on the device from ``seed``, a 1-element int64
+        array (a CUDA graph's seed slot, rewritten before each replay): the same mask as
+        dropout_forward given the value seed[0]."""
+    def dropout_backward_seeded(self, grad: Array, p: float, seed: Array, grad_in: Array) -> None:
+        """dropout_backward with the seed read on the device from ``seed`` (1 element, int64)."""
 
     # -- fused ops (the book's OpLinearBias, OpFFN, OpLinearCrossEntropy, OpFlashAttention) -------
     def linear_forward(self, x: Array, weight: Array, bias: Array | None, out: Array) -> None:

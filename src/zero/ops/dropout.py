@@ -9,28 +9,56 @@ mask bit for bit: the gradient flows, scaled, exactly where values were kept.
 
 Element i is the i-th element of the input in row-major order, so a given seed
 and shape give the same mask whatever the input's strides.
+
+Every dropout here -- elements, whole channels, the alpha dropouts -- gets its seed from
+``_seed_for``. The seed is a Python int, or a *seed tensor*: a 1-element int64 tensor on
+the input's device whose value the kernel reads on the device (``dropout_forward_seeded``).
+A CUDA graph's capture hands dropout such a slot and rewrites it before each replay, so
+each replay drops other elements (an int would be frozen into the graph); backward keeps
+the same seed object, so a replayed backward reads the slot its forward read.
 """
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypeAlias
 
 from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
 from ..random import Generator, default_generator
-from ..tensors.creation import rand
+from ..tensors.creation import ones
 from ..tensors.tensor import Tensor
+
+if TYPE_CHECKING:
+    from ..backends.device import Device
+
+Seed: TypeAlias = "int | Tensor"    # a drawn seed, or a seed tensor read on the device
+
+
+def _seed_for(generator: Generator | None, device: Device) -> Seed:
+    """The seed of one dropout call on ``device``: the one place every dropout gets it.
+    A 63-bit int drawn from ``generator`` (the default one when None)."""
+    return (generator or default_generator()).next_seed()
 
 
 class Dropout(Op):
-    def forward(self, x: Tensor, p: float, seed: int) -> Tensor:
+    def forward(self, x: Tensor, p: float, seed: Seed) -> Tensor:
         x = x.detach().contiguous()
         out = Tensor._empty(x.shape, x.dtype, x.device)
-        x.device.kernels.dropout_forward(x._array, p, seed, out._array)
+        kernels = x.device.kernels
+        if isinstance(seed, Tensor):
+            kernels.dropout_forward_seeded(x._array, p, seed._array, out._array)
+        else:
+            kernels.dropout_forward(x._array, p, seed, out._array)
         self.p, self.seed = p, seed
         return out
 
     def backward(self, grad: Tensor) -> Grads:
         grad = grad.contiguous()
         grad_in = Tensor._empty(grad.shape, grad.dtype, grad.device)
-        grad.device.kernels.dropout_backward(grad._array, self.p, self.seed, grad_in._array)
+        kernels, seed = grad.device.kernels, self.seed
+        if isinstance(seed, Tensor):   # (the slot read again: a replayed backward sees its forward's seed)
+            kernels.dropout_backward_seeded(grad._array, self.p, seed._array, grad_in._array)
+        else:
+            kernels.dropout_backward(grad._array, self.p, seed, grad_in._array)
         return grad_in, None, None
 
 
@@ -46,16 +74,21 @@ def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = Fa
         raise DTypeError(f"dropout: needs a floating-point input, got {describe(x)}")
     if not training or p == 0.0:
         return x
-    seed = (generator or default_generator()).next_seed()
-    out = Dropout.apply(x, float(p), seed)
+    out = Dropout.apply(x, float(p), _seed_for(generator, x.device))
     return x.copy_(out) if inplace else out
+
+
+def _scaled_mask(x: Tensor, shape: tuple[int, ...], p: float, generator: Generator | None) -> Tensor:
+    """A (shape) tensor of x's dtype and device: 1 / (1 - p) where kept, 0 where dropped
+    (all 0 for p = 1) -- the dropout kernel applied to ones, with a seed from ``_seed_for``."""
+    return Dropout.apply(ones(shape, dtype=x.dtype, device=x.device), float(p), _seed_for(generator, x.device))
 
 
 def _channel_dropout(op: str, spatial: int, x: Tensor, p: float, training: bool, inplace: bool,
                      generator: Generator | None) -> Tensor:
     """Whole channels of x (N, C, *spatial) -- or unbatched (C, *spatial) -- zeroed with
-    probability p, the others scaled by 1 / (1 - p). A composition: a (N, C, 1, ...) mask drawn
-    from the generator, broadcast over the channel's elements."""
+    probability p, the others scaled by 1 / (1 - p). A composition: a (N, C, 1, ...) mask
+    (``_scaled_mask``), broadcast over the channel's elements."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"{op}: probability p must lie in [0, 1], got {p}")
     if not isinstance(x, Tensor) or x.ndim not in (spatial + 1, spatial + 2):
@@ -66,9 +99,7 @@ def _channel_dropout(op: str, spatial: int, x: Tensor, p: float, training: bool,
     if not training or p == 0.0:
         return x
     channels = x.shape[:x.ndim - spatial]                                    # (N, C) or (C,)
-    draws = rand(channels + (1,) * spatial, generator=generator, dtype=x.dtype, device=x.device)
-    keep = (draws >= p).to(x.dtype) * (1.0 / (1.0 - p)) if p < 1.0 else draws * 0.0
-    out = x * keep
+    out = x * _scaled_mask(x, channels + (1,) * spatial, p, generator)
     return x.copy_(out) if inplace else out
 
 
@@ -109,7 +140,7 @@ def _alpha_dropout(op: str, x: Tensor, p: float, training: bool, inplace: bool, 
         out = x * 0.0
     else:
         shape = x.shape[:2] + (1,) * (x.ndim - 2) if feature else x.shape
-        kept = (rand(shape, generator=generator, dtype=x.dtype, device=x.device) >= p).to(x.dtype)
+        kept = (_scaled_mask(x, shape, p, generator) != 0.0).to(x.dtype)       # 1 kept, 0 dropped
         alpha, a = SELU_ALPHA_SCALED, 1.0 / ((SELU_ALPHA_SCALED ** 2 * p + 1) * (1 - p)) ** 0.5
         out = x * (kept * a) + ((kept - 1.0) * (alpha * a) + alpha * a * p)
     return x.copy_(out) if inplace else out

@@ -202,6 +202,10 @@ dropout_forward = parallel.elements(nn.dropout_forward, ("x",), "out", ns_per_el
                                     copies_strided=True, first="first")
 dropout_backward = parallel.elements(nn.dropout_backward, ("grad",), "grad_in", ns_per_element=parallel.DROPOUT_NS,
                                      copies_strided=True, first="first")
+dropout_forward_seeded = parallel.elements(nn.dropout_forward_seeded, ("x",), "out",
+                                           ns_per_element=parallel.DROPOUT_NS, copies_strided=True, first="first")
+dropout_backward_seeded = parallel.elements(nn.dropout_backward_seeded, ("grad",), "grad_in",
+                                            ns_per_element=parallel.DROPOUT_NS, copies_strided=True, first="first")
 
 # -- fused ops (each splits its chain of products and loops itself) ------------------------------------
 linear_forward = fused.linear_forward
@@ -290,5 +294,7 @@ for _name in ("where", "relu", "relu_backward", "sigmoid", "silu", "gelu", "gelu
               "linear_cross_entropy_backward", "flash_attention_forward", "flash_attention_backward",
               "self_attention_forward", "self_attention_backward", "recurrent_forward", "recurrent_backward",
               "recurrent_projected_forward", "recurrent_projected_backward", "masked_softmax_forward"):
+    globals()[_name] = _in_float32(globals()[_name])
+for _name in ("dropout_forward_seeded", "dropout_backward_seeded"):     # (issue 38: CUDA graphs' seed slots)
     globals()[_name] = _in_float32(globals()[_name])
 del _name, _in_float32

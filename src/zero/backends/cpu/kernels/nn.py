@@ -52,6 +52,8 @@ statistics; label smoothing's sums over the class weights run in float64.
     dropout_forward(x, p, seed, out)                x, out: (n,) flat
         out[i] = x[i] / (1 - p) if uniform(seed, i) >= p else 0   (p == 1: all zeros)
     dropout_backward(grad, p, seed, grad_in)        the same mask applied to grad.
+    dropout_forward_seeded / dropout_backward_seeded     the same, seed a 1-element int64
+        array read by the loop (a CUDA graph's seed slot, rewritten between replays).
 
 The dropout mask is a counter-based random number, ``uniform(seed, i)`` from SplitMix64
 (``zero.backends.dropout_mask`` has the recipe, which every device follows bit for bit):
@@ -75,6 +77,7 @@ __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
            "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
 __all__ += ["masked_softmax_forward"]
+__all__ += ["dropout_backward_seeded", "dropout_forward_seeded"]
 
 
 def _rows_out(out: Array) -> Array:
@@ -448,22 +451,40 @@ def _layer_norm_backward_rows(grad, x, weight, mean, rstd, grad_x, partial_weigh
 def dropout_forward(x: Array, p: float, seed: int, out: Array, first: int = 0) -> None:
     """``first``: the index of x's first element in the array it is a part of (each element
     draws the number of its place in the whole: ``zero.backends.dropout_mask``)."""
-    out_flat, x_flat = _rows_out(out).reshape(-1), np.ascontiguousarray(x).reshape(-1)
-    _dropout_loop(x_flat, np.uint64(keep_threshold(p)), keep_scale(p), np.uint64(seed), out_flat, first)
+    _dropout(x, p, np.array([seed], np.uint64), out, first)
 
 
 def dropout_backward(grad: Array, p: float, seed: int, grad_in: Array, first: int = 0) -> None:
     dropout_forward(grad, p, seed, grad_in, first)  # the same mask, regenerated from the seed
 
 
+def dropout_forward_seeded(x: Array, p: float, seed: Array, out: Array, first: int = 0) -> None:
+    """dropout_forward with the seed in ``seed``, a 1-element int64 array, read by the loop
+    (a captured graph's seed slot: each replay reads what was written into it)."""
+    if seed.size != 1 or seed.dtype.itemsize != 8 or seed.dtype.kind not in "iu":
+        raise TypeError(f"dropout: the seed array must hold one 64-bit integer, got {seed.dtype} {seed.shape}")
+    _dropout(x, p, np.ascontiguousarray(seed).reshape(1).view(np.uint64), out, first)
+
+
+def dropout_backward_seeded(grad: Array, p: float, seed: Array, grad_in: Array, first: int = 0) -> None:
+    dropout_forward_seeded(grad, p, seed, grad_in, first)  # the same mask, the seed read again
+
+
+def _dropout(x: Array, p: float, seeds: np.ndarray, out: Array, first: int) -> None:
+    """Both dropouts: ``seeds`` a 1-element uint64 array (the int seed boxed, or the slot viewed)."""
+    out_flat, x_flat = _rows_out(out).reshape(-1), np.ascontiguousarray(x).reshape(-1)
+    _dropout_loop(x_flat, np.uint64(keep_threshold(p)), keep_scale(p), seeds, out_flat, first)
+
+
 GAMMA, M1, M2 = np.uint64(SPLITMIX_GAMMA), np.uint64(SPLITMIX_M1), np.uint64(SPLITMIX_M2)
 
 
 @njit
-def _dropout_loop(x, threshold, scale, seed, out, first):
-    """Elements first.. of the whole array (``backends/dropout_mask.py``). The integers are
-    compared rather than a float64 uniform (the same mask, faster); the product stays in
-    float64, rounded once."""
+def _dropout_loop(x, threshold, scale, seeds, out, first):
+    """Elements first.. of the whole array (``backends/dropout_mask.py``), the seed read from
+    seeds[0]. The integers are compared rather than a float64 uniform (the same mask,
+    faster); the product stays in float64, rounded once."""
+    seed = seeds[0]
     for i in prange(x.size):
         # uint64 throughout: mixing signed and unsigned integers would make Numba use floats
         z = seed + np.uint64(first + i + 1) * GAMMA

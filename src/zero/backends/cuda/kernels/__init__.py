@@ -190,6 +190,8 @@ layer_norm_forward = nn.layer_norm_forward
 layer_norm_backward = nn.layer_norm_backward
 dropout_forward = nn.dropout_forward
 dropout_backward = nn.dropout_backward
+dropout_forward_seeded = nn.dropout_forward_seeded     # the seed read on the device (issue 38: graphs)
+dropout_backward_seeded = nn.dropout_backward_seeded
 
 # -- fused ops ---------------------------------------------------------------------------------------
 linear_forward = fused.linear_forward

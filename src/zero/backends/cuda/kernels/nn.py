@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from ...dropout_mask import keep_scale, keep_threshold
 from ...kernel_contract import Array
-from ..triton_kernels.elementwise import dropout_kernel
+from ..triton_kernels.elementwise import dropout_kernel, dropout_seeded_kernel
 from ..triton_kernels.normalization import layer_norm_backward_kernel, layer_norm_forward_kernel
 from ..triton_kernels.softmax import (
     class_loss_mean_kernel,
@@ -33,6 +33,7 @@ __all__ = ["class_loss_mean", "cross_entropy_backward", "cross_entropy_forward",
            "layer_norm_backward", "layer_norm_forward", "log_softmax_backward", "log_softmax_forward",
            "nll_loss_backward", "nll_loss_forward", "softmax_backward", "softmax_forward"]
 __all__ += ["masked_softmax_forward"]
+__all__ += ["dropout_backward_seeded", "dropout_forward_seeded"]
 
 
 # -- softmax and log-softmax ----------------------------------------------------------------
@@ -242,3 +243,16 @@ def dropout_forward(x: Array, p: float, seed: int, out: Array) -> None:
 
 def dropout_backward(grad: Array, p: float, seed: int, grad_in: Array) -> None:
     dropout_forward(grad, p, seed, grad_in)  # the same mask, regenerated from the seed
+
+
+def dropout_forward_seeded(x: Array, p: float, seed: Array, out: Array) -> None:
+    """dropout_forward with the seed read by the kernel from ``seed`` (1 element, int64)."""
+    if seed.size != 1 or seed.dtype.itemsize != 8 or seed.dtype.kind not in "iu":
+        raise TypeError(f"dropout: the seed array must hold one 64-bit integer, got {seed.dtype} {seed.shape}")
+    x = flat(x)
+    launch(dropout_seeded_kernel, elementwise_grid(x.size), x, output(out).reshape(-1), x.size, keep_threshold(p),
+           flat(seed), keep_scale(p), BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+
+
+def dropout_backward_seeded(grad: Array, p: float, seed: Array, grad_in: Array) -> None:
+    dropout_forward_seeded(grad, p, seed, grad_in)  # the same mask, the seed read again

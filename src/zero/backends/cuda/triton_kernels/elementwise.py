@@ -62,11 +62,9 @@ def gelu_backward_kernel(grad_ptr, x_ptr, bias_ptr, out_ptr, n, width, HAS_BIAS:
     tl.store(out_ptr + offsets, grad * slope, mask=mask)
 
 
-@triton.jit(do_not_specialize=["seed", "threshold"])
-def dropout_kernel(x_ptr, out_ptr, n, threshold, seed, scale: tl.float64, BLOCK: tl.constexpr):
-    """out[i] = x[i] * scale if (z >> 11) >= threshold else 0: ``backends/dropout_mask.py``'s
-    recipe and integer test, so the mask is the CPU's bit for bit. The product is taken in
-    float64 and rounded once, as the CPU loop does."""
+@triton.jit
+def _dropout_block(x_ptr, out_ptr, n, threshold, seed, scale, BLOCK: tl.constexpr):
+    """Both dropout kernels' block: the mask from (seed, element index), x scaled or zeroed."""
     offsets, mask = _offsets(n, BLOCK)
     z = seed.to(tl.uint64) + (offsets + 1).to(tl.uint64) * 0x9E3779B97F4A7C15
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
@@ -76,3 +74,18 @@ def dropout_kernel(x_ptr, out_ptr, n, threshold, seed, scale: tl.float64, BLOCK:
     x = tl.load(x_ptr + offsets, mask=mask, other=0.0)
     y = tl.where(keep, x.to(tl.float64) * scale, 0.0)
     tl.store(out_ptr + offsets, y.to(x.dtype), mask=mask)
+
+
+@triton.jit(do_not_specialize=["seed", "threshold"])
+def dropout_kernel(x_ptr, out_ptr, n, threshold, seed, scale: tl.float64, BLOCK: tl.constexpr):
+    """out[i] = x[i] * scale if (z >> 11) >= threshold else 0: ``backends/dropout_mask.py``'s
+    recipe and integer test, so the mask is the CPU's bit for bit. The product is taken in
+    float64 and rounded once, as the CPU loop does."""
+    _dropout_block(x_ptr, out_ptr, n, threshold, seed, scale, BLOCK)
+
+
+@triton.jit(do_not_specialize=["threshold"])
+def dropout_seeded_kernel(x_ptr, out_ptr, n, threshold, seed_ptr, scale: tl.float64, BLOCK: tl.constexpr):
+    """dropout_kernel with the seed loaded from seed_ptr[0] (int64): a CUDA graph's seed slot,
+    which each replay reads afresh. The same mask as dropout_kernel given that value."""
+    _dropout_block(x_ptr, out_ptr, n, threshold, tl.load(seed_ptr), scale, BLOCK)
