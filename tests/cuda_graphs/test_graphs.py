@@ -33,9 +33,10 @@ def _batches(count: int, seed: int = 0):
             for _ in range(count)]
 
 
-def _model_and_optimizer(device):
+def _model_and_optimizer(device, dropout: float = 0.0):
     zero.manual_seed(0)
-    model = zero.nn.Sequential(zero.nn.Linear(FEATURES, 16), zero.nn.GELU(), zero.nn.LayerNorm(16),
+    model = zero.nn.Sequential(zero.nn.Linear(FEATURES, 16), zero.nn.GELU(), zero.nn.Dropout(dropout),
+                               zero.nn.LayerNorm(16), zero.nn.Dropout(dropout),
                                zero.nn.Linear(16, CLASSES)).to(device)
     return model, zero.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=1e-2)
 
@@ -48,8 +49,8 @@ def _step(model, optimizer, x, y):
     return loss
 
 
-def _eager(device, batches):
-    model, optimizer = _model_and_optimizer(device)
+def _eager(device, batches, dropout=0.0):
+    model, optimizer = _model_and_optimizer(device, dropout)
     losses = []
     for x, y in batches:
         optimizer.zero_grad()
@@ -57,9 +58,9 @@ def _eager(device, batches):
     return losses, [p.detach().cpu().numpy() for p in model.parameters()]
 
 
-def _graphed(device, batches):
+def _graphed(device, batches, dropout=0.0):
     """One eager step (warm-up: momentum buffers made, kernels compiled), then the rest replayed."""
-    model, optimizer = _model_and_optimizer(device)
+    model, optimizer = _model_and_optimizer(device, dropout)
     x, y = zero.tensor(batches[0][0], device=device), zero.tensor(batches[0][1], device=device)
     optimizer.zero_grad()
     losses = [_step(model, optimizer, x, y).item()]
@@ -79,10 +80,13 @@ def _graphed(device, batches):
     return losses, [p.detach().cpu().numpy() for p in model.parameters()], graph
 
 
-def test_replays_equal_eager_steps_bit_for_bit(cuda):
+@pytest.mark.parametrize("dropout", [0.0, 0.3])
+def test_replays_equal_eager_steps_bit_for_bit(cuda, dropout):
+    """With dropout too: each replay draws its seeds from the default generator, in the order
+    the eager step draws them, so it drops the same elements."""
     batches = _batches(5)
-    eager_losses, eager_params = _eager(cuda, batches)
-    graph_losses, graph_params, _ = _graphed(cuda, batches)
+    eager_losses, eager_params = _eager(cuda, batches, dropout)
+    graph_losses, graph_params, _ = _graphed(cuda, batches, dropout)
     assert graph_losses == eager_losses
     for a, b in zip(graph_params, eager_params):
         np.testing.assert_array_equal(a, b)

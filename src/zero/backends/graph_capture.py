@@ -15,8 +15,8 @@ work runs, so while a capture is open on a device (``device._capture``):
                         again after every replay, so each replay's indices are checked at the
                         next read, as an eager step's are
     dropout's seeds     come from slots on the device that the graph refills from the
-                        generator before each replay (``seed_slot``), so replay n drops what
-                        eager step n would
+                        generator before each replay (``before_replay``; ``ops/dropout.py``), so
+                        replay n drops what eager step n would
     host data           copied to the device during the capture is a constant of the graph
 
 Recording the kernels is the backend's part (``backend.begin_capture(capture)``): CUDA captures
@@ -33,9 +33,6 @@ import numpy as np
 
 from ..errors import CaptureError
 from .caching_allocator import CachingAllocator
-
-SEED_SLOTS_PER_BUFFER = 64  # dropout seeds in one device buffer: one upload refills them all
-
 
 class _Borrowed:
     """A graph pool's raw source: blocks borrowed from the device's own allocator (counted
@@ -100,20 +97,9 @@ class Capture:
     def __init__(self, device, pool: GraphPool):
         self.device, self.pool = device, pool
         self.checks: list = []   # deferred index checks made while capturing
-        self.seed_buffers: list = []   # device int64 arrays of SEED_SLOTS_PER_BUFFER dropout seeds
-        self.seed_generators: list = []   # the generator of each slot, in the order the capture drew
+        self.before_replay: dict = {}   # what must be refreshed before each replay, by whom (dropout's seeds)
         self.recorder: Any = None   # the backend's (backend.begin_capture)
         self.saved: tuple = ()   # the device's backend and kernel table before the capture
-
-    def seed_slot(self, generator):
-        """A 1-element int64 device array holding dropout's seed for this call: refilled with
-        ``generator.next_seed()`` before every replay, in the order the capture asked."""
-        index = len(self.seed_generators)
-        if index % SEED_SLOTS_PER_BUFFER == 0:
-            self.seed_buffers.append(self.recorder.new_buffer((SEED_SLOTS_PER_BUFFER,), np.dtype(np.int64)))
-        self.seed_generators.append(generator)
-        offset = index % SEED_SLOTS_PER_BUFFER
-        return self.seed_buffers[-1][offset:offset + 1]
 
 
 class _CapturingBackend:
@@ -192,17 +178,11 @@ class CapturedGraph:
         device = capture.device
         if device._capture is not None:
             raise CaptureError("replay() while a CUDA graph is being captured on the same device")
-        if capture.seed_generators:
-            self._refill_seeds()
+        for refresh in capture.before_replay.values():
+            refresh()
         self.recorded.replay()
         for check in capture.checks:
             device.defer_check(check)
-
-    def _refill_seeds(self) -> None:
-        seeds = np.array([generator.next_seed() for generator in self.capture.seed_generators], dtype=np.int64)
-        for i, buffer in enumerate(self.capture.seed_buffers):
-            part = seeds[i * SEED_SLOTS_PER_BUFFER:(i + 1) * SEED_SLOTS_PER_BUFFER]
-            self.capture.recorder.write(buffer, part)
 
     def release(self) -> None:
         """Drop the record; the pool's blocks go back when no graph holds them (``GraphPool``)."""

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, TypeAlias
 from ..autograd.op import Grads, Op
 from ..errors import DTypeError, ShapeError, describe
 from ..random import Generator, default_generator
-from ..tensors.creation import ones
+from ..dtypes import int64
+from ..tensors.creation import ones, tensor
 from ..tensors.tensor import Tensor
 
 if TYPE_CHECKING:
@@ -35,8 +36,43 @@ Seed: TypeAlias = "int | Tensor"    # a drawn seed, or a seed tensor read on the
 
 def _seed_for(generator: Generator | None, device: Device) -> Seed:
     """The seed of one dropout call on ``device``: the one place every dropout gets it.
-    A 63-bit int drawn from ``generator`` (the default one when None)."""
-    return (generator or default_generator()).next_seed()
+    A 63-bit int drawn from ``generator`` (the default one when None); while a CUDA graph is
+    being captured on ``device``, a slot the graph refills from ``generator`` before each replay."""
+    generator = generator or default_generator()
+    capture = device._capture
+    if capture is None:
+        return generator.next_seed()
+    slots = capture.before_replay.get(_SeedSlots)
+    if slots is None:
+        slots = capture.before_replay[_SeedSlots] = _SeedSlots(device)
+    return slots.next(generator)
+
+
+class _SeedSlots:
+    """Dropout's seeds in a captured graph: a slot per call, in the order the capture made
+    the calls, refilled before each replay with a seed drawn from the call's generator -- so
+    replay n drops the elements eager step n would have (the capture itself draws none).
+    Slots are views of device buffers of ``PER_BUFFER`` seeds, refilled one buffer at a time."""
+
+    PER_BUFFER = 64
+
+    def __init__(self, device: Device):
+        self.device = device
+        self.buffers: list[Tensor] = []
+        self.generators: list[Generator] = []
+
+    def next(self, generator: Generator) -> Tensor:
+        index = len(self.generators) % self.PER_BUFFER
+        if index == 0:   # (made during the capture: the graph's memory, written by no kernel in it)
+            self.buffers.append(Tensor._empty((self.PER_BUFFER,), int64, self.device))
+        self.generators.append(generator)
+        return self.buffers[-1][index:index + 1]
+
+    def __call__(self) -> None:
+        seeds = [generator.next_seed() for generator in self.generators]
+        for i, buffer in enumerate(self.buffers):
+            part = seeds[i * self.PER_BUFFER:(i + 1) * self.PER_BUFFER]
+            buffer[:len(part)].copy_(tensor(part, dtype=int64, device=self.device))
 
 
 class Dropout(Op):

@@ -41,17 +41,6 @@ class TapeCapture:
         """Host data copied to the device while capturing: a constant of the graph."""
         return array.copy()
 
-    def new_buffer(self, shape: tuple, dtype: np.dtype) -> np.ndarray:
-        """A zeroed array in the graph's pool that no kernel call writes (seed slots)."""
-        nbytes = int(np.prod(shape)) * dtype.itemsize
-        buffer = np.ndarray(shape, dtype, self.capture.pool.lease(nbytes))
-        buffer[...] = 0
-        return buffer
-
-    @staticmethod
-    def write(buffer: np.ndarray, values: np.ndarray) -> None:
-        buffer[:len(values)] = values
-
     def end(self) -> Tape:
         for anchor, saved in self.before.values():   # as if nothing had run: the GPU's capture runs nothing
             anchor[...] = saved

@@ -25,7 +25,7 @@ import gc
 import numpy as np
 
 from ...errors import CaptureError
-from .memory import cupy_malloc_from, lease_from
+from .memory import cupy_malloc_from
 from .runtime import cupy
 
 
@@ -79,17 +79,6 @@ class StreamCapture:
                                     self.stream.ptr)
         self.constants.append(pinned)
         return out
-
-    def new_buffer(self, shape: tuple, dtype: np.dtype):
-        """An array in the graph's pool that no captured kernel writes (dropout's seed slots)."""
-        cp = cupy()
-        nbytes = int(np.prod(shape)) * dtype.itemsize
-        return cp.ndarray(shape, dtype, memptr=cp.cuda.MemoryPointer(lease_from(self.capture.pool.allocator,
-                                                                                  nbytes), 0))
-
-    @staticmethod
-    def write(buffer, values: np.ndarray) -> None:
-        buffer[:len(values)].set(values)   # on the current stream, before the replay launched on it
 
     def end(self) -> Replay:
         try:
