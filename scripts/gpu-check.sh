@@ -4,8 +4,8 @@
 # no network). It installs nothing and runs from the source tree (PYTHONPATH=src).
 #
 #   scripts/gpu-check.sh          every stage below
-#   scripts/gpu-check.sh tests    every stage but the two benchmarks
-#   scripts/gpu-check.sh bench    the probe, the smoke stage and the three benchmarks
+#   scripts/gpu-check.sh tests    every stage but the benchmark
+#   scripts/gpu-check.sh bench    the probe, the smoke stage and the three earlier benchmarks
 #
 # Stages, most informative first, each with a time limit (seconds). At its limit a stage
 # gets SIGINT -- pytest then stops, reports and writes its JUnit XML -- and SIGKILL 5 s
@@ -16,17 +16,23 @@
 #   probe      15   is there a GPU? (none: exit 2 at once, nothing else runs)
 #   smoke      15   the basics, in seconds: a tensor on the GPU, a cuBLAS matmul, a Triton
 #                   kernel, a backward pass, no torch imported: a broken environment shows here
-#   gpu        75   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
-#   kernels    70   every Triton kernel compiled for this GPU, against the CPU kernels
+#   graphs     45   CUDA graphs on the real stream (issue 38): tests/cuda_graphs, the GPT
+#                   trainer's graphed step against its op-by-op run, capturable optimizers
+#   gpu        70   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
+#   graph_bench 140 benchmarks/gpu_graph_step.py: the GPT step at three sizes, Zero eager and
+#                   graphed against PyTorch eager and torch.compile, each in its own process
+#   kernels    60   every Triton kernel compiled for this GPU, against the CPU kernels
+#   suite     100   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
+#                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
+#   (7 x 5 s of kill allowance)
+#
+# ``bench`` mode runs the earlier benchmarks instead (probe and smoke first):
 #   benchmark  40   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against PyTorch,
 #                   then where Zero's time goes (host and GPU per op)
 #   host_costs 20   benchmarks/investigations/gpu_host_costs.py: the host's time per launch, per product and
 #                   per GPT module, Zero against PyTorch (in the log only)
 #   kernel_bench 75   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
 #                     shapes, Zero against PyTorch and against the GPU's copy and cuBLAS rates
-#   suite     130   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
-#                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
-#   (8 x 5 s of kill allowance)
 #
 # The first GPU run (2026-12-04, an H200, benchmarks/RESULTS.md) took 327 s with cold
 # caches; its two serial test stages ran out of time, hence the workers below. The second
@@ -34,11 +40,10 @@
 # The third took 329 s (smoke 6 s, gpu 64, kernels 32, benchmark 22, kernel_bench 72,
 # suite 124); its session then added kernels and tests, and the kernel stage alone took 67 s.
 #
-# Reports go to $OUT (a new directory under /tmp when OUT is unset), 8 files -- the device
-# machine returns no more: gpu-check.log (all output), <stage>.xml (JUnit, one per test
-# stage), gpu_gpt.md and gpu_gpt.json (the step), kernels.md (the kernel table),
-# summary.txt (a line per stage, written as each stage ends, so it survives a run that is
-# itself stopped).
+# Reports go to $OUT (a new directory under /tmp when OUT is unset): gpu-check.log (all
+# output), <stage>.xml (JUnit, one per test stage), gpu_graph_step.md and .jsonl (the graphed
+# step; bench mode: gpu_gpt.md/.json and kernels.md), summary.txt (a line per stage, written
+# as each stage ends, so it survives a run that is itself stopped).
 #
 # Exit status: 0 every stage passed; 1 a stage failed or was stopped at its limit;
 # 2 no GPU is visible (nothing was run); 3 unknown mode.
@@ -173,14 +178,25 @@ if "$PYTHON" -c "import xdist" 2>/dev/null; then parallel=(-n "$WORKERS"); fi
 # Each test stage's first calls compile (NVRTC for CuPy, Triton, Numba for the CPU side of
 # each comparison): one process took 90 s for a third of test_gpu.py on a cold H200, so
 # every stage spreads its tests over the workers, which share the compile caches on disk.
-first_tests() {
+GRAPH_TESTS=(tests/cuda_graphs tests/cli/test_gpt_cuda_graph.py tests/optim/test_capturable.py)
+graph_tests() {
     export ZERO_TEST_DEVICE=cuda
+    section "tests: CUDA graphs captured on the GPU's stream, replayed against eager steps"
+    pytest_stage graphs 45 "${parallel[@]}" "${GRAPH_TESTS[@]}"
     section "tests: ops and a GPT step on cuda against the CPU"
-    pytest_stage gpu 75 "${parallel[@]}" tests/backends/cuda/test_gpu.py
+    pytest_stage gpu 70 "${parallel[@]}" tests/backends/cuda/test_gpu.py
+    unset ZERO_TEST_DEVICE
+}
+kernel_tests() {
+    export ZERO_TEST_DEVICE=cuda
     section "tests: the Triton kernels compiled for this GPU, against the CPU kernels"
-    pytest_stage kernels 70 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
+    pytest_stage kernels 60 "${parallel[@]}" tests/backends/cuda/test_triton_kernels.py \
         tests/backends/cuda/test_fused_kernels.py tests/backends/cuda/test_kernel_tables.py
     unset ZERO_TEST_DEVICE
+}
+graph_benchmark() {
+    section "benchmark: the GPT step graphed, Zero against PyTorch eager and torch.compile"
+    stage graph_bench 140 "$PYTHON" benchmarks/gpu_graph_step.py ${GRAPH_BENCH_ARGS:---rounds 2}
 }
 benchmarks() {
     section "benchmark: GPT training step, Zero against PyTorch"
@@ -194,15 +210,17 @@ benchmarks() {
 rest_of_suite() {
     export ZERO_TEST_DEVICE=cuda
     section "tests: the rest of the suite on cuda"
-    pytest_stage suite 130 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
+    local ignored=()
+    for path in "${GRAPH_TESTS[@]}"; do ignored+=("--ignore=$path"); done
+    pytest_stage suite 100 "${parallel[@]}" tests --ignore=tests/backends/cuda/test_gpu.py \
         --ignore=tests/backends/cuda/test_triton_kernels.py --ignore=tests/backends/cuda/test_fused_kernels.py \
-        --ignore=tests/backends/cuda/test_kernel_tables.py
+        --ignore=tests/backends/cuda/test_kernel_tables.py "${ignored[@]}"
     unset ZERO_TEST_DEVICE
 }
 
 case "$MODE" in
-    all) first_tests; benchmarks; rest_of_suite ;;
-    tests) first_tests; rest_of_suite ;;
+    all) graph_tests; graph_benchmark; kernel_tests; rest_of_suite ;;
+    tests) graph_tests; kernel_tests; rest_of_suite ;;
     bench) benchmarks ;;
 esac
 
