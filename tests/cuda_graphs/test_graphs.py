@@ -232,3 +232,47 @@ def test_misuse_gets_clear_errors(cuda):
         x.add_(2)
     graph.replay()
     assert x.tolist() == [3.0, 3.0]   # (the captures ran nothing: 1 + the one replay's 2)
+
+
+def test_a_checkpointed_dropout_recomputes_its_forwards_mask_in_a_replay(cuda):
+    """zero.utils.checkpoint recomputes its block in the backward with the generator put back,
+    so its dropout drops what the forward dropped; a replay must too (the recomputation gets
+    the forward's seed slot), and the capture itself draws nothing from the generator."""
+    from zero.utils.checkpoint import checkpoint
+
+    def build():
+        zero.manual_seed(3)
+        first, second = zero.nn.Linear(FEATURES, 16).to(cuda), zero.nn.Linear(16, CLASSES).to(cuda)
+        return first, second, zero.optim.SGD([*first.parameters(), *second.parameters()], lr=0.1)
+
+    def step(first, second, optimizer, x, y):
+        hidden = checkpoint(lambda h: F.dropout(F.gelu(h), 0.4), first(x), use_reentrant=False)
+        loss = F.cross_entropy(F.dropout(second(hidden), 0.2), y)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    batches = _batches(4, seed=2)
+    first, second, optimizer = build()
+    eager = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        eager.append(step(first, second, optimizer, zero.tensor(x, device=cuda), zero.tensor(y, device=cuda)).item())
+    eager_weights = first.weight.detach().cpu().numpy()
+
+    first, second, optimizer = build()
+    static_x, static_y = zero.zeros(ROWS, FEATURES, device=cuda), zero.zeros(ROWS, dtype=zero.long, device=cuda)
+    optimizer.zero_grad(set_to_none=True)
+    state = zero.random.get_rng_state()
+    graph = zero.cuda.CUDAGraph()
+    with zero.cuda.graph(graph):
+        static_loss = step(first, second, optimizer, static_x, static_y)
+    assert zero.random.get_rng_state() == state
+    graphed = []
+    for x, y in batches:
+        static_x.copy_(zero.tensor(x, device=cuda))
+        static_y.copy_(zero.tensor(y, device=cuda))
+        graph.replay()
+        graphed.append(static_loss.item())
+    assert graphed == eager
+    np.testing.assert_array_equal(first.weight.detach().cpu().numpy(), eager_weights)

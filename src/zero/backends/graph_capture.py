@@ -98,6 +98,7 @@ class Capture:
         self.device, self.pool = device, pool
         self.checks: list = []   # deferred index checks made while capturing
         self.before_replay: dict = {}   # what must be refreshed before each replay, by whom (dropout's seeds)
+        self.at_end: list = []   # what to undo when the capture ends (the host state it moved)
         self.recorder: Any = None   # the backend's (backend.begin_capture)
         self.saved: tuple = ()   # the device's backend and kernel table before the capture
 
@@ -151,6 +152,8 @@ def end(capture: Capture) -> CapturedGraph:
     device = capture.device
     device._backend, device._kernels = capture.saved
     device._capture = None
+    for undo in capture.at_end:
+        undo()
     try:
         recorded = capture.recorder.end()
     except BaseException:

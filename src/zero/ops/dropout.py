@@ -44,29 +44,48 @@ def _seed_for(generator: Generator | None, device: Device) -> Seed:
         return generator.next_seed()
     slots = capture.before_replay.get(_SeedSlots)
     if slots is None:
-        slots = capture.before_replay[_SeedSlots] = _SeedSlots(device)
+        slots = capture.before_replay[_SeedSlots] = _SeedSlots(capture, device)
     return slots.next(generator)
 
 
 class _SeedSlots:
-    """Dropout's seeds in a captured graph: a slot per call, in the order the capture made
-    the calls, refilled before each replay with a seed drawn from the call's generator -- so
-    replay n drops the elements eager step n would have (the capture itself draws none).
-    Slots are views of device buffers of ``PER_BUFFER`` seeds, refilled one buffer at a time."""
+    """Dropout's seeds in a captured graph: a slot per draw, in the order the capture drew,
+    refilled before each replay with a seed from the draw's generator -- so replay n drops the
+    elements eager step n would have.
+
+    While capturing, a draw advances its generator as in eager mode, and a draw from a state
+    already met (a checkpoint's recomputation, which restores the generator to redraw its
+    forward's seeds) gets that state's slot again, as eager mode gets the same seed again;
+    when the capture ends the generators are put back where they were (the capture itself
+    draws nothing). Slots are views of device buffers of ``PER_BUFFER`` seeds."""
 
     PER_BUFFER = 64
 
-    def __init__(self, device: Device):
+    def __init__(self, capture, device: Device):
         self.device = device
         self.buffers: list[Tensor] = []
-        self.generators: list[Generator] = []
+        self.generators: list[Generator] = []   # each slot's, in order
+        self.by_state: dict[tuple, Tensor] = {}   # (generator, its state before the draw) -> the slot
+        self.before: dict[int, tuple[Generator, dict]] = {}   # the generators' states before the capture
+        capture.at_end.append(self._restore_generators)
 
     def next(self, generator: Generator) -> Tensor:
-        index = len(self.generators) % self.PER_BUFFER
-        if index == 0:   # (made during the capture: the graph's memory, written by no kernel in it)
-            self.buffers.append(Tensor._empty((self.PER_BUFFER,), int64, self.device))
-        self.generators.append(generator)
-        return self.buffers[-1][index:index + 1]
+        state = generator.get_state()
+        self.before.setdefault(id(generator), (generator, state))
+        key = (id(generator), repr(state))
+        generator.next_seed()
+        slot = self.by_state.get(key)
+        if slot is None:
+            index = len(self.generators) % self.PER_BUFFER
+            if index == 0:   # (made during the capture: the graph's memory, written by no kernel in it)
+                self.buffers.append(Tensor._empty((self.PER_BUFFER,), int64, self.device))
+            self.generators.append(generator)
+            slot = self.by_state[key] = self.buffers[-1][index:index + 1]
+        return slot
+
+    def _restore_generators(self) -> None:
+        for generator, state in self.before.values():
+            generator.set_state(state)
 
     def __call__(self) -> None:
         seeds = [generator.next_seed() for generator in self.generators]
