@@ -185,8 +185,9 @@ def _graphed_function(graphed: _Graphed, parameters: tuple[Tensor, ...], output_
 
 def _check_call(name: str, flat: list[Any], samples: list[Tensor]) -> None:
     if len(flat) != len(samples):
-        raise TypeError(f"graphed {name}: called with {len(flat)} tensors, but sample_args had {len(samples)}; "
-                        "pass the arguments in the same order and format as sample_args")
+        raise TypeError(f"graphed {name}: called with {len(flat)} arguments (tensors inside tuples, lists and dicts "
+                        f"counted one by one), but sample_args had {len(samples)}; pass the arguments in the same "
+                        "order and format as sample_args")
     for i, (given, sample) in enumerate(zip(flat, samples)):
         if not isinstance(given, Tensor):
             raise TypeError(f"graphed {name}: argument {i} is {type(given).__name__}, not a tensor")

@@ -14,6 +14,7 @@ import pytest
 
 import zero
 from zero.errors import AutogradError
+from zero.models.gpt import GPT, GPTConfig
 from zero.nn import functional as F
 
 ROWS, FEATURES, HIDDEN, CLASSES = 5, 8, 16, 4
@@ -71,6 +72,46 @@ def test_a_graphed_module_trains_as_the_eager_one_bit_for_bit(cuda):
     _assert_same_training(got, expected)
     out = model(zero.tensor(batches[0][0], device=cuda))
     assert out.grad_fn.name == "GraphedOutputBackward"
+
+
+def _train_gpt(device, batches, graph: bool, dropout: float = 0.0):
+    """AdamW steps of a small GPT whose whole loss, from ids and targets, is one graphed module."""
+    zero.manual_seed(0)
+    model = GPT(GPTConfig(vocab_size=11, block_size=6, n_layer=2, n_head=2, n_embd=8, dropout=dropout)).to(device)
+    optimizer = zero.optim.AdamW(model.parameters(), lr=1e-2)
+    if graph:
+        ids = zero.zeros(3, 6, dtype=zero.long, device=device)
+        zero.cuda.make_graphed_callables(model, (ids, ids.clone()))
+    zero.manual_seed(1)   # warm-up drew dropout's seeds: both runs start the steps from one state
+    losses = []
+    for x, y in batches:
+        optimizer.zero_grad()
+        loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    return losses, [p.detach().cpu().numpy() for p in model.parameters()]
+
+
+def _token_batches(count: int):
+    rng = np.random.default_rng(4)
+    return [(rng.integers(0, 11, (3, 6)), rng.integers(0, 11, (3, 6))) for _ in range(count)]
+
+
+def test_a_graphed_gpt_loss_trains_as_the_eager_one_bit_for_bit(cuda):
+    """Integer inputs, a tied weight (the embedding's gradient summed inside the backward
+    graph), fused attention, FFN and linear+cross-entropy."""
+    batches = _token_batches(STEPS)
+    _assert_same_training(_train_gpt(cuda, batches, graph=True), _train_gpt(cuda, batches, graph=False))
+
+
+@pytest.mark.xfail(strict=True, reason="ops/dropout.py draws its seed on the host (next_seed(), line 49) and "
+                   "passes it to the kernels as a Python int: a replay reuses the capture's mask. Remove this mark "
+                   "when dropout reads its seed from the capture's seed slot (graph_capture.Capture.seed_slot)")
+def test_dropout_in_a_graphed_module_draws_a_new_mask_per_call(cuda):
+    batches = _token_batches(STEPS)
+    _assert_same_training(_train_gpt(cuda, batches, graph=True, dropout=0.3),
+                          _train_gpt(cuda, batches, graph=False, dropout=0.3))
 
 
 def test_gradients_accumulate_into_grad_as_in_eager(cuda):
@@ -201,8 +242,9 @@ def test_unused_inputs_are_refused_unless_allowed(cuda):
 def test_misuse_gets_pytorch_s_errors(cuda):
     x = zero.zeros(ROWS, FEATURES, device=cuda)
     make = zero.cuda.make_graphed_callables
-    with pytest.raises(AssertionError, match="must contain only Tensors"):
-        make(lambda a, n: a * n, (x, 3))
+    for other in (3, None):   # (PyTorch's pytree counts None as a leaf, not a tensor, too)
+        with pytest.raises(AssertionError, match="must contain only Tensors"):
+            make(lambda a, n: a * 2, (x, other))
     hooked = _mlp(cuda)
     hooked.register_forward_hook(lambda module, args, output: None)
     with pytest.raises(AssertionError, match="must not have hooks registered"):
@@ -221,7 +263,7 @@ def test_misuse_gets_pytorch_s_errors(cuda):
     graphed = make(lambda a: a * 2, (zero.zeros(3, device=cuda),))
     with pytest.raises(ValueError, match=r"captured for float32\[3\]"):
         graphed(zero.zeros(4, device=cuda))
-    with pytest.raises(TypeError, match="called with 2 tensors"):
+    with pytest.raises(TypeError, match="called with 2 arguments"):
         graphed(zero.zeros(3, device=cuda), zero.zeros(3, device=cuda))
     with pytest.raises(TypeError, match="keyword arguments"):
         graphed(a=zero.zeros(3, device=cuda))
