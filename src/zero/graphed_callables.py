@@ -39,10 +39,12 @@ Rules, as PyTorch's: ``sample_args`` hold tensors only (inside tuples, lists, di
 and no buffer that requires grad; an input no output depends on is refused unless
 ``allow_unused_input=True``; autocast with its weight cache is refused (``cache_enabled=False``
 works). Calls pass the arguments as the sample arguments were passed, same shapes and
-dtypes, positional only. No double backward (PyTorch's neither). Zero refuses two things
+dtypes, positional only. No double backward (PyTorch's neither). Zero refuses three things
 PyTorch lets through silently: a sample argument that is not on the GPU (its work would not
-be captured), and a call whose tensors differ in shape or dtype from the sample's (copied
-into the static input, they would broadcast or be cast).
+be captured), a call whose tensors differ in shape or dtype from the sample's (copied into
+the static input, they would broadcast or be cast), and the backward of a call after the
+callable was called again (the graph's memory holds the latest call's activations only, so
+that backward would be wrong).
 """
 from __future__ import annotations
 
@@ -101,8 +103,9 @@ def _unflatten(leaves: Sequence[Any], spec: Any) -> Any:
 class _Graphed:
     """One graphed callable: its two graphs and the static tensors they read and write."""
 
-    def __init__(self, static_inputs: list[Tensor], user_count: int, forward_graph: CUDAGraph,
+    def __init__(self, name: str, static_inputs: list[Tensor], user_count: int, forward_graph: CUDAGraph,
                  static_outputs: list[Tensor]) -> None:
+        self.name = name
         self.static_inputs = static_inputs            # the user's tensors, then the module's parameters
         self.user_count = user_count
         self.forward_graph = forward_graph
@@ -111,6 +114,7 @@ class _Graphed:
         self.static_grad_outputs: list[Tensor | None] = [None] * len(static_outputs)
         self.static_grad_inputs: list[Tensor | None] = [None] * len(static_inputs)
         self.received: set[int] = set()               # outputs whose gradient this backward pass delivered
+        self.replays = 0                              # forward replays so far: which call the activations are
         self.zero = zeros((), device=Device("cuda"))   # the anchor's memory, and its (zero) gradient
 
     def run_forward(self, inputs: Sequence[Tensor]) -> None:
@@ -120,6 +124,16 @@ class _Graphed:
                     static.copy_(given)
         self.received.clear()
         self.forward_graph.replay()
+        self.replays += 1
+
+    def check_latest(self, replay: int) -> None:
+        """Refuse the backward of a call whose activations a later call has overwritten."""
+        if replay != self.replays:
+            self.received.clear()
+            raise AutogradError(
+                f"graphed {self.name}: called again before the backward of an earlier call; the graph's memory "
+                "holds the activations of its latest call only (PyTorch's would give wrong gradients here). "
+                "Call it once per backward, or graph each use as a callable of its own")
 
     def receive(self, index: int, grad: Tensor) -> None:
         """Output ``index``'s gradient, into its static grad-output."""
@@ -143,11 +157,12 @@ class GraphedCall(Op):
     output is a 0-d anchor that the call's outputs hang on (``GraphedOutput``)."""
 
     def forward(self, graphed: _Graphed, *inputs: Tensor) -> Tensor:
-        self.graphed = graphed
         graphed.run_forward(inputs)
+        self.graphed, self.replay = graphed, graphed.replays
         return graphed.zero._alias()
 
     def backward(self, grad: Tensor) -> Grads:
+        self.graphed.check_latest(self.replay)
         return (None, *self.graphed.run_backward())
 
 
@@ -156,10 +171,11 @@ class GraphedOutput(Op):
     grad-output; the call's node, after every output's, replays the backward graph."""
 
     def forward(self, anchor: Tensor, graphed: _Graphed, index: int) -> Tensor:
-        self.graphed, self.index = graphed, index
+        self.graphed, self.index, self.replay = graphed, index, graphed.replays
         return graphed.static_outputs[index].detach()
 
     def backward(self, grad: Tensor) -> Grads:
+        self.graphed.check_latest(self.replay)
         self.graphed.receive(self.index, grad)
         return (self.graphed.zero, None, None)
 
@@ -237,7 +253,8 @@ def make_graphed_callables(callables: Any, sample_args: tuple, num_warmup_iters:
             raise TypeError(f"make_graphed_callables: {_name(c)} returned "
                             f"{', '.join(sorted({type(o).__name__ for o in outputs}))}; a graphed callable "
                             "must return tensors (inside tuples, lists or dicts)")
-        calls.append((_Graphed(inputs, user_count, forward_graph, [o.detach() for o in outputs]), outputs, spec))
+        graphed = _Graphed(_name(c), inputs, user_count, forward_graph, [o.detach() for o in outputs])
+        calls.append((graphed, outputs, spec))
     for c, (graphed, outputs, _) in reversed(list(zip(callables, calls))):   # backwards, in reverse
         _capture_backward(_name(c), graphed, outputs, pool, allow_unused_input)
 

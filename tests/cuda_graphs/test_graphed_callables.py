@@ -177,6 +177,22 @@ def test_outputs_are_the_graph_s_memory_overwritten_by_the_next_call(cuda):
     assert graphed(sample).tolist() == [[-2.0] * 3] * 2
 
 
+def test_a_backward_after_a_later_call_is_refused(cuda):
+    """The graph holds one call's activations: the backward of an earlier call would be wrong
+    (PyTorch's gives wrong gradients silently); the latest call's backward is right."""
+    graphed = zero.cuda.make_graphed_callables(lambda x: (x * x).sum(),
+                                               (zero.zeros(3, device=cuda, requires_grad=True),))
+    a, b = zero.ones(3, device=cuda, requires_grad=True), zero.full((3,), 2.0, device=cuda, requires_grad=True)
+    first = graphed(a) * 1
+    second = graphed(b) * 1
+    for stale in (first, first + second):
+        with pytest.raises(AutogradError, match="<lambda>: called again before the backward of an earlier call"):
+            stale.backward(retain_graph=True)
+    b.grad = None   # (the pass through first + second may have reached b before it was refused)
+    second.backward()
+    assert b.grad.tolist() == [4.0] * 3 and a.grad is None
+
+
 def test_the_gradient_of_a_computed_input_flows_on_upstream(cuda):
     """An argument made by another op: the graphed call's gradient reaches its leaves."""
     w = zero.tensor(np.arange(6, dtype=np.float32).reshape(2, 3), device=cuda, requires_grad=True)
