@@ -114,6 +114,20 @@ def test_dropout_in_a_graphed_module_draws_a_new_mask_per_call(cuda):
                           _train_gpt(cuda, batches, graph=False, dropout=0.3))
 
 
+def test_autocast_without_its_cache_is_captured_as_eager_runs_it(cuda):
+    """PyTorch's rule: autocast only with cache_enabled=False; the graphs hold its bfloat16 kernels."""
+    batches = _batches(3, seed=5)
+    results = []
+    for graph in (False, True):
+        model = _mlp(cuda)
+        with zero.autocast("cuda", dtype=zero.bfloat16, cache_enabled=False):
+            if graph:
+                zero.cuda.make_graphed_callables(model, (zero.zeros(ROWS, FEATURES, device=cuda),))
+                assert model(zero.zeros(ROWS, FEATURES, device=cuda)).dtype is zero.bfloat16
+            results.append(_train(model, cuda, batches))
+    _assert_same_training(results[1], results[0])
+
+
 def test_gradients_accumulate_into_grad_as_in_eager(cuda):
     """Two backward passes without zeroing: .grad is the sum, never the graph's own memory."""
     x1, x2 = (zero.tensor(x, device=cuda) for x, _ in _batches(2, seed=3))
