@@ -23,7 +23,7 @@ LAYERS = [
     ("autograd", ("zero.autograd",)),
     ("ops", ("zero.ops",)),
     ("library", ("zero.nn", "zero.optim", "zero.data", "zero.serialization", "zero.profiler", "zero.cpu",
-                 "zero.cuda", "zero.amp", "zero.distributed")),
+                 "zero.cuda", "zero.amp", "zero.distributed", "zero.cuda_graphs", "zero.graphed_callables")),
     ("compat", ("zero.compat",)),
     ("models", ("zero.models",)),
     ("cli", ("zero.cli", "zero.__main__")),

@@ -22,13 +22,14 @@ from .backends.cuda import runtime as _runtime
 from .backends.device import Device as _Device
 from .cuda_graphs import CUDAGraph, graph, graph_pool_handle, is_current_stream_capturing
 from .errors import AutogradError, CaptureError, DeviceError
+from .graphed_callables import make_graphed_callables
 from .ops.index_checks import set_eager_checks
 from .random import manual_seed as _seed_default_generator
 
 __all__ = ["is_available", "device_count", "synchronize", "Event", "memory_stats", "trim_free_pool", "empty_cache",
            "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks", "manual_seed",
            "manual_seed_all", "current_device", "CUDAGraph", "graph", "graph_pool_handle",
-           "is_current_stream_capturing"]
+           "is_current_stream_capturing", "make_graphed_callables"]
 
 
 def is_available() -> bool:
