@@ -105,9 +105,6 @@ def test_a_graphed_gpt_loss_trains_as_the_eager_one_bit_for_bit(cuda):
     _assert_same_training(_train_gpt(cuda, batches, graph=True), _train_gpt(cuda, batches, graph=False))
 
 
-@pytest.mark.xfail(strict=True, reason="ops/dropout.py draws its seed on the host (next_seed(), line 49) and "
-                   "passes it to the kernels as a Python int: a replay reuses the capture's mask. Remove this mark "
-                   "when dropout reads its seed from the capture's seed slot (graph_capture.Capture.seed_slot)")
 def test_dropout_in_a_graphed_module_draws_a_new_mask_per_call(cuda):
     batches = _token_batches(STEPS)
     _assert_same_training(_train_gpt(cuda, batches, graph=True, dropout=0.3),
