@@ -529,6 +529,14 @@ class Kernels(Protocol):
     # -- attention's softmax (parity2) ---------------------------------------------------------
     def masked_softmax_forward(self, x: Array, out: Array) -> None:
         """softmax_forward, but a row all -inf (a fully masked attention row) gives zeros."""
+    # -- issue 38 (CUDA graphs): AdamW's capturable step (the counts and the lr read on the device) --
+    def adamw_step_many_capturable(self, params: Sequence[Array], grads: Sequence[Array],
+                                   exp_avgs: Sequence[Array], exp_avg_sqs: Sequence[Array], steps: Sequence[Array],
+                                   lr: float | Array, beta1: float, beta2: float, eps: float, eps_inside_sqrt: bool,
+                                   weight_decay: float) -> None:
+        """adamw_step_many with no number that changes between steps given by the host: each
+        parameter's count steps[i] (0-d, float32 or float64) += 1 first, the bias corrections
+        worked out from it on the device, lr a number or a 0-d array read there."""
 
 
 def given(*arrays: Array | None) -> Array:
