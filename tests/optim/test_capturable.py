@@ -372,3 +372,85 @@ def test_a_pytorch_capturable_checkpoint_loads(device):
         zo.step()
         to.step()
     assert_same(values(zp), [p.detach().numpy() for p in tp], exact=False, rtol=2e-6)
+
+
+def test_sgd_takes_a_tensor_lr_as_pytorch_s_does():
+    """SGD has no capturable step (PyTorch's neither); a tensor lr is read by the host, and a
+    scheduler writes it in place."""
+    weights, grads = problem(4)
+    zp = zero_params(weights, "cpu")
+    tp = [torch.nn.Parameter(torch.tensor(w.copy())) for w in weights]
+    zlr, tlr = zero.tensor(0.1), torch.tensor(0.1)
+    zo, to = optim.SGD(zp, lr=zlr, momentum=0.9), torch.optim.SGD(tp, lr=tlr, momentum=0.9)
+    zs, ts = lr_scheduler.StepLR(zo, 1, 0.5), torch.optim.lr_scheduler.StepLR(to, 1, 0.5)
+    for step_grads in grads:
+        set_grads(zp, step_grads, "cpu")
+        for p, g in zip(tp, step_grads):
+            p.grad = torch.tensor(g.copy())
+        zo.step()
+        to.step()
+        zs.step()
+        ts.step()
+    assert_same(values(zp), [p.detach().numpy() for p in tp], exact=False)
+    assert zo.param_groups[0]["lr"] is zlr and float(zlr) == float(tlr)
+    with pytest.raises(ValueError, match="1-element"):
+        optim.SGD(zp, lr=zero.tensor([0.1, 0.2]))
+
+
+# -- every scheduler writes a tensor lr in place ------------------------------------------------
+
+SCHEDULES = {
+    "StepLR": lambda m, o: m.StepLR(o, 2, 0.5),
+    "MultiStepLR": lambda m, o: m.MultiStepLR(o, [1, 3], 0.3),
+    "ExponentialLR": lambda m, o: m.ExponentialLR(o, 0.9),
+    "LinearLR": lambda m, o: m.LinearLR(o, 0.25, 1.0, 3),
+    "ConstantLR": lambda m, o: m.ConstantLR(o, 0.5, 2),
+    "LambdaLR": lambda m, o: m.LambdaLR(o, lambda epoch: 1 / (epoch + 1)),
+    "MultiplicativeLR": lambda m, o: m.MultiplicativeLR(o, lambda epoch: 0.9),
+    "PolynomialLR": lambda m, o: m.PolynomialLR(o, 4, 2.0),
+    "CosineAnnealingLR": lambda m, o: m.CosineAnnealingLR(o, 3, 1e-4),
+    "CosineAnnealingWarmRestarts": lambda m, o: m.CosineAnnealingWarmRestarts(o, 2, 2),
+    "CyclicLR": lambda m, o: m.CyclicLR(o, 1e-3, 1e-2, 2, cycle_momentum=False),
+    "OneCycleLR": lambda m, o: m.OneCycleLR(o, 0.05, 8, cycle_momentum=False),
+    "SequentialLR": lambda m, o: m.SequentialLR(o, [m.ConstantLR(o, 0.1, 2), m.ExponentialLR(o, 0.8)], [2]),
+    "ReduceLROnPlateau": lambda m, o: m.ReduceLROnPlateau(o, patience=0, factor=0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_every_schedule_writes_a_tensor_lr_in_place(name):
+    """PyTorch's rule: a group's tensor lr keeps its identity (``fill_``), and
+    ``get_last_lr()`` gives copies of it, with PyTorch's values."""
+    zlr, tlr = zero.tensor(0.01), torch.tensor(0.01)
+    zo = optim.AdamW([nn.Parameter(zero.ones(2))], lr=zlr, capturable=True)
+    to = torch.optim.AdamW([torch.nn.Parameter(torch.ones(2))], lr=tlr)
+    zs, ts = SCHEDULES[name](lr_scheduler, zo), SCHEDULES[name](torch.optim.lr_scheduler, to)
+    for step in range(7):
+        zo.step()   # (no gradients: no update, but the order PyTorch asks for)
+        to.step()
+        if name == "ReduceLROnPlateau":
+            zs.step(1.0)
+            ts.step(1.0)
+        else:
+            zs.step()
+            ts.step()
+        assert zo.param_groups[0]["lr"] is zlr
+        np.testing.assert_allclose(float(zlr), float(tlr), rtol=1e-6, err_msg=f"step {step}")
+        got, want = zs.get_last_lr(), ts.get_last_lr()
+        assert [isinstance(v, zero.Tensor) for v in got] == [isinstance(v, torch.Tensor) for v in want]
+        assert got[0] is not zlr
+
+
+def test_the_book_s_schedule_writes_a_tensor_lr_in_place():
+    """WarmupCosineLR (Zero's own, the GPT job's) gives a tensor lr the float lr's values
+    (within float32's rounding: a tensor base lr is scaled by tensor ops, as in PyTorch)."""
+    lr = zero.tensor(0.01)
+    with_tensor = optim.AdamW([nn.Parameter(zero.ones(2))], lr=lr, capturable=True)
+    with_float = optim.AdamW([nn.Parameter(zero.ones(2))], lr=FLOAT32_LR)
+    schedules = [lr_scheduler.WarmupCosineLR(o, 2, 6, min_lr=1e-4) for o in (with_tensor, with_float)]
+    for _ in range(8):
+        for optimizer, schedule in zip((with_tensor, with_float), schedules):
+            optimizer.step()
+            schedule.step()
+        assert with_tensor.param_groups[0]["lr"] is lr
+        np.testing.assert_allclose(float(lr), with_float.param_groups[0]["lr"], rtol=2e-7)
