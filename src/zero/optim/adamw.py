@@ -30,7 +30,7 @@ plain step's: the same scalars, on the CPU the same bits.
 """
 from __future__ import annotations
 
-from ..backends.cpu.kernels.optim import adamw_scalars
+from ..backends.kernel_contract import adamw_scalars
 from ..tensors.tensor import Tensor
 from .optimizer import Optimizer, check_betas, check_lr, check_non_negative, execution_options, flat_arrays
 

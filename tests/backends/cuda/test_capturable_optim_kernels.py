@@ -9,6 +9,7 @@ import pytest
 import zero.backends.cpu.kernels as cpu
 import zero.backends.cuda.kernels as cuda
 import zero.backends.cuda.kernels.optim as optim_kernels
+from zero.backends.kernel_contract import adamw_scalars
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # log(0) of beta1 = 0 under the interpreter
 
@@ -65,7 +66,7 @@ def test_the_capturable_step_is_the_plain_one_at_the_same_count(arrays):
         plain = [[arrays.put(a) for a in column] for column in _columns(rng, sizes, np.float64)]
         captured = [[arrays.put(arrays.get(a)) for a in column] for column in plain]
         steps = [arrays.put(np.array(6.0, np.float32)) for _ in sizes]
-        eps_inside, eps_outside, step_size = cpu.optim.adamw_scalars(1e-3, 7.0, beta1, 0.999, 1e-8, False)
+        eps_inside, eps_outside, step_size = adamw_scalars(1e-3, 7.0, beta1, 0.999, 1e-8, False)
         cuda.adamw_step_many(*plain, 1e-3, beta1, 0.999, eps_inside, eps_outside, 0.01, step_size)
         cuda.adamw_step_many_capturable(*captured, steps, 1e-3, beta1, 0.999, 1e-8, False, 0.01)
         for want, got in zip(plain[0], captured[0]):

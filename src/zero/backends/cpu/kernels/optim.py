@@ -12,7 +12,7 @@ reads p, g, m, v once and writes p, m, v once.
         p -= step_size * m / (√(v + eps_inside) + eps_outside) + lr * weight_decay * p.
         PyTorch's ε (outside the root of the bias-corrected v̂) is eps_inside = 0,
         eps_outside = ε √(1 - β2^t); the book's (inside the root) is eps_inside = ε,
-        eps_outside = 0 (zero.optim.adamw works both out, with ``adamw_scalars``).
+        eps_outside = 0 (``kernel_contract.adamw_scalars`` works both out).
     adamw_step_many_capturable(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
                                eps_inside_sqrt, weight_decay)
         the same with each parameter's step count in a 0-d array, steps[i] += 1 first, and
@@ -28,14 +28,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-import math
-
 import numpy as np
 
-from ...kernel_contract import Array
+from ...kernel_contract import Array, adamw_scalars
 from ._jit import njit, prange
 
-__all__ = ["adamw_scalars", "adamw_step", "adamw_step_many", "adamw_step_many_capturable", "sgd_step"]
+__all__ = ["adamw_step", "adamw_step_many", "adamw_step_many_capturable", "sgd_step"]
 
 
 def adamw_step(param: Array, grad: Array, exp_avg: Array, exp_avg_sq: Array, lr: float, beta1: float,
@@ -57,18 +55,6 @@ def adamw_step_many(step: Callable[..., None], params: Sequence[Array], grads: S
     of them (the GPU's is one launch)."""
     for arrays in zip(params, grads, exp_avgs, exp_avg_sqs):
         step(*arrays, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
-
-
-def adamw_scalars(lr: float, t: float, beta1: float, beta2: float, eps: float,
-                  eps_inside_sqrt: bool) -> tuple[float, float, float]:
-    """(eps_inside, eps_outside, step_size) of ``adamw_step`` at step ``t`` (counted from 1),
-    in float64: step_size = lr √(1 - β2^t) / (1 - β1^t); ε inside the root, or ε √(1 - β2^t)
-    outside it (PyTorch's ε outside the root of the bias-corrected v̂, rearranged)."""
-    root_of_correction = math.sqrt(1.0 - beta2 ** t)
-    step_size = lr * root_of_correction / (1.0 - beta1 ** t)
-    if eps_inside_sqrt:
-        return eps, 0.0, step_size
-    return 0.0, eps * root_of_correction, step_size
 
 
 def adamw_step_many_capturable(step: Callable[..., None], params: Sequence[Array], grads: Sequence[Array],

@@ -175,7 +175,7 @@ def adamw_capturable_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, st
 @triton.jit
 def _adamw_scalars(t, lr_ptr, lr_value, beta1, beta2, eps, LR_ON_DEVICE: tl.constexpr, EPS_INSIDE: tl.constexpr):
     """(lr, eps_inside, eps_outside, step_size) at count t, in float64: the host's numbers
-    (cpu/kernels/optim.py's ``adamw_scalars``), β^t as exp(t log β) (within a few ulps of pow)."""
+    (``kernel_contract.adamw_scalars``), β^t as exp(t log β) (within a few ulps of pow)."""
     if LR_ON_DEVICE:
         lr = tl.load(lr_ptr).to(tl.float64)
     else:
