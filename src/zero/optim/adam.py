@@ -20,7 +20,6 @@ from __future__ import annotations
 import math
 
 from ..dtypes import float64
-
 from .optimizer import Optimizer, check_betas, check_lr, check_non_negative, execution_options
 
 
