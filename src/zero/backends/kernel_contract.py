@@ -23,6 +23,7 @@ computed. On CUDA a kernel returns before the GPU has run it.
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, Protocol, TypeAlias
@@ -535,6 +536,14 @@ class Kernels(Protocol):
     # -- attention's softmax (parity2) ---------------------------------------------------------
     def masked_softmax_forward(self, x: Array, out: Array) -> None:
         """softmax_forward, but a row all -inf (a fully masked attention row) gives zeros."""
+    # -- issue 38 (CUDA graphs): AdamW's capturable step (the counts and the lr read on the device) --
+    def adamw_step_many_capturable(self, params: Sequence[Array], grads: Sequence[Array],
+                                   exp_avgs: Sequence[Array], exp_avg_sqs: Sequence[Array], steps: Sequence[Array],
+                                   lr: float | Array, beta1: float, beta2: float, eps: float, eps_inside_sqrt: bool,
+                                   weight_decay: float) -> None:
+        """adamw_step_many with no number that changes between steps given by the host: each
+        parameter's count steps[i] (0-d, float32 or float64) += 1 first, the bias corrections
+        worked out from it on the device, lr a number or a 0-d array read there."""
 
 
 def given(*arrays: Array | None) -> Array:
@@ -576,3 +585,18 @@ def differences(module: ModuleType) -> list[str]:
             if want != got:
                 found.append(f"{name}: parameters {got}, the contract's {want}")
     return found
+
+
+# -- issue 38 (CUDA graphs): the scalars of adamw_step at a step count, for the host and the CPU ---
+
+
+def adamw_scalars(lr: float, t: float, beta1: float, beta2: float, eps: float,
+                  eps_inside_sqrt: bool) -> tuple[float, float, float]:
+    """(eps_inside, eps_outside, step_size) of ``adamw_step`` at step ``t`` (counted from 1),
+    in float64: step_size = lr √(1 - β2^t) / (1 - β1^t); ε inside the root, or ε √(1 - β2^t)
+    outside it (PyTorch's ε outside the root of the bias-corrected v̂, rearranged)."""
+    root_of_correction = math.sqrt(1.0 - beta2 ** t)
+    step_size = lr * root_of_correction / (1.0 - beta1 ** t)
+    if eps_inside_sqrt:
+        return eps, 0.0, step_size
+    return 0.0, eps * root_of_correction, step_size

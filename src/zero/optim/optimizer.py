@@ -27,6 +27,14 @@ never waits for a GPU. ``load_state_dict`` also takes older layouts -- Zero's
 before this one kept ``step`` as a Python int and no ``maximize``/``foreach``
 keys -- converting the step and filling missing hyper-parameters from the
 optimizer's defaults, the rule PyTorch applies to its own old checkpoints.
+
+``capturable=True`` (Adam, AdamW; issue 38: a step inside a CUDA graph) keeps ``step`` on
+the parameter's device instead, counted there by the update's kernels, never read by the
+host during ``step()`` (``device_step``); ``lr`` may then be a 0-d tensor on the device,
+which the step reads there, so ``group["lr"].fill_(new)`` -- what a scheduler does to a
+tensor lr -- reaches a replayed step. A checkpoint's groups say where its steps go on
+loading, as in PyTorch: on the parameter's device for a capturable group, on the CPU
+otherwise.
 """
 from __future__ import annotations
 
@@ -53,6 +61,16 @@ def check_non_negative(optimizer: str, **values) -> None:
     for name, value in values.items():
         if not value >= 0.0:  # (also catches nan)
             raise ValueError(f"{optimizer}: Invalid {_LABELS.get(name, name + ' value')}: {value}")
+
+
+def check_lr(optimizer: str, lr, foreach, capturable: bool) -> None:
+    """PyTorch's rules for an lr given as a tensor (what a captured step reads on the
+    device): one element, and not with ``foreach=True`` unless ``capturable=True``."""
+    if isinstance(lr, Tensor):
+        if foreach and not capturable:
+            raise ValueError(f"{optimizer}: lr as a Tensor is not supported for capturable=False and foreach=True")
+        if lr.numel() != 1:
+            raise ValueError(f"{optimizer}: Tensor lr must be 1-element")
 
 
 def check_betas(optimizer: str, betas) -> tuple:
@@ -87,6 +105,7 @@ def _marks_step_called(step: Callable[..., Any]) -> Callable[..., Any]:
 class Optimizer:
     state_names: tuple[str, ...] = ()  # per-parameter state tensors shaped like the parameter
     scalar_state_names: tuple[str, ...] = ()  # 0-d state kept like ``step`` (CPU, the scalar dtype)
+    counts_on_device = False  # whether capturable=True keeps ``step`` on the device (Adam, AdamW); others ignore it
 
     def __init__(self, params, defaults: dict):
         name = type(self).__name__
@@ -186,13 +205,19 @@ class Optimizer:
             grad = add(grad, p, alpha=decay)
         return grad
 
-    def adam_family_start(self, p: Tensor, group: dict) -> tuple[Tensor, dict, float]:
+    def adam_family_start(self, p: Tensor, group: dict, on_device: bool = False) -> tuple[Tensor, dict, Any]:
         """What Adam, NAdam and RAdam do first: the gradient (with L2 decay, or the decoupled
-        decay θ ← θ (1 − lr λ) applied under ``decoupled_weight_decay``), the state, the step count."""
+        decay θ ← θ (1 − lr λ) applied under ``decoupled_weight_decay``), the state, the step
+        count -- a float, or with ``on_device`` (capturable) the count itself, a 0-d tensor on
+        p's device advanced there."""
         decoupled = group.get("decoupled_weight_decay", False)
         grad = self.gradient(p, group, weight_decay=not decoupled)
         state = self.state_for(p, group)
-        t = self.advance(state)
+        t: Any
+        if on_device:
+            t = self.device_step(state, p).add_(1)
+        else:
+            t = self.advance(state)
         if decoupled and group["weight_decay"] != 0:
             p.mul_(1 - group["lr"] * group["weight_decay"])
         return grad, state, t
@@ -216,9 +241,24 @@ class Optimizer:
         raise NotImplementedError
 
     @staticmethod
-    def new_step() -> Tensor:
-        """A step counter as PyTorch keeps it: 0-d, on the CPU, float32 (float64 by default dtype)."""
-        return tensor(0.0, dtype=dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32)
+    def new_step(device=None) -> Tensor:
+        """A step counter as PyTorch keeps it: 0-d, float32 (float64 by default dtype), on the
+        CPU -- or on ``device``, the parameter's, under ``capturable=True``."""
+        return tensor(0.0, dtype=_step_dtype(), device=device)
+
+    def init_step(self, p: Tensor, group: dict) -> Tensor:
+        """A new parameter's counter: on p's device in a capturable group, on the CPU otherwise."""
+        return self.new_step(p.device if self.counts_on_device and group.get("capturable") else None)
+
+    def device_step(self, state: dict, p: Tensor) -> Tensor:
+        """``state["step"]`` where a capturable step reads it, on p's device, in the counter
+        dtype; a count from elsewhere (a group made capturable after some steps) moves there
+        once, before any capture."""
+        step = state["step"]
+        wanted = _step_dtype()
+        if step.device != p.device or step.dtype is not wanted:
+            step = state["step"] = step.to(device=p.device, dtype=wanted)
+        return step
 
     @staticmethod
     def advance(state: dict) -> float:
@@ -250,7 +290,9 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict) -> None:
         """Restore state and hyper-parameters saved by ``state_dict`` -- Zero's or PyTorch's
         (with its tensors as Zero tensors). State tensors are copied to each parameter's device
-        and, when floating point, to its dtype; the step stays a CPU tensor."""
+        and, when floating point, to its dtype; the step is a CPU tensor, or one on the
+        parameter's device where the checkpoint's group is capturable (PyTorch's rule: the
+        checkpoint's groups replace the optimizer's, ``capturable`` with them)."""
         name = type(self).__name__
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(saved_groups) != len(self.param_groups):
@@ -263,13 +305,16 @@ class Optimizer:
                                  f"{len(saved['params'])} parameters in the checkpoint, {len(group['params'])} here")
         by_index = {int(i): p for saved, group in zip(saved_groups, self.param_groups)
                     for i, p in zip(saved["params"], group["params"])}
+        capturable = {int(i) for saved in saved_groups if self.counts_on_device and saved.get("capturable")
+                      for i in saved["params"]}
         new_state: defaultdict = defaultdict(dict)
         for key, values in state_dict["state"].items():
             p = by_index.get(int(key)) if isinstance(key, (int, str)) and str(key).isdigit() else None
             if p is None:
                 new_state[key] = values  # state not tied to a parameter: kept as it is, as PyTorch does
                 continue
-            new_state[p] = {k: self._restore_state_value(p, key, k, v) for k, v in values.items()}
+            on_device = int(key) in capturable
+            new_state[p] = {k: self._restore_state_value(p, key, k, v, on_device) for k, v in values.items()}
         for saved, group in zip(saved_groups, self.param_groups):
             saved["params"] = group["params"]
             if "param_names" in group and "param_names" not in saved:
@@ -279,9 +324,9 @@ class Optimizer:
         self.state = new_state
         self.param_groups = saved_groups
 
-    def _restore_state_value(self, p: Tensor, index, key: str, value):
+    def _restore_state_value(self, p: Tensor, index, key: str, value, step_on_device: bool = False):
         if key == "step" or key in self.scalar_state_names:
-            step = self.new_step()
+            step = self.new_step(p.device if step_on_device and key == "step" else None)
             step.fill_(float(value))  # an int (Zero's layout before 0.1) or a 0-d tensor (PyTorch's)
             return step
         if isinstance(value, Tensor):
@@ -290,9 +335,9 @@ class Optimizer:
                                  f"has shape {list(value.shape)}, the parameter {list(p.shape)}")
             return value.to(device=p.device, dtype=p.dtype if p.is_floating_point() else None, copy=True)
         if isinstance(value, dict):
-            return {k: self._restore_state_value(p, index, k, v) for k, v in value.items()}
+            return {k: self._restore_state_value(p, index, k, v, step_on_device) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
-            return type(value)(self._restore_state_value(p, index, "", v) for v in value)
+            return type(value)(self._restore_state_value(p, index, "", v, step_on_device) for v in value)
         return value
 
     def __repr__(self) -> str:
@@ -301,6 +346,11 @@ class Optimizer:
             lines.append(f"Parameter Group {i}")
             lines.extend(f"    {k}: {v}" for k, v in sorted(g.items()) if k not in ("params", "param_names"))
         return "\n".join(lines) + "\n)"
+
+
+def _step_dtype():
+    """The counters' dtype, PyTorch's: float32, or float64 when that is the default dtype."""
+    return dtypes.float64 if dtypes.get_default_dtype() is dtypes.float64 else dtypes.float32
 
 
 def flat_arrays(param, grad, *state):

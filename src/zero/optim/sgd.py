@@ -8,10 +8,16 @@
 
 Each parameter is updated by one fused kernel (``kernels.sgd_step``), not a chain of
 temporaries. The state is PyTorch's: ``momentum_buffer``, and nothing when μ = 0.
+
+In a captured CUDA graph (issue 38; PyTorch's SGD has no ``capturable`` either) the kernel's
+numbers are the capture's: ``lr`` (a tensor lr is read by the host, as PyTorch's SGD reads
+it), so a schedule does not reach a replay, and the first-step flag, which is false from
+the step that makes the momentum buffer on -- capture after a warm-up step, as PyTorch asks.
 """
 from __future__ import annotations
 
-from .optimizer import Optimizer, check_non_negative, execution_options, flat_arrays
+from ..tensors.tensor import Tensor
+from .optimizer import Optimizer, check_lr, check_non_negative, execution_options, flat_arrays
 
 
 class SGD(Optimizer):
@@ -20,6 +26,7 @@ class SGD(Optimizer):
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
                  weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False, foreach=None,
                  differentiable: bool = False, fused=None):
+        check_lr("SGD", lr, None, False)
         check_non_negative("SGD", lr=lr, momentum=momentum, weight_decay=weight_decay)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("SGD: Nesterov momentum requires a momentum and zero dampening")
@@ -39,6 +46,7 @@ class SGD(Optimizer):
                 buffer = state["momentum_buffer"] = p.new_zeros(p.shape)
                 first_step = True
         param, grad_array, buffer_array = flat_arrays(p, grad, buffer)
-        p.device.kernels.sgd_step(param, grad_array, buffer_array, group["lr"], momentum, group["dampening"],
-                                  group["weight_decay"], group["nesterov"], first_step)
+        lr = group["lr"]
+        p.device.kernels.sgd_step(param, grad_array, buffer_array, lr.item() if isinstance(lr, Tensor) else lr,
+                                  momentum, group["dampening"], group["weight_decay"], group["nesterov"], first_step)
         p._bump_version()

@@ -131,6 +131,12 @@ def record_step(dtype=np.float32):
     k.scale_in_place(params, np.array(0.5, np.float32))
     k.sgd_step(params[0], params[1], params[2], 0.1, 0.9, 0.0, 0.0, True, False)
     k.sgd_step(params[0], params[1], None, 0.1, 0.0, 0.0, 0.0, False, True)
+    # AdamW's capturable step (issue 38): a float lr with PyTorch's ε, a 0-d lr with the book's, a 16-bit parameter
+    counts, lr = [np.zeros((), np.float32) for _ in range(2)], np.array(1e-3, np.float32)
+    k.adamw_step_many_capturable(*[[p, p[:10]] for p in params], counts, 1e-3, 0.9, 0.99, 1e-8, False, 0.1)
+    k.adamw_step_many_capturable(*[[p, p[:10]] for p in params], counts, lr, 0.9, 0.99, 1e-8, True, 0.1)
+    k.adamw_step_many_capturable(*[[p.astype(np.float16)] for p in params], counts[:1], lr, 0.9, 0.99, 1e-8, True,
+                                 0.1)
     k.ffn_forward(x[:64], r(hidden, width), r(hidden), r(width, hidden), r(width), "none", x[:64])
     k.ffn_backward(x[:64], x[:64], r(hidden, width), r(hidden), r(width, hidden), "none", x[:64],
                    r(hidden, width), r(hidden), r(width, hidden), r(width))

@@ -13,7 +13,7 @@ import math
 import types
 import warnings
 
-from .scheduler import LRScheduler, check_optimizer, current_lrs, per_group
+from .scheduler import LRScheduler, check_optimizer, current_lrs, per_group, set_group_value
 
 
 class PolynomialLR(LRScheduler):
@@ -92,7 +92,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            set_group_value(group, "lr", lr)
         self._last_lr = current_lrs(self.optimizer)
 
 
@@ -111,7 +111,7 @@ class CyclicLR(LRScheduler):
         base_lrs = per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for lr, group in zip(base_lrs, optimizer.param_groups):
-                group["lr"] = lr
+                set_group_value(group, "lr", lr)
         self.max_lrs = per_group("max_lr", optimizer, max_lr)
         up = float(step_size_up)
         down = float(step_size_down) if step_size_down is not None else up

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from .scheduler import LRScheduler, check_optimizer, current_lrs
+from .scheduler import LRScheduler, check_optimizer, current_lrs, set_group_value
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -88,7 +88,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, low)
             if old - new > self.eps:
-                group["lr"] = new
+                set_group_value(group, "lr", new)
 
     def load_state_dict(self, state_dict: dict) -> None:
         super().load_state_dict(state_dict)

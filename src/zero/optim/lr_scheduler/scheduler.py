@@ -12,19 +12,36 @@
   alone (used by the deprecated ``step(epoch)``).
 - ``get_last_lr()`` is the list of lrs the last step set; ``state_dict()`` is every
   attribute but the optimizer, under PyTorch's names, so the dicts move between the two.
+- A group whose ``lr`` is a tensor (``capturable=True``: a captured step reads it on the
+  device) keeps that tensor: each new value is written into it with ``fill_``
+  (``set_group_value``), never put in its place, so the next replay of the graph reads it;
+  ``initial_lr``, ``base_lrs`` and ``get_last_lr()`` hold copies of it (PyTorch's rules).
 """
 from __future__ import annotations
 
 import warnings
 
+from ...tensors.tensor import Tensor
 from ..optimizer import Optimizer
 
 EPOCH_DEPRECATED = ("The epoch parameter in `scheduler.step()` is deprecated: call `scheduler.step()` without it. "
                     "With an epoch the closed form is used instead of the chainable form, where there is one.")
 
 
-def current_lrs(optimizer) -> list:
-    return [group["lr"] for group in optimizer.param_groups]
+def current_lrs(optimizer, key: str = "lr") -> list:
+    """Each group's ``key``: a copy of it where it is a tensor (so a list kept does not change
+    when the next step writes into the group's)."""
+    return [group[key].clone() if isinstance(group[key], Tensor) else group[key] for group in optimizer.param_groups]
+
+
+def set_group_value(group: dict, key: str, value) -> None:
+    """group[key] = value, or, where group[key] is a tensor, the value written into it (with
+    ``fill_``): a captured step reads that tensor, so it must stay the same one."""
+    current = group[key]
+    if isinstance(current, Tensor):
+        current.fill_(value.reshape(()) if isinstance(value, Tensor) else value)
+    else:
+        group[key] = value
 
 
 def per_group(name: str, optimizer, value) -> list:
@@ -54,12 +71,12 @@ class LRScheduler:
         self.optimizer = optimizer
         for i, group in enumerate(optimizer.param_groups):
             if last_epoch == -1:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", group["lr"].clone() if isinstance(group["lr"], Tensor) else group["lr"])
             elif "initial_lr" not in group:
                 raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming a "
                                f"scheduler with last_epoch={last_epoch}: load the optimizer's state_dict first, "
                                "or build the scheduler with last_epoch=-1 for a fresh run")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs = current_lrs(optimizer, "initial_lr")
         self.last_epoch = last_epoch
         self._initial_step()
 
@@ -100,7 +117,7 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            set_group_value(group, "lr", lr)
         self._last_lr = current_lrs(self.optimizer)
 
     def _warn_if_outside_step(self) -> None:

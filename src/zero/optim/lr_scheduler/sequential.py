@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from .scheduler import SchedulerOfSchedulers, current_lrs
+from .scheduler import SchedulerOfSchedulers, current_lrs, set_group_value
 
 
 class SequentialLR(SchedulerOfSchedulers):
@@ -25,7 +25,7 @@ class SequentialLR(SchedulerOfSchedulers):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            set_group_value(group, "lr", group["initial_lr"])
         for scheduler in schedulers:
             _undo_first_step(scheduler)
         first = schedulers[bisect_right(milestones, 0)]

@@ -279,6 +279,8 @@ scatter_reduce = partial(array_kernels.more_math.scatter_reduce, np)
 geqrf = partial(array_kernels.householder.geqrf, np)     # issue 37 (math names)
 # -- attention's softmax: zeros for a fully masked row (cpu/kernels/nn.py) ---------------------------
 masked_softmax_forward = parallel.rows(nn.masked_softmax_forward, ("x", "out"), ns_per_element=parallel.SOFTMAX_NS)
+# -- issue 38 (CUDA graphs): AdamW's capturable step, the counts and the lr read here (cpu/kernels/optim.py) --
+adamw_step_many_capturable = partial(optim.adamw_step_many_capturable, adamw_step)
 
 # -- float16 and bfloat16 (issue 38: autocast): the CPU's own kernels run them in float32 ---------------
 # (``cpu/low_precision.py``); the shared NumPy kernels above take them as they are.

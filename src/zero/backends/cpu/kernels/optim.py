@@ -12,7 +12,12 @@ reads p, g, m, v once and writes p, m, v once.
         p -= step_size * m / (√(v + eps_inside) + eps_outside) + lr * weight_decay * p.
         PyTorch's ε (outside the root of the bias-corrected v̂) is eps_inside = 0,
         eps_outside = ε √(1 - β2^t); the book's (inside the root) is eps_inside = ε,
-        eps_outside = 0 (zero.optim.adamw works both out).
+        eps_outside = 0 (``kernel_contract.adamw_scalars`` works both out).
+    adamw_step_many_capturable(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                               eps_inside_sqrt, weight_decay)
+        the same with each parameter's step count in a 0-d array, steps[i] += 1 first, and
+        the scalars above worked out from it here, on the device (lr: a number or a 0-d array):
+        what ``capturable=True`` asks: a replayed step (a CUDA graph's) counts on, at the lr of the moment.
     sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
         momentum_buffer may be None when momentum == 0
 
@@ -25,10 +30,10 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...kernel_contract import Array
+from ...kernel_contract import Array, adamw_scalars
 from ._jit import njit, prange
 
-__all__ = ["adamw_step", "adamw_step_many", "sgd_step"]
+__all__ = ["adamw_step", "adamw_step_many", "adamw_step_many_capturable", "sgd_step"]
 
 
 def adamw_step(param: Array, grad: Array, exp_avg: Array, exp_avg_sq: Array, lr: float, beta1: float,
@@ -50,6 +55,21 @@ def adamw_step_many(step: Callable[..., None], params: Sequence[Array], grads: S
     of them (the GPU's is one launch)."""
     for arrays in zip(params, grads, exp_avgs, exp_avg_sqs):
         step(*arrays, lr, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
+
+
+def adamw_step_many_capturable(step: Callable[..., None], params: Sequence[Array], grads: Sequence[Array],
+                               exp_avgs: Sequence[Array], exp_avg_sqs: Sequence[Array], steps: Sequence[Array],
+                               lr: float | Array, beta1: float, beta2: float, eps: float, eps_inside_sqrt: bool,
+                               weight_decay: float) -> None:
+    """``step`` (the table's ``adamw_step``) on each parameter with its own count: steps[i]
+    (a 0-d array) += 1, then the scalars from it and from lr as they are when this runs --
+    the numbers ``adamw_step_many`` gets from the host, so the result is the same to the bit."""
+    rate = float(lr)   # a number, or a 0-d array on this device: read here, not by the host beforehand
+    for arrays, counter in zip(zip(params, grads, exp_avgs, exp_avg_sqs), steps):
+        counter += 1   # in place, in the counter's dtype (a 0-d ndarray's += keeps the array)
+        eps_inside, eps_outside, step_size = adamw_scalars(rate, float(counter), beta1, beta2, eps,
+                                                           eps_inside_sqrt)
+        step(*arrays, rate, beta1, beta2, eps_inside, eps_outside, weight_decay, step_size)
 
 
 def sgd_step(param: Array, grad: Array, momentum_buffer: Array | None, lr: float, momentum: float, dampening: float,

@@ -264,3 +264,5 @@ scatter_reduce = partial(array_kernels.more_math.scatter_reduce, cp)
 geqrf = partial(array_kernels.householder.geqrf, cp)     # issue 37 (math names)
 # -- attention's softmax: zeros for a fully masked row (cuda/kernels/nn.py) --------------------------
 masked_softmax_forward = nn.masked_softmax_forward
+# -- issue 38 (CUDA graphs): AdamW's capturable step, the counts and the lr read on the device (kernels/optim.py) --
+adamw_step_many_capturable = optim.adamw_step_many_capturable

@@ -5,6 +5,8 @@ The contract is the CPU one (``zero.backends.cpu.kernels.optim``):
     adamw_step(param, grad, exp_avg, exp_avg_sq, lr, beta1, beta2, eps_inside, eps_outside,
                weight_decay, step_size)
     adamw_step_many(params, grads, exp_avgs, exp_avg_sqs, lr, ...)   the same over lists
+    adamw_step_many_capturable(params, grads, exp_avgs, exp_avg_sqs, steps, lr, beta1, beta2, eps,
+                               eps_inside_sqrt, weight_decay)     counts and lr read on the device
     sgd_step(param, grad, momentum_buffer, lr, momentum, dampening, weight_decay, nesterov, first_step)
     squared_norms(arrays, out), scale_in_place(arrays, factor)       clip_grad_norm_'s two passes
 
@@ -31,13 +33,16 @@ import numpy as np
 
 from ...array_kernels import reduction as shared
 from ...kernel_contract import Array, given
+from ....errors import DTypeError
 from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
                                    squared_norm_parts_kernel, squared_norms_kernel)
 from ..graphs import capturing, keep_for_graph, to_device
+from ..triton_kernels.optim import adamw_capturable_kernel, adamw_capturable_many_kernel, step_count_kernel
 from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 
-__all__ = ["adamw_step", "adamw_step_many", "scale_in_place", "sgd_step", "squared_norms"]
+__all__ = ["adamw_step", "adamw_step_many", "adamw_step_many_capturable", "scale_in_place", "sgd_step",
+           "squared_norms"]
 
 
 def adamw_step(param: Array, grad: Array, exp_avg: Array, exp_avg_sq: Array, lr: float, beta1: float,
@@ -171,3 +176,44 @@ def sgd_step(param: Array, grad: Array, momentum_buffer: Array | None, lr: float
            output(given(momentum_buffer)) if has_momentum else param, n, float(lr), float(momentum), float(dampening),
            float(weight_decay), HAS_MOMENTUM=has_momentum, FIRST_STEP=bool(first_step), NESTEROV=bool(nesterov),
            BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+
+
+# -- AdamW's capturable step (issue 38: CUDA graphs) -------------------------------------------
+
+
+def adamw_step_many_capturable(params: Sequence[Array], grads: Sequence[Array], exp_avgs: Sequence[Array],
+                               exp_avg_sqs: Sequence[Array], steps: Sequence[Array], lr: float | Array,
+                               beta1: float, beta2: float, eps: float, eps_inside_sqrt: bool,
+                               weight_decay: float) -> None:
+    """``adamw_step_many`` with no number a captured graph would replay unchanged: one launch
+    advances every count (steps[i], 0-d), one updates every float32 or float64 parameter,
+    reading its count and lr (a 0-d array, or a number) on the device. A 16-bit parameter
+    takes a launch of its own, reading the same."""
+    if not params:
+        return
+    step_dtype = steps[0].dtype
+    if step_dtype not in (np.float32, np.float64) or any(s.dtype != step_dtype for s in steps):
+        raise DTypeError(f"adamw_step_many_capturable: the step counts must all be float32 or all float64, "
+                         f"got {sorted({str(s.dtype) for s in steps})}")
+    step_float64 = bool(step_dtype == np.float64)
+    for group in _groups(len(steps)):
+        counters, _, count = _parameter_table((steps[group],), 1)
+        launch(step_count_kernel, (count,), counters, STEP_FLOAT64=step_float64, num_warps=1)
+    on_device = not isinstance(lr, (int, float, np.generic))
+    lr_value = 0.0 if on_device else float(lr)
+    flags = dict(LR_ON_DEVICE=on_device, EPS_INSIDE=bool(eps_inside_sqrt))
+    scalars = (lr_value, float(beta1), float(beta2), float(eps), float(weight_decay))
+    if not _takes(params):
+        for param, grad, m, v, step in zip(params, grads, exp_avgs, exp_avg_sqs, steps):
+            n = param.size
+            launch(adamw_capturable_kernel, elementwise_grid(n), output(param), grad, output(m), output(v), step, n,
+                   lr if on_device else step, *scalars, **flags, BLOCK=ELEMENTWISE_BLOCK, num_warps=4)
+        return
+    float64 = bool(params[0].dtype == np.float64)
+    for group in _groups(len(params)):
+        table, programs, tensors = _parameter_table((params[group], grads[group], exp_avgs[group],
+                                                     exp_avg_sqs[group], steps[group]), ELEMENTWISE_BLOCK)
+        if programs:
+            launch(adamw_capturable_many_kernel, (programs,), table, tensors, lr if on_device else table, *scalars,
+                   **flags, STEP_FLOAT64=step_float64, FLOAT64=float64, TENSORS=next_power_of_2(tensors),
+                   BLOCK=ELEMENTWISE_BLOCK, num_warps=4)

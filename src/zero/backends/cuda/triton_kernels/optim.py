@@ -126,3 +126,66 @@ def scale_many_kernel(table_ptr, tensor_count, factor_ptr, FLOAT64: tl.constexpr
     entry, offsets, mask = _table_block(table_ptr, tensor_count, 1, TENSORS, BLOCK)
     pointer = _table_pointer(entry, 0, FLOAT64) + offsets
     tl.store(pointer, tl.load(pointer, mask=mask) * tl.load(factor_ptr), mask=mask)
+
+
+# -- AdamW's capturable step (issue 38: CUDA graphs) ---------------------------------------------
+# Nothing that changes from step to step comes from the host: each parameter's count is a 0-d
+# array the first launch advances, the second reads it (and the lr, when it is an array) and
+# works out the bias corrections itself, so a replayed graph counts on and follows a schedule.
+
+
+@triton.jit
+def step_count_kernel(table_ptr, STEP_FLOAT64: tl.constexpr):
+    """counter += 1 for each row of a one-column table of 0-d counters; one program a row."""
+    counter = _table_pointer(table_ptr + tl.program_id(0).to(tl.int64) * 3, 0, STEP_FLOAT64)
+    tl.store(counter, tl.load(counter) + 1.0)
+
+
+@triton.jit
+def adamw_capturable_many_kernel(table_ptr, tensor_count, lr_ptr, lr_value: tl.float64, beta1: tl.float64,
+                                 beta2: tl.float64, eps: tl.float64, weight_decay: tl.float64,
+                                 LR_ON_DEVICE: tl.constexpr, EPS_INSIDE: tl.constexpr, STEP_FLOAT64: tl.constexpr,
+                                 FLOAT64: tl.constexpr, TENSORS: tl.constexpr, BLOCK: tl.constexpr):
+    """adamw_many_kernel with the table's fifth column each parameter's count t (already
+    advanced) and lr read from lr_ptr when LR_ON_DEVICE (else lr_value)."""
+    entry, offsets, mask = _table_block(table_ptr, tensor_count, 5, TENSORS, BLOCK)
+    t = tl.load(_table_pointer(entry, 4, STEP_FLOAT64)).to(tl.float64)
+    lr, eps_inside, eps_outside, step_size = _adamw_scalars(t, lr_ptr, lr_value, beta1, beta2, eps, LR_ON_DEVICE,
+                                                            EPS_INSIDE)
+    _adamw_block(_table_pointer(entry, 0, FLOAT64), _table_pointer(entry, 1, FLOAT64),
+                 _table_pointer(entry, 2, FLOAT64), _table_pointer(entry, 3, FLOAT64), offsets, mask, lr, beta1,
+                 beta2, eps_inside, eps_outside, weight_decay, step_size)
+
+
+@triton.jit
+def adamw_capturable_kernel(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, step_ptr, n, lr_ptr,
+                            lr_value: tl.float64, beta1: tl.float64, beta2: tl.float64, eps: tl.float64,
+                            weight_decay: tl.float64, LR_ON_DEVICE: tl.constexpr, EPS_INSIDE: tl.constexpr,
+                            BLOCK: tl.constexpr):
+    """adamw_kernel with the count t (already advanced) read from step_ptr and the lr as above:
+    the parameters the table's kernel does not take (16-bit ones)."""
+    offsets = tl.program_id(0).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
+    t = tl.load(step_ptr).to(tl.float64)
+    lr, eps_inside, eps_outside, step_size = _adamw_scalars(t, lr_ptr, lr_value, beta1, beta2, eps, LR_ON_DEVICE,
+                                                            EPS_INSIDE)
+    _adamw_block(param_ptr, grad_ptr, exp_avg_ptr, exp_avg_sq_ptr, offsets, offsets < n, lr, beta1, beta2,
+                 eps_inside, eps_outside, weight_decay, step_size)
+
+
+@triton.jit
+def _adamw_scalars(t, lr_ptr, lr_value, beta1, beta2, eps, LR_ON_DEVICE: tl.constexpr, EPS_INSIDE: tl.constexpr):
+    """(lr, eps_inside, eps_outside, step_size) at count t, in float64: the host's numbers
+    (``kernel_contract.adamw_scalars``), β^t as exp(t log β) (within a few ulps of pow)."""
+    if LR_ON_DEVICE:
+        lr = tl.load(lr_ptr).to(tl.float64)
+    else:
+        lr = lr_value
+    root_of_correction = tl.sqrt(1.0 - tl.exp(t * tl.log(beta2)))
+    step_size = lr * root_of_correction / (1.0 - tl.exp(t * tl.log(beta1)))
+    if EPS_INSIDE:
+        eps_inside = eps
+        eps_outside = eps * 0.0
+    else:
+        eps_inside = eps * 0.0
+        eps_outside = eps * root_of_correction
+    return lr, eps_inside, eps_outside, step_size
