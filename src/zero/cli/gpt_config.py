@@ -44,6 +44,7 @@ class GPTTrainConfig:
     metrics: str | None = None  # (resolved: RUN_DIR/metrics.jsonl unless given)
     device: str = "cpu"
     dtype: str = "float32"  # --dtype: bfloat16 or float16 run the forward under zero.autocast (issue 38)
+    cuda_graph: bool = True  # on CUDA, the step replayed as CUDA graphs after a warm-up (--no-cuda-graph: off)
     preset: str = presets.DEFAULT
     # the model
     n_layer: int = _DEFAULT["n_layer"]

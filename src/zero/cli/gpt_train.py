@@ -158,8 +158,16 @@ class Job:
         layers = f"{config.n_layer} layer{'s' if config.n_layer != 1 else ''}"
         return (f"model: {model.num_parameters():,} parameters ({layers}, {config.n_head} heads, {config.n_embd} "
                 f"wide, block {config.block_size}, vocabulary {len(self.tokenizer)}) on {self.device} "
-                f"in {config.dtype}; "
+                f"in {config.dtype}{self._graph_words()}; "
                 f"{len(self.train_data):,} train / {len(self.val_data):,} val tokens; preset {config.preset}")
+
+
+    def _graph_words(self) -> str:
+        """How the step runs on CUDA: replayed as graphs, or op by op and why (nothing on the CPU)."""
+        if self.device.type != "cuda":
+            return ""
+        off = self.trainer.graph_off
+        return ", steps replayed as CUDA graphs" if off is None else f", steps op by op ({off})"
 
 
 def train(config: GPTTrainConfig, saved: dict | None, locked: bool = False) -> int:

@@ -25,9 +25,13 @@ from ..models.gpt import GPT
 from ..nn.utils import clip_grad_norm_
 from ..optim import AdamW
 from ..optim.lr_scheduler import WarmupCosineLR
+from ..optim.lr_scheduler.schedules import warmup_cosine_lr
 from ..random import Generator, get_rng_state, manual_seed, set_rng_state
+from ..tensors.creation import tensor
+from ..tensors.tensor import Tensor
 from . import parallel
 from .gpt_config import GPTTrainConfig
+from .gpt_graph_step import GraphedStep, reason_not_graphed
 
 
 def _no_guard(loss, grad_norm):
@@ -50,14 +54,21 @@ class Trainer:
         if ranks.rank > 0:  # dropout masks of its own on each rank (rank 0's weights reach all: DDP)
             manual_seed(parallel.stream_seed(config.seed, ranks.rank))
         decay, no_decay = parameter_groups(self.model)
+        # On CUDA the optimizer's step counts and learning rate live on the device (capturable=True),
+        # so a step replayed as a CUDA graph counts on and follows the schedule; op by op too, so
+        # both run the same kernels. The book's AdamW (see --help).
+        self.on_device = device.type == "cuda"
         self.optimizer = AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                                {"params": no_decay, "weight_decay": 0.0}], lr=config.lr, betas=(0.9, 0.99),
-                               eps_inside_sqrt=True)  # the book's AdamW (see --help)
+                                {"params": no_decay, "weight_decay": 0.0}], lr=self._lr_holder(config.lr),
+                               betas=(0.9, 0.99), eps_inside_sqrt=True, capturable=self.on_device)
         self.schedule: WarmupCosineLR | None = None
         self.trained = self.model  # what the step calls: DistributedDataParallel with several ranks
         # --dtype float16: dynamic loss scaling (float16's range is small); otherwise every call of it
         # passes through (no arithmetic: a float32 or bfloat16 step is as without it)
         self.scaler = GradScaler(device.type, enabled=config.dtype == "float16")
+        # on CUDA the step is replayed as graphs (None: op by op, and why is in graph_off)
+        self.graph_off = reason_not_graphed(config, device)
+        self.graphed = GraphedStep(self) if self.graph_off is None else None
 
     def start(self, first: int = 0) -> None:
         """Ready to train from step ``first`` (after ``load_state``, if resumed): the schedule, placed
@@ -69,16 +80,29 @@ class Trainer:
 
     @property
     def lr(self) -> float:
-        """The learning rate of the next step."""
+        """The learning rate of the next step (worked out here: on CUDA the groups' is on the device)."""
         assert self.schedule is not None, "Trainer.start() first"
-        return self.schedule.get_last_lr()[0]
+        config = self.config
+        return warmup_cosine_lr(self.schedule.last_epoch, config.lr, config.min_lr, config.warmup, config.steps)
+
+    def _lr_holder(self, lr: float):
+        """What a group's lr is: a number, or on CUDA a 0-d tensor there that the schedule fills."""
+        return tensor(lr, device=self.device) if self.on_device else lr
 
     def step(self, guard: Callable = _no_guard):
         """One optimizer step. ``guard(loss, grad_norm)`` runs before the update is applied (the job's
         rank agreement and divergence guard: it raises to stop the update) and its result is
-        the step's; by default the loss and the norm as floats."""
+        the step's; by default the loss and the norm as floats. On CUDA the step is replayed
+        as graphs after a warm-up (``gpt_graph_step``), unless --no-cuda-graph."""
         assert self.schedule is not None, "Trainer.start() first"
         x, y = self.draw(self.train_data, self.batches)
+        if self.graphed is not None:
+            return self.graphed(x, y, guard)
+        return self.eager_step(x, y, guard)
+
+    def eager_step(self, x, y, guard: Callable):
+        """``step`` on the batch ``x, y``, op by op."""
+        assert self.schedule is not None, "Trainer.start() first"
         with self.precision():
             loss = self.trained(x, y)
         self.optimizer.zero_grad()
@@ -116,9 +140,10 @@ class Trainer:
 
     # -- checkpoints ----------------------------------------------------------------------------
     def state(self) -> dict:
-        """The model's and the optimizer's state (and float16's loss scale), as a checkpoint holds them."""
+        """The model's and the optimizer's state (and float16's loss scale), as a checkpoint holds them:
+        the same on every device (step counts on the CPU, learning rates as numbers)."""
         scaler = {"scaler": self.scaler.state_dict()} if self.scaler.is_enabled() else {}
-        return {"model": self.model.state_dict(), "optimizer": self.optimizer.state_dict(), **scaler}
+        return {"model": self.model.state_dict(), "optimizer": _plain(self.optimizer.state_dict()), **scaler}
 
     def rng_state(self) -> dict:
         """This rank's random streams: the default one (dropout) and the batches'."""
@@ -144,7 +169,20 @@ class Trainer:
         self.optimizer.param_groups[0]["weight_decay"] = self.config.weight_decay
         for group in self.optimizer.param_groups:
             group["initial_lr"] = self.config.lr  # what the schedule scales from
+            group["capturable"] = self.on_device   # (the checkpoint's groups came with the device it ran on)
+            group["lr"] = self._lr_holder(self.config.lr)  # (start() places the schedule, which sets it)
         return step
+
+
+def _plain(optimizer_state: dict) -> dict:
+    """An optimizer's state_dict as a CPU run writes it: a capturable run's device step counts
+    and lr tensors become CPU counts and numbers (read here, between steps)."""
+    state = {index: {key: value.cpu() if key == "step" else value for key, value in entry.items()}
+             for index, entry in optimizer_state["state"].items()}
+    groups = [{**group, "capturable": False,
+               **{key: float(group[key]) for key in ("lr", "initial_lr") if isinstance(group.get(key), Tensor)}}
+              for group in optimizer_state["param_groups"]]
+    return {**optimizer_state, "state": state, "param_groups": groups}
 
 
 def parameter_groups(model: GPT) -> tuple[list, list]:

@@ -34,10 +34,10 @@ import numpy as np
 from ...array_kernels import reduction as shared
 from ...kernel_contract import Array, given
 from ....errors import DTypeError
-from ..triton_kernels.optim import (adamw_kernel, adamw_many_kernel, scale_many_kernel, sgd_kernel,
-                                   squared_norm_parts_kernel, squared_norms_kernel)
 from ..graphs import capturing, keep_for_graph, to_device
-from ..triton_kernels.optim import adamw_capturable_kernel, adamw_capturable_many_kernel, step_count_kernel
+from ..triton_kernels.optim import (adamw_capturable_kernel, adamw_capturable_many_kernel, adamw_kernel,
+                                   adamw_many_kernel, scale_many_kernel, sgd_kernel, squared_norm_parts_kernel,
+                                   squared_norms_kernel, step_count_kernel)
 from ._arrays import array_module, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 
