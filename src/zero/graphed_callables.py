@@ -65,8 +65,8 @@ from .tensors.tensor import Tensor
 
 __all__ = ["make_graphed_callables"]
 
-_NOT_TENSORS = ("In the beta API, sample_args for each callable must contain only Tensors. "
-                "Other types are not allowed.")
+_NOT_TENSORS = ("make_graphed_callables: sample_args may hold tensors only (in tuples, lists or dicts); "
+                "pass anything else to the callable another way")
 
 
 # -- arguments and outputs as flat lists of tensors (PyTorch's pytree, for tuples, lists, dicts) ----
@@ -226,8 +226,8 @@ def make_graphed_callables(callables: Any, sample_args: tuple, num_warmup_iters:
     """Graphed versions of ``callables`` (a module or function, or a tuple of them, with
     ``sample_args`` a tuple of tensors, or a tuple of such tuples): see the module docstring."""
     if is_autocast_enabled() and is_autocast_cache_enabled():
-        raise RuntimeError("make_graphed_callables does not support the autocast caching. "
-                           "Please set `cache_enabled=False`.")
+        raise RuntimeError("make_graphed_callables under autocast with its weight cache on: the cached casts "
+                           "would outlive the capture; use zero.autocast(..., cache_enabled=False)")
     just_one = not isinstance(callables, tuple)
     if just_one:
         callables, sample_args = (callables,), (sample_args,)
@@ -282,12 +282,11 @@ def _prepare(c: Any, args: Any) -> tuple[Any, list[Tensor], int]:
         raise TypeError(f"make_graphed_callables: expected a module or function, got {type(c).__name__}")
     if isinstance(c, Module):
         if c._forward_hooks or c._forward_pre_hooks or getattr(c, "_backward_hooks", None):
-            raise AssertionError("Modules must not have hooks registered at the time they are passed. However, "
-                                 "registering hooks on modules after passing them through make_graphed_callables "
-                                 "is allowed.")
+            raise AssertionError(f"make_graphed_callables: {_name(c)} has hooks registered, which a graph would "
+                                 "not run; register them after graphing it")
         if any(b.requires_grad for b in c.buffers()):
-            raise AssertionError("In any Module passed to make_graphed_callables, only parameters may be "
-                                 "trainable. All buffers must have requires_grad=False.")
+            raise AssertionError(f"make_graphed_callables: a buffer of {_name(c)} requires grad; only parameters "
+                                 "may be trained through a graph (set the buffer's requires_grad=False)")
     if not isinstance(args, (tuple, list)):
         raise TypeError(f"make_graphed_callables: the sample_args of {_name(c)} must be a tuple of tensors, "
                         f"got {type(args).__name__}")

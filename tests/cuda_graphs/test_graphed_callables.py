@@ -270,18 +270,18 @@ def test_misuse_gets_pytorch_s_errors(cuda):
     x = zero.zeros(ROWS, FEATURES, device=cuda)
     make = zero.cuda.make_graphed_callables
     for other in (3, None):   # (PyTorch's pytree counts None as a leaf, not a tensor, too)
-        with pytest.raises(AssertionError, match="must contain only Tensors"):
+        with pytest.raises(AssertionError, match="sample_args may hold tensors only"):
             make(lambda a, n: a * 2, (x, other))
     hooked = _mlp(cuda)
     hooked.register_forward_hook(lambda module, args, output: None)
-    with pytest.raises(AssertionError, match="must not have hooks registered"):
+    with pytest.raises(AssertionError, match="has hooks registered"):
         make(hooked, (x,))
     with_buffer = zero.nn.Linear(FEATURES, 2).to(cuda)
     with_buffer.register_buffer("scale", zero.ones(2, device=cuda, requires_grad=True))
-    with pytest.raises(AssertionError, match="only parameters may be trainable"):
+    with pytest.raises(AssertionError, match="a buffer of .* requires grad"):
         make(with_buffer, (x,))
     with zero.autocast("cuda", dtype=zero.bfloat16):
-        with pytest.raises(RuntimeError, match="does not support the autocast caching"):
+        with pytest.raises(RuntimeError, match="autocast with its weight cache on"):
             make(_mlp(cuda), (x,))
     with pytest.raises(ValueError, match="must be CUDA tensors"):
         make(lambda a: a * 2, (zero.zeros(3),))
