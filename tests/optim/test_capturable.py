@@ -454,3 +454,19 @@ def test_the_book_s_schedule_writes_a_tensor_lr_in_place():
             schedule.step()
         assert with_tensor.param_groups[0]["lr"] is lr
         np.testing.assert_allclose(float(lr), with_float.param_groups[0]["lr"], rtol=2e-7)
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("options, words", [(dict(lr=[1e-3, 1e-3]), "holds one number"),
+                                            (dict(lr=1e-3, foreach=True), "needs capturable=True")])
+def test_a_tensor_lr_is_refused_where_pytorch_refuses_it(name, options, words):
+    torch = pytest.importorskip("torch")
+    torch_options = {**options, "lr": torch.tensor(options["lr"])}
+    with pytest.raises(ValueError):
+        getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **torch_options)
+    zero_options = {**options, "lr": zero.tensor(options["lr"])}
+    with pytest.raises(ValueError, match=words):
+        getattr(zero.optim, name)([zero.zeros(2, requires_grad=True)], **zero_options)
+    zero_options["capturable"] = True   # (capturable with foreach: allowed; a 2-element lr: still refused)
+    if "foreach" in options:
+        getattr(zero.optim, name)([zero.zeros(2, requires_grad=True)], **zero_options)

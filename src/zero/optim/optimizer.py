@@ -68,9 +68,9 @@ def check_lr(optimizer: str, lr, foreach, capturable: bool) -> None:
     device): one element, and not with ``foreach=True`` unless ``capturable=True``."""
     if isinstance(lr, Tensor):
         if foreach and not capturable:
-            raise ValueError(f"{optimizer}: lr as a Tensor is not supported for capturable=False and foreach=True")
+            raise ValueError(f"{optimizer}: a Tensor lr with foreach=True needs capturable=True")
         if lr.numel() != 1:
-            raise ValueError(f"{optimizer}: Tensor lr must be 1-element")
+            raise ValueError(f"{optimizer}: a Tensor lr holds one number, got {lr.numel()} elements")
 
 
 def check_betas(optimizer: str, betas) -> tuple:
