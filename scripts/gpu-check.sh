@@ -19,20 +19,20 @@
 #   graphs     45   CUDA graphs on the real stream (issue 38): tests/cuda_graphs, the GPT
 #                   trainer's graphed step against its op-by-op run, capturable optimizers
 #   gpu        70   tests/backends/cuda/test_gpu.py: ops and a GPT step on cuda against the CPU
-#   graph_bench 140 benchmarks/gpu_graph_step.py: the GPT step at three sizes, Zero eager and
+#   graph_bench 140   benchmarks/gpu_graph_step.py: the GPT step at three sizes, Zero eager and
 #                   graphed against PyTorch eager and torch.compile, each in its own process
 #   kernels    60   every Triton kernel compiled for this GPU, against the CPU kernels
 #   suite     100   the rest of the test suite with ZERO_TEST_DEVICE=cuda (the op harness on
 #                   cuda, the CUDA backend's own tests; the sm_90 compile check is skipped)
 #   (7 x 5 s of kill allowance)
 #
-# ``bench`` mode runs the earlier benchmarks instead (probe and smoke first):
-#   benchmark  40   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against PyTorch,
-#                   then where Zero's time goes (host and GPU per op)
-#   host_costs 20   benchmarks/investigations/gpu_host_costs.py: the host's time per launch, per product and
-#                   per GPT module, Zero against PyTorch (in the log only)
-#   kernel_bench 75   benchmarks/kernels.py --device cuda: every kernel of a step at the book's
-#                     shapes, Zero against PyTorch and against the GPU's copy and cuBLAS rates
+# ``bench`` mode runs the earlier benchmarks instead, after the probe and smoke stages:
+#   bench: benchmark  40   benchmarks/gpu_gpt.py --profile: a GPT training step, Zero against
+#                   PyTorch, then where Zero's time goes (host and GPU per op)
+#   bench: host_costs 20   benchmarks/investigations/gpu_host_costs.py: the host's time per launch,
+#                   per product and per GPT module, Zero against PyTorch (in the log only)
+#   bench: kernel_bench 75   benchmarks/kernels.py --device cuda: every kernel of a step at the
+#                   book's shapes, Zero against PyTorch and the GPU's copy and cuBLAS rates
 #
 # The first GPU run (2026-12-04, an H200, benchmarks/RESULTS.md) took 327 s with cold
 # caches; its two serial test stages ran out of time, hence the workers below. The second
