@@ -25,7 +25,8 @@ COMMANDS = [argv for argv, _ in _commands()]
 def _option_help(text: str, flag: str) -> str:
     """The help of one option: its lines, from its flag to the next option's."""
     lines = text.splitlines()
-    start = next(i for i, line in enumerate(lines) if re.match(rf"  {re.escape(flag)}\b", line))
+    start = next(i for i, line in enumerate(lines)   # (a flag may follow its pair: --cuda-graph, --no-cuda-graph)
+                 if re.match(rf"  (?:--[\w-]+, )?{re.escape(flag)}\b", line))
     block = [lines[start]]
     for line in lines[start + 1:]:
         if re.match(r"  -", line) or not line.startswith("   "):

@@ -141,9 +141,9 @@ def test_capturable_steps_under_a_schedule_match_pytorch(device, name, options, 
 
 def test_a_tensor_lr_follows_pytorch_s_rules():
     p = nn.Parameter(zero.ones(3))
-    with pytest.raises(ValueError, match="capturable=False and foreach=True"):
+    with pytest.raises(ValueError, match="needs capturable=True"):
         optim.AdamW([p], lr=zero.tensor(0.01), foreach=True)
-    with pytest.raises(ValueError, match="1-element"):
+    with pytest.raises(ValueError, match="holds one number"):
         optim.Adam([p], lr=zero.tensor([0.01, 0.02]))
     optim.Adam([p], lr=zero.tensor(0.01), foreach=True, capturable=True)   # accepted
     plain = optim.AdamW([p], lr=zero.tensor([0.01]))   # a plain step reads a tensor lr on the host
@@ -393,7 +393,7 @@ def test_sgd_takes_a_tensor_lr_as_pytorch_s_does():
         ts.step()
     assert_same(values(zp), [p.detach().numpy() for p in tp], exact=False)
     assert zo.param_groups[0]["lr"] is zlr and float(zlr) == float(tlr)
-    with pytest.raises(ValueError, match="1-element"):
+    with pytest.raises(ValueError, match="holds one number"):
         optim.SGD(zp, lr=zero.tensor([0.1, 0.2]))
 
 
@@ -455,18 +455,3 @@ def test_the_book_s_schedule_writes_a_tensor_lr_in_place():
         assert with_tensor.param_groups[0]["lr"] is lr
         np.testing.assert_allclose(float(lr), with_float.param_groups[0]["lr"], rtol=2e-7)
 
-
-@pytest.mark.parametrize("name", ["Adam", "AdamW"])
-@pytest.mark.parametrize("options, words", [(dict(lr=[1e-3, 1e-3]), "holds one number"),
-                                            (dict(lr=1e-3, foreach=True), "needs capturable=True")])
-def test_a_tensor_lr_is_refused_where_pytorch_refuses_it(name, options, words):
-    torch = pytest.importorskip("torch")
-    torch_options = {**options, "lr": torch.tensor(options["lr"])}
-    with pytest.raises(ValueError):
-        getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)], **torch_options)
-    zero_options = {**options, "lr": zero.tensor(options["lr"])}
-    with pytest.raises(ValueError, match=words):
-        getattr(zero.optim, name)([zero.zeros(2, requires_grad=True)], **zero_options)
-    zero_options["capturable"] = True   # (capturable with foreach: allowed; a 2-element lr: still refused)
-    if "foreach" in options:
-        getattr(zero.optim, name)([zero.zeros(2, requires_grad=True)], **zero_options)

@@ -86,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     t.add_argument("--cuda-graph", action=argparse.BooleanOptionalAction, default=True,
                    help="on --device cuda, capture the training step as CUDA graphs after two warm-up steps and "
                         "replay them (the host then issues a step in a few calls, not a few hundred); "
-                        "--no-cuda-graph runs every step op by op. Ignored on the CPU")
+                        "--no-cuda-graph runs every step op by op. Ignored on the CPU (default: on)")
     described = {"steps": "optimizer steps", "batch_size": "sequences per step", "block_size": "context length",
                  "n_layer": "transformer blocks", "n_head": "attention heads", "n_embd": "width",
                  "dropout": "dropout probability",

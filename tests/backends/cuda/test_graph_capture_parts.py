@@ -47,7 +47,7 @@ def _cache_directory(environment: dict) -> str:
 
 def test_triton_caches_beside_zero_unless_told_otherwise(tmp_path):
     environment = {k: v for k, v in os.environ.items() if k != "TRITON_CACHE_DIR"}
-    assert _cache_directory(environment) == str(triton_driver.TRITON_CACHE)
-    assert triton_driver.TRITON_CACHE.is_dir()
+    assert _cache_directory(environment) == triton_driver.TRITON_CACHE
+    assert os.path.isdir(triton_driver.TRITON_CACHE)
     chosen = str(tmp_path / "chosen")
     assert _cache_directory({**environment, "TRITON_CACHE_DIR": chosen}) == chosen

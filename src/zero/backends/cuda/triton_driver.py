@@ -19,13 +19,12 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from pathlib import Path
 
 from .runtime import cupy
 
 # Triton's compiled kernels, kept beside Zero's code as Numba's are (``cache=True`` writes
 # __pycache__ next to the source): a run's first step then loads what an earlier run compiled.
-TRITON_CACHE = Path(__file__).resolve().parent / "__pycache__" / "triton"
+TRITON_CACHE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__", "triton")
 
 _current_stream = None   # set by install: CuPy's current stream's handle, the one Triton launches on
 
@@ -44,11 +43,11 @@ def keep_cache_with_zero() -> str:
 
     if not os.environ.get("TRITON_CACHE_DIR"):
         try:
-            TRITON_CACHE.mkdir(parents=True, exist_ok=True)
+            os.makedirs(TRITON_CACHE, exist_ok=True)
         except OSError:
             return knobs.cache.dir
         if os.access(TRITON_CACHE, os.W_OK):
-            knobs.cache.dir = str(TRITON_CACHE)
+            knobs.cache.dir = TRITON_CACHE
     return knobs.cache.dir
 
 
