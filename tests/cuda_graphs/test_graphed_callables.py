@@ -17,20 +17,10 @@ from zero.errors import AutogradError
 from zero.models.gpt import GPT, GPTConfig
 from zero.nn import functional as F
 
-ROWS, FEATURES, HIDDEN, CLASSES = 5, 8, 16, 4
+from graph_batches import CLASSES, FEATURES, ROWS, make_batches
+
+HIDDEN = 16
 STEPS = 4
-
-
-@pytest.fixture
-def cuda(second_device):
-    yield second_device
-    assert not zero.cuda.is_current_stream_capturing(), "a test left a capture open"
-
-
-def _batches(count: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((ROWS, FEATURES)).astype(np.float32), rng.integers(0, CLASSES, ROWS))
-            for _ in range(count)]
 
 
 def _mlp(device, seed: int = 0):
@@ -60,7 +50,7 @@ def _assert_same_training(got, expected):
 
 
 def test_a_graphed_module_trains_as_the_eager_one_bit_for_bit(cuda):
-    batches = _batches(STEPS)
+    batches = make_batches(STEPS)
     expected = _train(_mlp(cuda), cuda, batches)
     model = _mlp(cuda)
     graphed = zero.cuda.make_graphed_callables(model, (zero.randn(ROWS, FEATURES, device=cuda),))
@@ -93,7 +83,7 @@ def _train_gpt(device, batches, graph: bool, dropout: float = 0.0):
     return losses, [p.detach().cpu().numpy() for p in model.parameters()]
 
 
-def _token_batches(count: int):
+def _tokenbatches(count: int):
     rng = np.random.default_rng(4)
     return [(rng.integers(0, 11, (3, 6)), rng.integers(0, 11, (3, 6))) for _ in range(count)]
 
@@ -101,19 +91,19 @@ def _token_batches(count: int):
 def test_a_graphed_gpt_loss_trains_as_the_eager_one_bit_for_bit(cuda):
     """Integer inputs, a tied weight (the embedding's gradient summed inside the backward
     graph), fused attention, FFN and linear+cross-entropy."""
-    batches = _token_batches(STEPS)
+    batches = _tokenbatches(STEPS)
     _assert_same_training(_train_gpt(cuda, batches, graph=True), _train_gpt(cuda, batches, graph=False))
 
 
 def test_dropout_in_a_graphed_module_draws_a_new_mask_per_call(cuda):
-    batches = _token_batches(STEPS)
+    batches = _tokenbatches(STEPS)
     _assert_same_training(_train_gpt(cuda, batches, graph=True, dropout=0.3),
                           _train_gpt(cuda, batches, graph=False, dropout=0.3))
 
 
 def test_autocast_without_its_cache_is_captured_as_eager_runs_it(cuda):
     """PyTorch's rule: autocast only with cache_enabled=False; the graphs hold its bfloat16 kernels."""
-    batches = _batches(3, seed=5)
+    batches = make_batches(3, seed=5)
     results = []
     for graph in (False, True):
         model = _mlp(cuda)
@@ -127,7 +117,7 @@ def test_autocast_without_its_cache_is_captured_as_eager_runs_it(cuda):
 
 def test_gradients_accumulate_into_grad_as_in_eager(cuda):
     """Two backward passes without zeroing: .grad is the sum, never the graph's own memory."""
-    x1, x2 = (zero.tensor(x, device=cuda) for x, _ in _batches(2, seed=3))
+    x1, x2 = (zero.tensor(x, device=cuda) for x, _ in make_batches(2, seed=3))
     eager, model = _mlp(cuda), _mlp(cuda)
     graphed = zero.cuda.make_graphed_callables(model, (zero.zeros(ROWS, FEATURES, device=cuda),))
     for net in (eager, graphed):
@@ -222,7 +212,7 @@ def _two_blocks(device, seed=0):
 
 
 def test_a_tuple_of_modules_shares_one_pool_and_chains(cuda):
-    batches = _batches(STEPS, seed=2)
+    batches = make_batches(STEPS, seed=2)
     expected = _train(zero.nn.Sequential(*_two_blocks(cuda)), cuda, batches)
     first, second = _two_blocks(cuda)
     pool = zero.cuda.graph_pool_handle()
@@ -239,7 +229,7 @@ def test_eval_mode_runs_the_original_forward(cuda):
     model = _mlp(cuda)
     eager = _mlp(cuda)
     zero.cuda.make_graphed_callables(model, (zero.zeros(ROWS, FEATURES, device=cuda),))
-    x = zero.tensor(_batches(1)[0][0], device=cuda)
+    x = zero.tensor(make_batches(1)[0][0], device=cuda)
     model.eval()
     out = model(x)
     assert out.grad_fn.name != "GraphedOutputBackward"

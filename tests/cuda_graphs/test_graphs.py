@@ -18,19 +18,8 @@ import zero
 from zero.errors import CaptureError
 from zero.nn import functional as F
 
-ROWS, FEATURES, CLASSES = 5, 8, 4
+from graph_batches import CLASSES, FEATURES, ROWS, make_batches
 
-
-@pytest.fixture
-def cuda(second_device):
-    yield second_device
-    assert not zero.cuda.is_current_stream_capturing(), "a test left a capture open"
-
-
-def _batches(count: int, seed: int = 0):
-    rng = np.random.default_rng(seed)
-    return [(rng.standard_normal((ROWS, FEATURES)).astype(np.float32), rng.integers(0, CLASSES, ROWS))
-            for _ in range(count)]
 
 
 def _model_and_optimizer(device, dropout: float = 0.0):
@@ -84,7 +73,7 @@ def _graphed(device, batches, dropout=0.0):
 def test_replays_equal_eager_steps_bit_for_bit(cuda, dropout):
     """With dropout too: each replay draws its seeds from the default generator, in the order
     the eager step draws them, so it drops the same elements."""
-    batches = _batches(5)
+    batches = make_batches(5)
     eager_losses, eager_params = _eager(cuda, batches, dropout)
     graph_losses, graph_params, _ = _graphed(cuda, batches, dropout)
     assert graph_losses == eager_losses
@@ -100,7 +89,7 @@ def test_a_replay_reads_the_static_inputs_as_they_are_then(cuda):
     graph = zero.cuda.CUDAGraph()
     with zero.no_grad(), zero.cuda.graph(graph):
         static_out = model(static_x).sum()
-    for x, _ in _batches(3, seed=1):
+    for x, _ in make_batches(3, seed=1):
         static_x.copy_(zero.tensor(x, device=cuda))
         graph.replay()
         with zero.no_grad():
@@ -252,7 +241,7 @@ def test_a_checkpointed_dropout_recomputes_its_forwards_mask_in_a_replay(cuda):
         optimizer.step()
         return loss
 
-    batches = _batches(4, seed=2)
+    batches = make_batches(4, seed=2)
     first, second, optimizer = build()
     eager = []
     for x, y in batches:

@@ -5,8 +5,8 @@
   raises, on "cuda" played by the CPU backend).
 - The result is the plain step's (AdamW: to the bit where the CPU kernels run) and PyTorch's
   plain step's, with a float lr or a 0-d tensor lr, under a schedule.
-- Replaying one step's recorded kernel calls N times (what a CUDA graph does) gives N eager
-  steps, a tensor lr changed in place between replays included.
+- A step captured with ``zero.cuda.graph`` and replayed N times gives N eager steps, a tensor
+  lr changed in place between replays included.
 - Checkpoints: PyTorch's placement of ``step`` (the checkpoint's group decides).
 """
 from __future__ import annotations
@@ -102,6 +102,20 @@ def test_capturable_adamw_is_the_plain_step(device, options, lr_kind):
     assert all(plain_optimizer.state[p]["step"].device == zero.device("cpu") for p in plain)
 
 
+def steps_of_both(zp, tp, zo, to, zs, ts, grads, device):
+    """Zero's and PyTorch's optimizers and schedules stepped on the same gradients; yields
+    after each step."""
+    for step_grads in grads:
+        set_grads(zp, step_grads, device)
+        for p, g in zip(tp, step_grads):
+            p.grad = torch.tensor(g.copy())
+        zo.step()
+        to.step()
+        zs.step()
+        ts.step()
+        yield
+
+
 @pytest.mark.parametrize("name,options", [*(("AdamW", o) for o in ADAMW_OPTIONS[:2]),
                                           *(("Adam", o) for o in ADAM_OPTIONS)],
                          ids=["AdamW-defaults", "AdamW-decay-maximize", "Adam-defaults", "Adam-amsgrad",
@@ -120,14 +134,7 @@ def test_capturable_steps_under_a_schedule_match_pytorch(device, name, options, 
     zs = lr_scheduler.ChainedScheduler([lr_scheduler.StepLR(zo, 2, 0.5), lr_scheduler.CosineAnnealingLR(zo, 8)])
     ts = torch.optim.lr_scheduler.ChainedScheduler([torch.optim.lr_scheduler.StepLR(to, 2, 0.5),
                                                     torch.optim.lr_scheduler.CosineAnnealingLR(to, 8)])
-    for step_grads in grads:
-        set_grads(zp, step_grads, device)
-        for p, g in zip(tp, step_grads):
-            p.grad = torch.tensor(g.copy())
-        zo.step()
-        to.step()
-        zs.step()
-        ts.step()
+    for _ in steps_of_both(zp, tp, zo, to, zs, ts, grads, device):
         assert_same(values(zp), [p.detach().numpy() for p in tp], exact=False, rtol=2e-6)
         want = ts.get_last_lr()
         got = zs.get_last_lr()
@@ -202,25 +209,19 @@ def test_the_plain_step_would_read_a_tensor_lr(cpu_played_cuda, monkeypatch):
 # -- replays ------------------------------------------------------------------------------------
 
 
-class Recorder:
-    """A kernel table that records each call (function, arguments) as it makes it: replaying
-    them is what a CUDA graph's replay does (the same arrays, their values of the moment)."""
+class GraphedStep:
+    """``optimizer.step()`` captured as a CUDA graph (``zero.cuda.graph``; here "cuda" played by
+    the CPU, whose capture records the kernel calls) at the first call, replayed at each call."""
 
-    def __init__(self, kernels):
-        self._kernels = kernels
-        self.calls: list = []
+    def __init__(self, optimizer):
+        self.optimizer, self.graph = optimizer, None
 
-    def __getattr__(self, name):
-        function = getattr(self._kernels, name)
-
-        def record(*args, **kwargs):
-            self.calls.append((function, args, kwargs))
-            return function(*args, **kwargs)
-        return record
-
-    def replay(self) -> None:
-        for function, args, kwargs in self.calls:
-            function(*args, **kwargs)
+    def __call__(self) -> None:
+        if self.graph is None:
+            self.graph = zero.cuda.CUDAGraph()
+            with zero.cuda.graph(self.graph):   # (recorded, not run: the replay below runs it)
+                self.optimizer.step()
+        self.graph.replay()
 
 
 def _run(name, options, device, grads, lrs, replay: bool):
@@ -233,22 +234,12 @@ def _run(name, options, device, grads, lrs, replay: bool):
     optimizer = getattr(optim, name)(params, lr=lr, capturable=True, **options)
     set_grads(params, grads[0], device)
     optimizer.step()
-    recorder = None
-    for step, step_grads in enumerate(grads[1:], start=1):
+    step = GraphedStep(optimizer) if replay else optimizer.step
+    for i, step_grads in enumerate(grads[1:], start=1):
         for p, g in zip(params, step_grads):
             p.grad.copy_(zero.tensor(g.copy(), device=device))
-        lr.fill_(lrs[step])
-        if not replay:
-            optimizer.step()
-        elif recorder is None:
-            recorder = Recorder(device._kernels)
-            saved, device._kernels = device._kernels, recorder
-            try:
-                optimizer.step()
-            finally:
-                device._kernels = saved
-        else:
-            recorder.replay()
+        lr.fill_(lrs[i])
+        step()
     return values(params), [float(optimizer.state[p]["step"]) for p in params]
 
 
@@ -256,7 +247,7 @@ def _run(name, options, device, grads, lrs, replay: bool):
                                           ("Adam", {}), ("Adam", {"amsgrad": True, "maximize": True})],
                          ids=["AdamW", "AdamW-book", "Adam", "Adam-amsgrad-maximize"])
 def test_replaying_a_recorded_step_is_stepping(cpu_played_cuda, name, options):
-    """Five replays of a recorded step are five eager steps, to the bit: the counts advance
+    """Six replays of a captured step are six eager steps, to the bit: the counts advance
     on the device, and the lr filled in between replays is read by each."""
     grads = problem(7, seed=1)[1]
     lrs = [0.01, 0.01, 0.005, 0.005, 0.02, 0.001, 0.001]
@@ -278,20 +269,11 @@ def test_a_schedule_between_replays_is_a_schedule_between_steps(cpu_played_cuda)
         set_grads(params, grads[0], cpu_played_cuda)
         optimizer.step()   # the warm-up, outside the graph
         schedule.step()
-        recorder = Recorder(cpu_played_cuda._kernels)
-        for step, step_grads in enumerate(grads[1:]):
+        step = GraphedStep(optimizer) if replay else optimizer.step
+        for step_grads in grads[1:]:
             for p, g in zip(params, step_grads):
                 p.grad.copy_(zero.tensor(g.copy(), device=cpu_played_cuda))
-            if not replay:
-                optimizer.step()
-            elif step == 0:
-                saved, cpu_played_cuda._kernels = cpu_played_cuda._kernels, recorder
-                try:
-                    optimizer.step()
-                finally:
-                    cpu_played_cuda._kernels = saved
-            else:
-                recorder.replay()
+            step()
             schedule.step()
         return values(params)
 
@@ -383,14 +365,8 @@ def test_sgd_takes_a_tensor_lr_as_pytorch_s_does():
     zlr, tlr = zero.tensor(0.1), torch.tensor(0.1)
     zo, to = optim.SGD(zp, lr=zlr, momentum=0.9), torch.optim.SGD(tp, lr=tlr, momentum=0.9)
     zs, ts = lr_scheduler.StepLR(zo, 1, 0.5), torch.optim.lr_scheduler.StepLR(to, 1, 0.5)
-    for step_grads in grads:
-        set_grads(zp, step_grads, "cpu")
-        for p, g in zip(tp, step_grads):
-            p.grad = torch.tensor(g.copy())
-        zo.step()
-        to.step()
-        zs.step()
-        ts.step()
+    for _ in steps_of_both(zp, tp, zo, to, zs, ts, grads, "cpu"):
+        pass
     assert_same(values(zp), [p.detach().numpy() for p in tp], exact=False)
     assert zo.param_groups[0]["lr"] is zlr and float(zlr) == float(tlr)
     with pytest.raises(ValueError, match="holds one number"):
