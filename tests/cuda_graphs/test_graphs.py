@@ -265,3 +265,26 @@ def test_a_checkpointed_dropout_recomputes_its_forwards_mask_in_a_replay(cuda):
         graphed.append(static_loss.item())
     assert graphed == eager
     np.testing.assert_array_equal(first.weight.detach().cpu().numpy(), eager_weights)
+
+
+@pytest.mark.parametrize("make", [lambda ps: zero.optim.SGD(ps, lr=0.1, momentum=0.9),
+                                  lambda ps: zero.optim.AdamW(ps, lr=zero.tensor(1e-3), capturable=True),
+                                  lambda ps: zero.optim.RMSprop(ps, lr=1e-3)],
+                         ids=["SGD-momentum", "AdamW-capturable", "RMSprop"])
+def test_an_optimizer_s_first_step_inside_a_capture_is_refused(cuda, make):
+    """The state made at a parameter's first step (zeros, a momentum buffer) would be made again
+    by every replay: a clear error, and the same steps work once warmed up."""
+    model = zero.nn.Linear(FEATURES, CLASSES).to(cuda)
+    optimizer = make(list(model.parameters()))
+    for group in optimizer.param_groups:   # (AdamW's tensor lr on the model's device)
+        if isinstance(group["lr"], zero.Tensor):
+            group["lr"] = group["lr"].to(cuda)
+    model(zero.ones(2, FEATURES, device=cuda)).sum().backward()
+    graph = zero.cuda.CUDAGraph()
+    with pytest.raises(CaptureError, match="take one step before capturing"):
+        with zero.cuda.graph(graph):
+            optimizer.step()
+    optimizer.step()   # the warm-up
+    with zero.cuda.graph(graph):
+        optimizer.step()
+    graph.replay()

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .. import dtypes
-from ..errors import DataError, DeviceError, DTypeError, ShapeError
+from ..errors import CaptureError, DataError, DeviceError, DTypeError, ShapeError
 from ..grad_mode import enable_grad, no_grad
 from ..nn.utils import zero_grads
 from ..ops.elementwise import add
@@ -234,8 +234,17 @@ class Optimizer:
         """``p``'s state, made by ``_init_state`` the first time ``p`` is updated."""
         state = self.state[p]
         if not state:
+            self.refuse_new_state_in_a_capture(p)
             state.update(self._init_state(p, group))
         return state
+
+    def refuse_new_state_in_a_capture(self, p: Tensor) -> None:
+        """A parameter's state is made at its first step; made inside a CUDA graph capture, its
+        zeros would be written again by every replay: a clear error instead of silently wrong steps."""
+        if p.device._capture is not None:
+            raise CaptureError(f"{type(self).__name__}: a parameter's first step (which makes its state) inside a "
+                               "CUDA graph capture: every replay would start the state afresh; take one step "
+                               "before capturing (a warm-up)")
 
     def _init_state(self, p: Tensor, group: dict) -> dict:
         raise NotImplementedError

@@ -43,6 +43,7 @@ class SGD(Optimizer):
             state = self.state[p]
             buffer = state.get("momentum_buffer")
             if buffer is None:
+                self.refuse_new_state_in_a_capture(p)
                 buffer = state["momentum_buffer"] = p.new_zeros(p.shape)
                 first_step = True
         param, grad_array, buffer_array = flat_arrays(p, grad, buffer)
