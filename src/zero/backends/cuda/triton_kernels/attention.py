@@ -31,7 +31,7 @@ has one owner, so there are no atomics and results are the same run to run.
 import triton
 import triton.language as tl
 
-from .precision import wide
+from .precision import wide, wide_scalar
 
 NEG_INF = tl.constexpr(float("-inf"))
 
@@ -96,12 +96,12 @@ def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr,
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
                              BLOCK_EV: tl.constexpr):
     first, g = _block_and_group(group0, BLOCK_M)
+    scale = wide_scalar(scale, q_ptr)
     k_ptr = _group_start(k_ptr, g, heads, k_batch, k_head)
     v_ptr = _group_start(v_ptr, g, heads, v_batch, v_head)
     q = _tile(_group_start(q_ptr, g, heads, q_batch, q_head), first, length, width, q_row, BLOCK_M, BLOCK_E)  # (M, E)
     rows = first + tl.arange(0, BLOCK_M)
     peak = wide(tl.full([BLOCK_M], NEG_INF, dtype=q_ptr.dtype.element_ty))   # float32 for 16-bit q
-    scale = tl.cast(scale, peak.dtype)
     total = tl.zeros([BLOCK_M], dtype=peak.dtype)
     acc = tl.zeros([BLOCK_M, BLOCK_EV], dtype=peak.dtype)
     end = source
@@ -157,6 +157,7 @@ def attention_backward_kv_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, del
                                  BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
     """dK and dV of one block of BLOCK_N keys, over every query row that sees them."""
     start, g = _block_and_group(group0, BLOCK_N)
+    scale = wide_scalar(scale, q_ptr)
     q_ptr = _group_start(q_ptr, g, heads, q_batch, q_head)
     grad_out_ptr = _group_start(grad_out_ptr, g, heads, d_batch, d_head)
     k = _tile(_group_start(k_ptr, g, heads, k_batch, k_head), start, source, width, k_row, BLOCK_N, BLOCK_E)  # (N, E)
@@ -165,7 +166,6 @@ def attention_backward_kv_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, del
     columns = start + tl.arange(0, BLOCK_N)
     acc_k = wide(tl.zeros([BLOCK_N, BLOCK_E], dtype=k_ptr.dtype.element_ty))   # float32 for 16-bit k
     acc_v = tl.zeros([BLOCK_N, BLOCK_EV], dtype=acc_k.dtype)
-    scale = tl.cast(scale, acc_k.dtype)
     begin = 0
     if CAUSAL:
         begin = (start // BLOCK_M) * BLOCK_M  # query rows before the block's first key see none of it
@@ -201,8 +201,8 @@ def attention_backward_q_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, delt
     lse, delta = _row_statistics(lse_ptr + g * length, delta_ptr + g * length, rows, length)
     k_ptr = _group_start(k_ptr, g, heads, k_batch, k_head)
     v_ptr = _group_start(v_ptr, g, heads, v_batch, v_head)
+    scale = wide_scalar(scale, q_ptr)
     acc = wide(tl.zeros([BLOCK_M, BLOCK_E], dtype=q_ptr.dtype.element_ty))   # float32 for 16-bit q
-    scale = tl.cast(scale, acc.dtype)
     end = source
     if CAUSAL:
         end = tl.minimum(source, first + BLOCK_M)

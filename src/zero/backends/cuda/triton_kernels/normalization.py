@@ -7,7 +7,7 @@ wider than the largest block to a CuPy composition instead.
 import triton
 import triton.language as tl
 
-from .precision import wide
+from .precision import wide, wide_scalar
 
 
 @triton.jit
@@ -16,10 +16,10 @@ def layer_norm_forward_kernel(x_ptr, weight_ptr, bias_ptr, out_ptr, mean_ptr, rs
     """out = (x - mean) * rstd * weight + bias for one row; saves mean and rstd. ``eps`` is
     passed as float64 and used in x's type (a float32 eps would change float64 results)."""
     row = tl.program_id(0).to(tl.int64)
+    eps = wide_scalar(eps, x_ptr)
     columns = tl.arange(0, BLOCK)
     mask = columns < width
     x = wide(tl.load(x_ptr + row * width + columns, mask=mask, other=0.0))
-    eps = tl.cast(eps, x.dtype)
     mean = tl.sum(x, axis=0) / width
     centred = tl.where(mask, x - mean, 0.0)  # two passes: no cancellation in the variance
     rstd = 1.0 / tl.sqrt(tl.sum(centred * centred, axis=0) / width + eps)

@@ -22,3 +22,10 @@ def wide(x):
     if x.dtype.is_fp16() or x.dtype.is_bf16():
         x = x.to(tl.float32)
     return x
+
+
+@triton.jit
+def wide_scalar(value, ptr):
+    """A scalar argument (a ``tl.float64`` eps or scale) in the type ``wide`` gives the
+    elements of ``ptr``: float32 for a 16-bit float array, else the array's own type."""
+    return tl.cast(value, wide(tl.zeros([1], ptr.dtype.element_ty)).dtype)
