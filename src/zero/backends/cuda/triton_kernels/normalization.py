@@ -14,7 +14,8 @@ from .precision import wide, wide_scalar
 def layer_norm_forward_kernel(x_ptr, weight_ptr, bias_ptr, out_ptr, mean_ptr, rstd_ptr, width, eps: tl.float64,
                               HAS_WEIGHT: tl.constexpr, HAS_BIAS: tl.constexpr, BLOCK: tl.constexpr):
     """out = (x - mean) * rstd * weight + bias for one row; saves mean and rstd. ``eps`` is
-    passed as float64 and used in x's type (a float32 eps would change float64 results)."""
+    passed as float64 and used in x's arithmetic type (a float32 eps would change float64
+    results; float32 for 16-bit x)."""
     row = tl.program_id(0).to(tl.int64)
     eps = wide_scalar(eps, x_ptr)
     columns = tl.arange(0, BLOCK)
@@ -39,7 +40,7 @@ def layer_norm_backward_kernel(grad_ptr, x_ptr, weight_ptr, mean_ptr, rstd_ptr, 
                                BLOCK: tl.constexpr):
     """grad_x = rstd * (g - mean(g) - xhat * mean(g * xhat)) with g = grad * weight, for the
     program's rows; the program's sums of grad * xhat and of grad go to row ``program_id``
-    of the (programs, 2 * width) partial buffer, side by side (the launcher adds the rows up
+    of the (programs, 2 * width) partial buffer (float32 for 16-bit x), side by side (the launcher adds the rows up
     in one pass for both: no atomics, same result every run)."""
     program = tl.program_id(0)
     columns = tl.arange(0, BLOCK)
