@@ -3,7 +3,8 @@
 Run as a script (``python tests/backends/cuda/compile_all.py [--arch 90] [--jobs N]``), in a
 process without TRITON_INTERPRET. It calls each CUDA kernel function on NumPy arrays shaped
 like one step of the book's GPT (smaller batch, same widths), and flash attention also at
-head sizes 128 and 256, with the launcher's ``recorder`` set: instead of launching, each
+head sizes 128 and 256 -- in float32, float64, float16 and bfloat16 (``ml_dtypes.bfloat16``
+arrays, whose pointers Triton types ``*bf16``) -- with the launcher's ``recorder`` set: instead of launching, each
 call hands over the kernel, its arguments and its constexprs. Every distinct (kernel,
 signature, constexprs, options) is then compiled with ``triton.compile(ASTSource(...),
 target=GPUTarget("cuda", arch, 32))``, which needs no GPU, ``--jobs`` at a time (one per
@@ -30,6 +31,7 @@ import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
 
+import ml_dtypes
 import numpy as np
 
 if os.environ.get("TRITON_INTERPRET") == "1":
@@ -170,6 +172,9 @@ def record_vision(dtype) -> None:
             k.avg_pool2d_backward(out, (size, size), (2, 2), (0, 0), include_pad, None, x)
 
 
+# Every kernel in the step's float types; the 16-bit ones compute in float32 (triton_kernels.precision).
+DTYPES = (np.float32, np.float64, np.float16, ml_dtypes.bfloat16)
+
 I32_TILE_OFFSET = re.compile(r"tt\.addptr .*: tensor<\d+x\d+x!tt\.ptr<[^>]+>>, tensor<\d+x\d+xi32>")
 
 
@@ -214,7 +219,7 @@ def main() -> int:
     args = parser.parse_args()
     launches = []
     _launch.recorder = lambda kernel, grid, call_args, meta: launches.append((kernel, call_args, meta))
-    for dtype in (np.float32, np.float64):
+    for dtype in DTYPES:
         record_step(dtype)
         record_attention_heads(dtype)
         record_vision(dtype)

@@ -2,7 +2,7 @@
 within an H200's shared memory and with int64 tile offsets.
 
 ``compile_all.py`` (beside this file) records the launches of one GPT-shaped step (float32,
-float32 with TF32 products, float64), and flash attention at head sizes 64, 128 and 256,
+float32 with TF32 products, float64, float16, bfloat16), and flash attention at head sizes 64, 128 and 256,
 and compiles each distinct specialisation with ``triton.compile(ASTSource(...),
 target=GPUTarget("cuda", 90, 32))``. It runs in a subprocess because this process
 interprets Triton kernels (TRITON_INTERPRET=1), and ahead-of-time compilation needs the real
@@ -64,12 +64,24 @@ def test_every_kernel_fits_in_an_h200_block_s_shared_memory(records):
     assert not too_big, "\n".join(too_big)
 
 
-@pytest.mark.parametrize("dtype", ["fp32", "fp64"])
+@pytest.mark.parametrize("dtype", ["fp32", "fp64", "fp16", "bf16"])
 def test_attention_is_compiled_at_head_sizes_64_128_and_256(records, dtype):
     for kernel in ("attention_forward_kernel", "attention_backward_kv_kernel", "attention_backward_q_kernel"):
         heads = {int(r["constexprs"]["BLOCK_E"]) for r in records
                  if r["kernel"] == kernel and r["signature"]["q_ptr"] == f"*{dtype}"}
         assert {64, 128, 256} <= heads, f"{kernel} {dtype}: head sizes compiled {sorted(heads)}"
+
+
+@pytest.mark.parametrize("dtype", ["fp16", "bf16"])
+def test_every_kernel_with_floating_arrays_is_compiled_for_16_bit_arrays(records, dtype):
+    """The 16-bit launches (issue 38): each kernel that takes float arrays, but the optimizers'
+    many-tensor ones (tables of float32 or float64 addresses: 16-bit parameters take the
+    one-tensor kernels), on 16-bit pointers."""
+    table_only = {"adamw_many_kernel", "adamw_capturable_many_kernel", "squared_norm_parts_kernel",
+                  "squared_norms_kernel", "scale_many_kernel", "step_count_kernel", "index_extremes_kernel"}
+    on_16_bit = {r["kernel"] for r in records if f"*{dtype}" in r["signature"].values()}
+    missing = _kernel_names() - table_only - on_16_bit
+    assert not missing, f"never compiled on *{dtype} pointers: {sorted(missing)}"
 
 
 def test_tile_offsets_are_int64(records):

@@ -22,6 +22,16 @@ A compiled kernel gives a scalar parameter annotated ``tl.float64`` the type
 float64; the interpreter would make the Python float a float32 constant.
 ``typed_scalars`` hands such arguments over as interpreter scalars of the
 annotated type, so interpreted arithmetic keeps the compiled kernel's precision.
+
+bfloat16 (NumPy arrays of ``ml_dtypes.bfloat16``): the interpreter holds bfloat16 values as
+their uint16 bit patterns and converts them correctly only to and from float32, by
+truncation. ``patch_interpreter`` makes every conversion between bfloat16 and another float
+type a real one, rounded to nearest even as a GPU's ``cvt.rn`` is (through ml_dtypes), and
+gives ``tl.dot`` of bfloat16 tiles their values (as float32) rather than their bits, and
+makes bfloat16 constants (``tl.full``), which it lacks.
+Arithmetic on bfloat16 values themselves stays wrong under the interpreter -- which the
+kernels never do: they widen 16-bit values to float32 first (``triton_kernels.precision``),
+and the half-precision tests would show one that did not.
 """
 from __future__ import annotations
 
@@ -109,7 +119,52 @@ def patch_interpreter() -> None:
         scope.set_attr(tensor, "__index__", lambda self: int(self.handle.data.reshape(-1)[0]))
 
     interpreter._patch_lang_tensor = patch_lang_tensor
+    _patch_bfloat16(interpreter)
     _patched = True
+
+
+def _patch_bfloat16(interpreter) -> None:
+    """Conversions from and to bfloat16, and bfloat16 products, by value (see the module docstring)."""
+    import triton.language as tl
+
+    builder = interpreter.InterpreterBuilder
+    cast, dot = builder.cast_impl, builder.create_dot
+
+    def cast_impl(self, src, dst_type):
+        source, target = src.dtype.scalar, dst_type.scalar
+        if (source == tl.bfloat16) != (target == tl.bfloat16) and source.is_floating() and target.is_floating():
+            from ml_dtypes import bfloat16
+
+            if source == tl.bfloat16:
+                data = src.data.view(bfloat16).astype(interpreter._get_np_dtype(target))
+            else:
+                data = src.data.astype(bfloat16).view(np.uint16)
+            return interpreter.TensorHandle(data, target)
+        return cast(self, src, dst_type)
+
+    def create_dot(self, a, b, d, input_precision, max_num_imprecise_acc):
+        return dot(self, _bfloat16_values(interpreter, a), _bfloat16_values(interpreter, b), d, input_precision,
+                   max_num_imprecise_acc)
+
+    def get_bf16(self, value):   # a bfloat16 constant (tl.full), which the interpreter lacks
+        from ml_dtypes import bfloat16
+
+        return interpreter.TensorHandle(np.array([value], bfloat16).view(np.uint16), tl.bfloat16)
+
+    builder.cast_impl = cast_impl
+    builder.create_dot = create_dot
+    builder.get_bf16 = get_bf16
+
+
+def _bfloat16_values(interpreter, handle):
+    """A bfloat16 operand of a product as float32 values (others as they are)."""
+    import triton.language as tl
+
+    if handle.dtype.scalar != tl.bfloat16:
+        return handle
+    from ml_dtypes import bfloat16
+
+    return interpreter.TensorHandle(handle.data.view(bfloat16).astype(np.float32), tl.float32)
 
 
 def typed_scalars(kernel, args) -> list:

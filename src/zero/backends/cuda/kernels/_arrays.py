@@ -32,3 +32,14 @@ def output(out: Array) -> Array:
         raise ValueError("kernel output must be contiguous")
     return out
 
+
+
+def is_half(dtype: Any) -> bool:
+    """Whether a dtype is a 16-bit float: float16, or bfloat16 (``ml_dtypes``' for NumPy)."""
+    return dtype.itemsize == 2 and dtype.name in ("float16", "bfloat16")
+
+
+def accumulator_dtype(dtype: Any) -> Any:
+    """The dtype a kernel's scratch of partial sums or statistics takes for inputs of ``dtype``:
+    float32 for a 16-bit float (whose kernels compute in float32), else ``dtype`` itself."""
+    return np.dtype(np.float32) if is_half(dtype) else dtype

@@ -37,7 +37,7 @@ from ..triton_kernels.attention import (
 from ..triton_kernels.elementwise import gelu_backward_kernel, gelu_forward_kernel
 from ...attention_heads import merged_heads, packed_heads
 from ...kernel_contract import Array, given
-from ._arrays import array_module, contiguous, output
+from ._arrays import accumulator_dtype, array_module, contiguous, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2
 from .linalg import fast_matmul, matmul, matmul_accumulate
 from .nn import cross_entropy_backward, cross_entropy_forward
@@ -171,6 +171,7 @@ MAX_GROUPS_PER_LAUNCH = 65535  # the grid's second dimension
 # float32) and checks each against the limit; the bytes of each choice are in benchmarks/journal/.
 ATTENTION_TILES = {4: ((64, 64, 2), (128, 32, 2), (256, 32, 2), (512, 16, 2)),
                    8: ((64, 64, 2), (128, 32, 2), (256, 16, 2))}     # itemsize: (largest head, tile, stages)
+ATTENTION_TILES[2] = ATTENTION_TILES[4]   # 16-bit tiles: float32's choices (half the shared memory; not tuned on a GPU)
 
 
 def _attention_config(q: Array, v: Array) -> dict[str, Any]:
@@ -255,7 +256,7 @@ def flash_attention_backward(grad_out: Array, q: Array, k: Array, v: Array, out:
     (grad_out, d_strides), (out, o_strides) = _strided(grad_out), _strided(out)
     config = _attention_config(q, v)
     heads, groups = _heads(q), lse.size // length
-    delta = xp.empty((groups, length), q.dtype)                           # rowsum(dO * O)
+    delta = xp.empty((groups, length), accumulator_dtype(q.dtype))        # rowsum(dO * O), float32 for 16-bit q
     for g0, count in _group_slices(groups):
         launch(attention_delta_kernel, (cdiv(length, 64), count), grad_out, out, delta, *d_strides, *o_strides,
                heads, g0, length, value_width, BLOCK_M=64, BLOCK_EV=config["BLOCK_EV"], num_warps=4)

@@ -25,7 +25,7 @@ from ..triton_kernels.softmax import (
     softmax_backward_kernel,
     softmax_forward_kernel,
 )
-from ._arrays import array_module, contiguous, flat, output
+from ._arrays import accumulator_dtype, array_module, contiguous, flat, output
 from ._launch import ELEMENTWISE_BLOCK, cdiv, elementwise_grid, launch, next_power_of_2, row_block, warps_for
 from .reduction import column_sums
 
@@ -185,7 +185,8 @@ def layer_norm_backward(grad: Array, x: Array, weight: Array | None, mean: Array
         _layer_norm_backward_wide(grad, x, weight, mean, rstd, grad_x, grad_weight, grad_bias)
         return
     programs = max(1, cdiv(rows, LAYER_NORM_ROWS_PER_PROGRAM))
-    partial = xp.empty((programs, 2 * width) if want_params else (1, 2), x.dtype)   # per program: dweight | dbias
+    partial = xp.empty((programs, 2 * width) if want_params else (1, 2),               # per program: dweight | dbias
+                       accumulator_dtype(x.dtype))                                     # (float32 for 16-bit x)
     if rows:
         launch(layer_norm_backward_kernel, (programs,), contiguous(grad), x,
                x if weight is None else contiguous(weight), contiguous(mean), contiguous(rstd), output(grad_x),

@@ -15,7 +15,7 @@ import numpy as np
 from ...array_kernels import reduction as shared
 from ...kernel_contract import Array, Axes
 from ..triton_kernels.reduction import column_sums_kernel, index_extremes_kernel
-from ._arrays import array_module, flat
+from ._arrays import accumulator_dtype, array_module, flat, is_half
 from ._launch import cdiv, launch
 
 __all__ = ["index_extremes_parts", "sum"]
@@ -26,13 +26,14 @@ PROGRAMS = 512   # enough to fill a GPU of ~130 multiprocessors a few times over
 
 def column_sums(x: Array, out: Array, second: Array | None = None) -> None:
     """out (columns,) = x (rows, columns) summed over its rows; with ``second``, x's columns
-    are out's then second's, both written by the same launches. Float32 and float64, x's
-    columns contiguous (its rows may be strided), out contiguous: in Triton, float32
-    summed in float32, float64 in float64; anything else: CuPy's sum."""
+    are out's then second's, both written by the same launches. Float64, or float32 and
+    16-bit floats (x and the outputs each either), x's columns contiguous (its rows may be
+    strided), out contiguous: in Triton, float64 summed in float64, the others in float32
+    and rounded once to out's dtype; anything else: CuPy's sum."""
     split = out.shape[0]
-    if not (x.ndim == 2 and x.dtype == out.dtype and x.dtype in (np.float32, np.float64)
-            and x.strides[1] == x.itemsize and x.strides[0] >= 0 and out.flags.c_contiguous
-            and (second is None or (second.dtype == x.dtype and second.flags.c_contiguous))):
+    if not (x.ndim == 2 and _summable(x.dtype, out.dtype) and x.strides[1] == x.itemsize and x.strides[0] >= 0
+            and out.flags.c_contiguous
+            and (second is None or (_summable(x.dtype, second.dtype) and second.flags.c_contiguous))):
         sums = array_module(x).sum(x, axis=0)
         out[...] = sums[:split]
         if second is not None:
@@ -55,11 +56,18 @@ def column_sums(x: Array, out: Array, second: Array | None = None) -> None:
         launch(column_sums_kernel, (column_blocks, 1), x, out, second, rows, columns, split,
                x.strides[0] // x.itemsize, band_rows, FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
         return
-    parts = array_module(x).empty((bands, columns), x.dtype)   # each band's sums, then theirs
+    parts = array_module(x).empty((bands, columns), accumulator_dtype(x.dtype))   # each band's sums, then theirs
     launch(column_sums_kernel, (column_blocks, bands), x, parts, parts, rows, columns, columns,
            x.strides[0] // x.itemsize, band_rows, FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
     launch(column_sums_kernel, (column_blocks, 1), parts, out, second, bands, columns, split, columns, bands,
            FLOAT64=float64, BLOCK_R=BLOCK_R, BLOCK_C=BLOCK_C, num_warps=4)
+
+
+def _summable(source, target) -> bool:
+    """Whether column_sums_kernel sums ``source`` into ``target``: both float64, or each float32 or 16-bit."""
+    if source == np.float64 or target == np.float64:
+        return bool(source == target)
+    return all(dtype == np.float32 or is_half(dtype) for dtype in (source, target))
 
 
 def sum(x: Array, axes: Axes, out: Array) -> None:  # noqa: A001  (the contract's name)

@@ -8,7 +8,10 @@ writes its output and gradients straight into (B, T, C) and (B, T, 3C), with no 
 plain (G, L, E) arrays are one head per batch. A program works on one group
 ``g = group0 + program_id(1)`` (group0: launches of at most 65535 groups each). Causal masking is top-left
 aligned (query i sees keys j <= i). Scores are ``scale * q kᵀ`` in the inputs' float
-type; ``PRECISION`` is tl.dot's input precision ("ieee", or "tf32" under
+type -- float32 for float16 and bfloat16 inputs, whose products ``tl.dot`` takes on the
+16-bit tiles and accumulates in float32 (its default ``out_dtype``), the probabilities
+rounded to the inputs' type for the p·v product, every statistic and accumulator float32
+(``precision.wide``); ``PRECISION`` is tl.dot's input precision ("ieee", or "tf32" under
 zero.backends.cuda.matmul.allow_tf32). Every offset into the arrays is int64 (``_tile_offsets``, and the
 group's ``g``): a (G * L, E) array passes 2**31 elements at 8 GiB of float32.
 
@@ -27,6 +30,8 @@ has one owner, so there are no atomics and results are the same run to run.
 """
 import triton
 import triton.language as tl
+
+from .precision import wide, wide_scalar
 
 NEG_INF = tl.constexpr(float("-inf"))
 
@@ -63,8 +68,8 @@ def _group_start(ptr, g, heads, batch_stride, head_stride):
 @triton.jit
 def _row_statistics(lse_ptr, delta_ptr, rows, length):
     """The saved log-sum-exp and delta of query rows ``rows`` (0 past the end)."""
-    lse = tl.load(lse_ptr + rows, mask=rows < length, other=0.0)
-    delta = tl.load(delta_ptr + rows, mask=rows < length, other=0.0)
+    lse = wide(tl.load(lse_ptr + rows, mask=rows < length, other=0.0))
+    delta = wide(tl.load(delta_ptr + rows, mask=rows < length, other=0.0))
     return lse, delta
 
 
@@ -91,12 +96,12 @@ def attention_forward_kernel(q_ptr, k_ptr, v_ptr, out_ptr, lse_ptr,
                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr,
                              BLOCK_EV: tl.constexpr):
     first, g = _block_and_group(group0, BLOCK_M)
-    scale = tl.cast(scale, q_ptr.dtype.element_ty)
+    scale = wide_scalar(scale, q_ptr)
     k_ptr = _group_start(k_ptr, g, heads, k_batch, k_head)
     v_ptr = _group_start(v_ptr, g, heads, v_batch, v_head)
     q = _tile(_group_start(q_ptr, g, heads, q_batch, q_head), first, length, width, q_row, BLOCK_M, BLOCK_E)  # (M, E)
     rows = first + tl.arange(0, BLOCK_M)
-    peak = tl.full([BLOCK_M], NEG_INF, dtype=q_ptr.dtype.element_ty)
+    peak = wide(tl.full([BLOCK_M], NEG_INF, dtype=q_ptr.dtype.element_ty))   # float32 for 16-bit q
     total = tl.zeros([BLOCK_M], dtype=peak.dtype)
     acc = tl.zeros([BLOCK_M, BLOCK_EV], dtype=peak.dtype)
     end = source
@@ -131,7 +136,7 @@ def attention_delta_kernel(grad_out_ptr, out_ptr, delta_ptr, d_batch, d_head, d_
     out = _tile(_group_start(out_ptr, g, heads, o_batch, o_head), first, length, value_width, o_row,
                 BLOCK_M, BLOCK_EV)
     rows = first + tl.arange(0, BLOCK_M)
-    tl.store(delta_ptr + g * length + rows, tl.sum(d_out * out, axis=1), mask=rows < length)
+    tl.store(delta_ptr + g * length + rows, tl.sum(wide(d_out) * wide(out), axis=1), mask=rows < length)
 
 
 @triton.jit
@@ -152,14 +157,14 @@ def attention_backward_kv_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, del
                                  BLOCK_N: tl.constexpr, BLOCK_E: tl.constexpr, BLOCK_EV: tl.constexpr):
     """dK and dV of one block of BLOCK_N keys, over every query row that sees them."""
     start, g = _block_and_group(group0, BLOCK_N)
-    scale = tl.cast(scale, q_ptr.dtype.element_ty)
+    scale = wide_scalar(scale, q_ptr)
     q_ptr = _group_start(q_ptr, g, heads, q_batch, q_head)
     grad_out_ptr = _group_start(grad_out_ptr, g, heads, d_batch, d_head)
     k = _tile(_group_start(k_ptr, g, heads, k_batch, k_head), start, source, width, k_row, BLOCK_N, BLOCK_E)  # (N, E)
     v = _tile(_group_start(v_ptr, g, heads, v_batch, v_head), start, source, value_width, v_row, BLOCK_N,
               BLOCK_EV)                                                                         # (N, Ev)
     columns = start + tl.arange(0, BLOCK_N)
-    acc_k = tl.zeros([BLOCK_N, BLOCK_E], dtype=k_ptr.dtype.element_ty)
+    acc_k = wide(tl.zeros([BLOCK_N, BLOCK_E], dtype=k_ptr.dtype.element_ty))   # float32 for 16-bit k
     acc_v = tl.zeros([BLOCK_N, BLOCK_EV], dtype=acc_k.dtype)
     begin = 0
     if CAUSAL:
@@ -196,8 +201,8 @@ def attention_backward_q_kernel(q_ptr, k_ptr, v_ptr, grad_out_ptr, lse_ptr, delt
     lse, delta = _row_statistics(lse_ptr + g * length, delta_ptr + g * length, rows, length)
     k_ptr = _group_start(k_ptr, g, heads, k_batch, k_head)
     v_ptr = _group_start(v_ptr, g, heads, v_batch, v_head)
-    scale = tl.cast(scale, q_ptr.dtype.element_ty)
-    acc = tl.zeros([BLOCK_M, BLOCK_E], dtype=q_ptr.dtype.element_ty)
+    scale = wide_scalar(scale, q_ptr)
+    acc = wide(tl.zeros([BLOCK_M, BLOCK_E], dtype=q_ptr.dtype.element_ty))   # float32 for 16-bit q
     end = source
     if CAUSAL:
         end = tl.minimum(source, first + BLOCK_M)

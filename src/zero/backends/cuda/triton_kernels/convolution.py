@@ -13,6 +13,8 @@ work.
 import triton
 import triton.language as tl
 
+from .precision import wide
+
 
 @triton.jit
 def im2col_kernel(x_ptr, cols_ptr, total, batch, height, width, out_h, out_w, kernel_h, kernel_w,
@@ -53,7 +55,7 @@ def col2im_kernel(cols_ptr, grad_x_ptr, total, batch, channels, height, width, o
     c = rest % channels
     n = rest // channels
     positions = batch * out_h * out_w
-    acc = tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty)
+    acc = wide(tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty))
     for i in range(0, kernel_h):
         rise = h + pad_h - i * dilation_h            # = y * stride_h for the window row y that reads h
         y = rise // stride_h
@@ -63,5 +65,5 @@ def col2im_kernel(cols_ptr, grad_x_ptr, total, batch, channels, height, width, o
             x_out = run // stride_w
             ok = mask & row_ok & (run >= 0) & (x_out * stride_w == run) & (x_out < out_w)
             at = ((c * kernel_h + i) * kernel_w + j) * positions + (n * out_h + y) * out_w + x_out
-            acc += tl.load(cols_ptr + at, mask=ok, other=0.0)
+            acc += wide(tl.load(cols_ptr + at, mask=ok, other=0.0))
     tl.store(grad_x_ptr + offsets, acc, mask=mask)

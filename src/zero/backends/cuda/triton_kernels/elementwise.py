@@ -3,6 +3,8 @@ dropout. Flat, contiguous arrays."""
 import triton
 import triton.language as tl
 
+from .precision import wide
+
 SQRT_2_OVER_PI = tl.constexpr(0.7978845608028654)
 INV_SQRT_2 = tl.constexpr(0.7071067811865476)
 INV_SQRT_2PI = tl.constexpr(0.3989422804014327)
@@ -26,7 +28,7 @@ def _tanh(v):
 def _with_bias(x, bias_ptr, offsets, mask, width, HAS_BIAS: tl.constexpr):
     """x + bias[column] for rows of ``width`` elements (the FFN's first bias), or x."""
     if HAS_BIAS:
-        x = x + tl.load(bias_ptr + offsets % width, mask=mask, other=0.0)
+        x = x + wide(tl.load(bias_ptr + offsets % width, mask=mask, other=0.0))
     return x
 
 
@@ -36,7 +38,7 @@ def gelu_forward_kernel(x_ptr, bias_ptr, out_ptr, n, width, HAS_BIAS: tl.constex
     """out = gelu(x [+ bias]): x Φ(x), or with TANH 0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³))).
     ``out`` may be ``x`` (in place)."""
     offsets, mask = _offsets(n, BLOCK)
-    x = _with_bias(tl.load(x_ptr + offsets, mask=mask, other=0.0), bias_ptr, offsets, mask, width, HAS_BIAS)
+    x = _with_bias(wide(tl.load(x_ptr + offsets, mask=mask, other=0.0)), bias_ptr, offsets, mask, width, HAS_BIAS)
     if TANH:
         y = 0.5 * x * (1.0 + _tanh(SQRT_2_OVER_PI * (x + GELU_TANH_C * x * x * x)))
     else:
@@ -49,8 +51,8 @@ def gelu_backward_kernel(grad_ptr, x_ptr, bias_ptr, out_ptr, n, width, HAS_BIAS:
                          TANH: tl.constexpr, BLOCK: tl.constexpr):
     """out = grad * gelu'(x [+ bias]). ``out`` may be ``grad`` or ``x`` (in place)."""
     offsets, mask = _offsets(n, BLOCK)
-    x = _with_bias(tl.load(x_ptr + offsets, mask=mask, other=0.0), bias_ptr, offsets, mask, width, HAS_BIAS)
-    grad = tl.load(grad_ptr + offsets, mask=mask, other=0.0)
+    x = _with_bias(wide(tl.load(x_ptr + offsets, mask=mask, other=0.0)), bias_ptr, offsets, mask, width, HAS_BIAS)
+    grad = wide(tl.load(grad_ptr + offsets, mask=mask, other=0.0))
     if TANH:
         t = _tanh(SQRT_2_OVER_PI * (x + GELU_TANH_C * x * x * x))
         d_inner = SQRT_2_OVER_PI * (1.0 + 3.0 * GELU_TANH_C * x * x)

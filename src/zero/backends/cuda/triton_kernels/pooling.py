@@ -10,6 +10,8 @@ so results are the same from run to run.
 import triton
 import triton.language as tl
 
+from .precision import wide
+
 
 @triton.jit
 def _plane_position(offsets, channels, out_h, out_w):
@@ -49,14 +51,14 @@ def max_pool_forward_kernel(x_ptr, out_ptr, indices_ptr, total, channels, height
     mask = offsets < total
     n, c, y, x_out = _plane_position(offsets, channels, out_h, out_w)
     base = x_ptr + n * x_stride_n + c * x_stride_c
-    best = tl.full([BLOCK], float("-inf"), x_ptr.dtype.element_ty)
+    best = wide(tl.full([BLOCK], float("-inf"), x_ptr.dtype.element_ty))
     where = tl.full([BLOCK], -1, tl.int64)
     for i in range(0, kernel_h):
         h = y * stride_h - pad_h + i * dilation_h
         for j in range(0, kernel_w):
             w = x_out * stride_w - pad_w + j * dilation_w
             inside = mask & (h >= 0) & (h < height) & (w >= 0) & (w < width)
-            value = tl.load(base + h * x_stride_h + w * x_stride_w, mask=inside, other=float("-inf"))
+            value = wide(tl.load(base + h * x_stride_h + w * x_stride_w, mask=inside, other=float("-inf")))
             take = inside & ((where < 0) | (value > best) | (value != value))
             best = tl.where(take, value, best)
             where = tl.where(take, h * width + w, where)
@@ -71,7 +73,7 @@ def max_pool_backward_kernel(grad_ptr, indices_ptr, grad_x_ptr, total, height, w
     """grad_x (N, C, H, W) = the sum of grad over the windows that chose the element."""
     offsets, mask, plane, h, w = _input_position(total, height, width, BLOCK)
     me = h * width + w
-    acc = tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty)
+    acc = wide(tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty))
     for i in range(0, kernel_h):
         y, row_ok = _window_of(h, out_h, stride_h, pad_h, i * dilation_h)
         for j in range(0, kernel_w):
@@ -79,7 +81,7 @@ def max_pool_backward_kernel(grad_ptr, indices_ptr, grad_x_ptr, total, height, w
             ok = mask & row_ok & column_ok
             at = (plane * out_h + y) * out_w + x_out
             chosen = tl.load(indices_ptr + at, mask=ok, other=-1)
-            acc += tl.load(grad_ptr + at, mask=ok & (chosen == me), other=0.0)
+            acc += wide(tl.load(grad_ptr + at, mask=ok & (chosen == me), other=0.0))
     tl.store(grad_x_ptr + offsets, acc, mask=mask)
 
 
@@ -113,13 +115,13 @@ def avg_pool_forward_kernel(x_ptr, out_ptr, total, channels, height, width, out_
     mask = offsets < total
     n, c, y, x_out = _plane_position(offsets, channels, out_h, out_w)
     base = x_ptr + n * x_stride_n + c * x_stride_c
-    acc = tl.zeros([BLOCK], dtype=out_ptr.dtype.element_ty)
+    acc = wide(tl.zeros([BLOCK], dtype=out_ptr.dtype.element_ty))
     for i in range(0, kernel_h):
         h = y * stride_h - pad_h + i
         for j in range(0, kernel_w):
             w = x_out * stride_w - pad_w + j
             inside = mask & (h >= 0) & (h < height) & (w >= 0) & (w < width)
-            acc += tl.load(base + h * x_stride_h + w * x_stride_w, mask=inside, other=0.0)
+            acc += wide(tl.load(base + h * x_stride_h + w * x_stride_w, mask=inside, other=0.0))
     divisor = _divisor(y, x_out, height, width, stride_h, stride_w, pad_h, pad_w, divisor_override, kernel_h,
                        kernel_w, COUNT_INCLUDE_PAD)
     tl.store(out_ptr + offsets, acc / divisor, mask=mask)
@@ -131,13 +133,13 @@ def avg_pool_backward_kernel(grad_ptr, grad_x_ptr, total, height, width, out_h, 
                              COUNT_INCLUDE_PAD: tl.constexpr, BLOCK: tl.constexpr):
     """grad_x (N, C, H, W): the sum of grad / divisor over the windows holding the element."""
     offsets, mask, plane, h, w = _input_position(total, height, width, BLOCK)
-    acc = tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty)
+    acc = wide(tl.zeros([BLOCK], dtype=grad_x_ptr.dtype.element_ty))
     for i in range(0, kernel_h):
         y, row_ok = _window_of(h, out_h, stride_h, pad_h, i)
         for j in range(0, kernel_w):
             x_out, column_ok = _window_of(w, out_w, stride_w, pad_w, j)
             ok = mask & row_ok & column_ok
-            share = tl.load(grad_ptr + (plane * out_h + y) * out_w + x_out, mask=ok, other=0.0)
+            share = wide(tl.load(grad_ptr + (plane * out_h + y) * out_w + x_out, mask=ok, other=0.0))
             divisor = _divisor(y, x_out, height, width, stride_h, stride_w, pad_h, pad_w, divisor_override,
                                kernel_h, kernel_w, COUNT_INCLUDE_PAD)
             acc += share / tl.where(ok, divisor, 1)

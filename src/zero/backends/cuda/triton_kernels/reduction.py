@@ -7,13 +7,15 @@ adds up -- in a fixed order, so a run repeats to the bit (no atomics)."""
 import triton
 import triton.language as tl
 
+from .precision import wide
+
 
 @triton.jit
 def column_sums_kernel(x_ptr, out_ptr, second_ptr, rows, columns, split, row_stride, band_rows,
                        FLOAT64: tl.constexpr, BLOCK_R: tl.constexpr, BLOCK_C: tl.constexpr):
     """out[band, c] = sum of x[r, c] over the rows r of band ``program_id(1)`` (``band_rows``
-    each), for the columns c of block ``program_id(0)``; summed in x's dtype (FLOAT64:
-    float64, else float32).
+    each), for the columns c of block ``program_id(0)``; summed in float64 (FLOAT64) or
+    float32 (x float32, float16 or bfloat16), each sum rounded once to out's dtype.
     Columns from ``split`` on go to ``second`` instead (one launch for two outputs, as the
     layer norm's weight and bias gradients; ``split`` = ``columns`` for none)."""
     c = tl.program_id(0).to(tl.int64) * BLOCK_C + tl.arange(0, BLOCK_C)
@@ -26,7 +28,7 @@ def column_sums_kernel(x_ptr, out_ptr, second_ptr, rows, columns, split, row_str
     for r0 in range(first, last, BLOCK_R):
         r = r0 + tl.arange(0, BLOCK_R).to(tl.int64)
         mask = (r[:, None] < last) & (c[None, :] < columns)
-        total += tl.load(x_ptr + r[:, None] * row_stride + c[None, :], mask=mask, other=0.0)
+        total += wide(tl.load(x_ptr + r[:, None] * row_stride + c[None, :], mask=mask, other=0.0))
     sums = tl.sum(total, axis=0)
     inside = c < columns
     tl.store(out_ptr + tl.program_id(1).to(tl.int64) * split + c, sums, mask=inside & (c < split))

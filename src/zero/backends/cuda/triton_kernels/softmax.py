@@ -14,6 +14,8 @@ gives NaN there by itself (exp(-inf - -inf), as PyTorch's), and zeros under ``MA
 import triton
 import triton.language as tl
 
+from .precision import wide
+
 NEG_INF = tl.constexpr(float("-inf"))
 
 
@@ -21,10 +23,10 @@ NEG_INF = tl.constexpr(float("-inf"))
 def _row_max_and_sum(row_ptr, width, BLOCK: tl.constexpr):
     """(max, sum of exp(x - max)) of one row; (-inf, 0) when every value is -inf."""
     columns = tl.arange(0, BLOCK)
-    peak = tl.full([BLOCK], NEG_INF, dtype=row_ptr.dtype.element_ty)
-    total = tl.zeros([BLOCK], dtype=row_ptr.dtype.element_ty)
+    peak = wide(tl.full([BLOCK], NEG_INF, dtype=row_ptr.dtype.element_ty))
+    total = tl.zeros([BLOCK], dtype=peak.dtype)
     for start in range(0, width, BLOCK):
-        x = tl.load(row_ptr + start + columns, mask=start + columns < width, other=NEG_INF)
+        x = wide(tl.load(row_ptr + start + columns, mask=start + columns < width, other=NEG_INF))
         new_peak = tl.maximum(peak, x)
         shift = tl.where(new_peak == NEG_INF, 0.0, new_peak)  # keeps -inf - -inf (nan) out
         total = total * tl.exp(peak - shift) + tl.exp(x - shift)
@@ -48,7 +50,7 @@ def softmax_forward_kernel(x_ptr, out_ptr, width, LOG: tl.constexpr, BLOCK: tl.c
     columns = tl.arange(0, BLOCK)
     for start in range(0, width, BLOCK):
         mask = start + columns < width
-        x = tl.load(x_row + start + columns, mask=mask, other=0.0)
+        x = wide(tl.load(x_row + start + columns, mask=mask, other=0.0))
         if LOG:  # (x - max) - log(sum), not x - (max + log(sum)): exact where x is large
             y = (x - peak) - log_total
         elif MASKED:
@@ -64,19 +66,19 @@ def softmax_backward_kernel(grad_ptr, out_ptr, grad_in_ptr, width, LOG: tl.const
     row = tl.program_id(0).to(tl.int64)
     offset = row * width
     columns = tl.arange(0, BLOCK)
-    acc = tl.zeros([BLOCK], dtype=grad_in_ptr.dtype.element_ty)
+    acc = wide(tl.zeros([BLOCK], dtype=grad_in_ptr.dtype.element_ty))
     for start in range(0, width, BLOCK):
         mask = start + columns < width
-        grad = tl.load(grad_ptr + offset + start + columns, mask=mask, other=0.0)
+        grad = wide(tl.load(grad_ptr + offset + start + columns, mask=mask, other=0.0))
         if LOG:
             acc += grad
         else:
-            acc += grad * tl.load(out_ptr + offset + start + columns, mask=mask, other=0.0)
+            acc += grad * wide(tl.load(out_ptr + offset + start + columns, mask=mask, other=0.0))
     dot = tl.sum(acc, axis=0)
     for start in range(0, width, BLOCK):
         mask = start + columns < width
-        grad = tl.load(grad_ptr + offset + start + columns, mask=mask, other=0.0)
-        out = tl.load(out_ptr + offset + start + columns, mask=mask, other=0.0)
+        grad = wide(tl.load(grad_ptr + offset + start + columns, mask=mask, other=0.0))
+        out = wide(tl.load(out_ptr + offset + start + columns, mask=mask, other=0.0))
         if LOG:
             y = grad - tl.exp(out) * dot
         else:
@@ -111,20 +113,20 @@ def cross_entropy_forward_kernel(logits_ptr, target_ptr, weight_ptr, loss_ptr, l
     log_total = tl.log(total)
     tl.store(lse_ptr + row, peak.to(tl.float64) + log_total.to(tl.float64))
     ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
-    picked = tl.load(x_row + safe)
+    picked = wide(tl.load(x_row + safe))
     if HAS_WEIGHT:
-        value = (1.0 - smoothing) * tl.load(weight_ptr + safe) * (log_total - (picked - peak))
+        value = (1.0 - smoothing) * wide(tl.load(weight_ptr + safe)) * (log_total - (picked - peak))
     else:
         value = (1.0 - smoothing) * (log_total - (picked - peak))
     if SMOOTH:
         columns = tl.arange(0, BLOCK)
-        acc = tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty)
+        acc = wide(tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty))
         for start in range(0, classes, BLOCK):
             mask = start + columns < classes
-            x = tl.load(x_row + start + columns, mask=mask, other=0.0)
+            x = wide(tl.load(x_row + start + columns, mask=mask, other=0.0))
             term = tl.where(mask, log_total - (x - peak), 0.0)
             if HAS_WEIGHT:
-                term = term * tl.load(weight_ptr + start + columns, mask=mask, other=0.0)
+                term = term * wide(tl.load(weight_ptr + start + columns, mask=mask, other=0.0))
             acc += term
         value += smoothing / classes * tl.sum(acc, axis=0)
     tl.store(loss_ptr + row, tl.where(ignored, 0.0, value))
@@ -140,17 +142,17 @@ def cross_entropy_backward_kernel(grad_loss_ptr, grad_loss_stride, logits_ptr, t
     row = tl.program_id(0).to(tl.int64)
     x_row = logits_ptr + row * classes
     ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
-    g = tl.load(grad_loss_ptr + row * grad_loss_stride)
+    g = wide(tl.load(grad_loss_ptr + row * grad_loss_stride))
     columns = tl.arange(0, BLOCK)
     if HAS_WEIGHT:
-        hit = (1.0 - smoothing) * tl.load(weight_ptr + safe)
+        hit = (1.0 - smoothing) * wide(tl.load(weight_ptr + safe))
     else:
         hit = 1.0 - smoothing
     if HAS_WEIGHT:  # W, the sum of the weights (only smoothing needs it)
-        acc = tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty)
+        acc = wide(tl.zeros([BLOCK], dtype=logits_ptr.dtype.element_ty))
         if SMOOTH:
             for start in range(0, classes, BLOCK):
-                acc += tl.load(weight_ptr + start + columns, mask=start + columns < classes, other=0.0)
+                acc += wide(tl.load(weight_ptr + start + columns, mask=start + columns < classes, other=0.0))
         weight_total = tl.sum(acc, axis=0)
     else:
         weight_total = classes * 1.0
@@ -160,11 +162,11 @@ def cross_entropy_backward_kernel(grad_loss_ptr, grad_loss_stride, logits_ptr, t
     lse = tl.load(lse_ptr + row)  # float64
     for start in range(0, classes, BLOCK):
         mask = start + columns < classes
-        x = tl.load(x_row + start + columns, mask=mask, other=0.0)
+        x = wide(tl.load(x_row + start + columns, mask=mask, other=0.0))
         y = scale * tl.exp((x.to(tl.float64) - lse).to(x.dtype))
         if SMOOTH:
             if HAS_WEIGHT:
-                y -= spread * tl.load(weight_ptr + start + columns, mask=mask, other=0.0)
+                y -= spread * wide(tl.load(weight_ptr + start + columns, mask=mask, other=0.0))
             else:
                 y -= spread
         y = tl.where(start + columns == safe, y - hit_grad, y)
@@ -182,9 +184,9 @@ def nll_forward_kernel(log_probs_ptr, target_ptr, weight_ptr, loss_ptr, rows, cl
     inside = row < rows
     ignored, safe = _checked_targets(tl.load(target_ptr + row, mask=inside, other=ignore_index), classes,
                                      ignore_index)
-    picked = tl.load(log_probs_ptr + row * classes + safe, mask=inside, other=0.0)
+    picked = wide(tl.load(log_probs_ptr + row * classes + safe, mask=inside, other=0.0))
     if HAS_WEIGHT:
-        picked = picked * tl.load(weight_ptr + safe, mask=inside, other=0.0)
+        picked = picked * wide(tl.load(weight_ptr + safe, mask=inside, other=0.0))
     tl.store(loss_ptr + row, tl.where(ignored, 0.0, -picked), mask=inside)
 
 
@@ -196,9 +198,9 @@ def nll_backward_kernel(grad_loss_ptr, target_ptr, weight_ptr, grad_ptr, classes
     row = tl.program_id(0).to(tl.int64)
     columns = tl.program_id(1).to(tl.int64) * BLOCK + tl.arange(0, BLOCK)
     ignored, safe = _target_of(target_ptr, row, classes, ignore_index)
-    g = -tl.load(grad_loss_ptr + row)
+    g = -wide(tl.load(grad_loss_ptr + row))
     if HAS_WEIGHT:
-        g = g * tl.load(weight_ptr + safe)
+        g = g * wide(tl.load(weight_ptr + safe))
     value = tl.where(ignored, 0.0, tl.where(columns == safe, g, 0.0))
     tl.store(grad_ptr + row * classes + columns, value.to(grad_ptr.dtype.element_ty), mask=columns < classes)
 
