@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 
+from ... import dtypes
 from ...autograd.op import Grads, Op
 from ...errors import ShapeError, describe
 from ...tensors.meta import numel
@@ -58,7 +59,7 @@ class FlashAttention(Op):
         qg, kg, vg = (t.detach().contiguous().reshape(groups, t.shape[-2], t.shape[-1])
                       for t in (q, k, v))                                   # (G, L|S, E|Ev)
         out = Tensor._empty((groups, length, v.shape[-1]), q.dtype, q.device)   # (G, L, Ev)
-        lse = Tensor._empty((groups, length), q.dtype, q.device)                # (G, L)
+        lse = Tensor._empty((groups, length), _statistics_dtype(q.dtype), q.device)   # (G, L)
         q.device.kernels.flash_attention_forward(qg._array, kg._array, vg._array, float(scale), bool(causal),
                                                  out._array, lse._array)
         self.save_for_backward(qg, kg, vg, out, lse)
@@ -108,7 +109,7 @@ class SelfAttention(Op):
         size = width // n_head
         dtype, device = qkv.dtype, qkv.device
         y = Tensor._empty((batch, length, width), dtype, device)                          # (B, T, C)
-        lse = Tensor._empty((batch * n_head, length), dtype, device)                      # (B·H, T)
+        lse = Tensor._empty((batch * n_head, length), _statistics_dtype(dtype), device)   # (B·H, T)
         self.scale = 1.0 / math.sqrt(size) if size else 1.0
         self.causal, self.n_head = bool(causal), n_head
         device.kernels.self_attention_forward(qkv._array, n_head, self.scale, self.causal, y._array, lse._array)
@@ -128,3 +129,9 @@ def self_attention(qkv: Tensor, n_head: int, is_causal: bool = True) -> Tensor:
     if autocast_hook.state.active:
         qkv, = autocast_hook.cast("self_attention", qkv)
     return SelfAttention.apply(qkv, n_head, causal=is_causal)
+
+
+def _statistics_dtype(dtype):
+    """The saved log-sum-exp's dtype: float32 for 16-bit inputs (rounded to 16 bits, it would
+    about double the gradients' error), else the inputs' own."""
+    return dtypes.float32 if dtype.itemsize == 2 else dtype
