@@ -26,10 +26,10 @@ from .graphed_callables import make_graphed_callables
 from .ops.index_checks import set_eager_checks
 from .random import manual_seed as _seed_default_generator
 
-__all__ = ["is_available", "device_count", "synchronize", "Event", "memory_stats", "trim_free_pool", "empty_cache",
-           "reset_peak_memory_stats", "max_memory_allocated", "as_cupy", "set_eager_checks", "manual_seed",
-           "manual_seed_all", "current_device", "CUDAGraph", "graph", "graph_pool_handle",
-           "is_current_stream_capturing", "make_graphed_callables"]
+__all__ = ["is_available", "device_count", "is_bf16_supported", "synchronize", "Event", "memory_stats",
+           "trim_free_pool", "empty_cache", "reset_peak_memory_stats", "max_memory_allocated", "as_cupy",
+           "set_eager_checks", "manual_seed", "manual_seed_all", "current_device", "CUDAGraph", "graph",
+           "graph_pool_handle", "is_current_stream_capturing", "make_graphed_callables"]
 
 
 def is_available() -> bool:
@@ -39,6 +39,15 @@ def is_available() -> bool:
 
 def device_count() -> int:
     return _runtime.device_count()
+
+
+def is_bf16_supported(including_emulation: bool = True) -> bool:
+    """Whether the GPU computes in bfloat16 (PyTorch's name): natively from compute capability
+    8.0 (Ampere); on an older GPU CuPy's bfloat16 computes through float32, which counts only
+    with ``including_emulation``. False without a GPU."""
+    if not is_available():
+        return False
+    return _runtime.cupy().cuda.runtime.getDeviceProperties(0)["major"] >= 8 or including_emulation
 
 
 def manual_seed(seed: int) -> None:

@@ -6,7 +6,8 @@ and the two 16-bit floats: float16 and bfloat16 (NumPy's type for it comes from
 the ml_dtypes package). Each ``DType`` knows its NumPy twin, which is what CPU
 kernels see. (The 16-bit floats are for storing and moving values -- creation,
 casts, .to(), .numpy(), elementwise arithmetic; the fused and Numba kernels work
-in float32 and float64 only, and CuPy has no bfloat16.) ml_dtypes is imported when
+in float32 and float64, and compute a 16-bit call in float32. CuPy 14 takes
+ml_dtypes' bfloat16 too, so the same type serves CUDA arrays.) ml_dtypes is imported when
 bfloat16's NumPy type is first needed, not with zero (it is slow to import).
 PyTorch's other integers are here too: int8 and int16, and the unsigned uint16, uint32
 and uint64, which promote (as in PyTorch) only with themselves and the floating types.

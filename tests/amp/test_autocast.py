@@ -28,13 +28,6 @@ import torch.nn.functional as TF
 DEVICE = os.environ.get("ZERO_TEST_DEVICE", "cpu")
 KIND = "cuda" if DEVICE.startswith("cuda") else "cpu"
 LOW = {"bfloat16": (zero.bfloat16, torch.bfloat16), "float16": (zero.float16, torch.float16)}
-# On a real GPU: CuPy has no bfloat16 arrays, so bfloat16 on "cuda" waits for kernels of its own (issue 38)
-ON_A_GPU = KIND == "cuda" and os.environ.get("ZERO_TEST_PLAY_CUDA") != "1"
-
-
-def _gpu_lacks(low_name: str) -> None:
-    if ON_A_GPU and low_name == "bfloat16":
-        pytest.xfail("bfloat16 CUDA tensors need kernels of their own (CuPy has no bfloat16): issue 38's GPU work")
 
 # PyTorch's documented CUDA lists ("Autocast Op Reference"), written out here apart from the table
 CUDA_LOWER = {"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "mm",
@@ -264,7 +257,6 @@ def test_every_op_on_the_table_has_a_sample():
 @pytest.mark.parametrize("low_name", ["bfloat16", "float16"])
 @pytest.mark.parametrize("op", sorted(SAMPLES))   # (the samples, not the table: an op left off it fails)
 def test_op_dtype_values_and_gradients_match_pytorch(op, low_name):
-    _gpu_lacks(low_name)
     if KIND == "cuda" and op == "binary_cross_entropy":
         pytest.skip("refused under CUDA autocast (test_binary_cross_entropy_is_refused_under_cuda_autocast)")
     if KIND == "cuda" and op == "inverse":   # not on CUDA's lists: a 16-bit input stays 16-bit, which inv refuses
@@ -567,7 +559,6 @@ def _train(lib, model, shapes, data, low, steps=4):
 @pytest.mark.parametrize("low_name", ["bfloat16", "float16"])
 @pytest.mark.parametrize("model", ["mlp", "gpt_block"])
 def test_training_steps_match_pytorch_with_float32_master_weights(model, low_name):
-    _gpu_lacks(low_name)
     rng = np.random.default_rng(1)
     if model == "mlp":
         fn, shapes = _mlp_loss, [(16, 8), (16,), (4, 16), (4,)]
@@ -584,7 +575,6 @@ def test_training_steps_match_pytorch_with_float32_master_weights(model, low_nam
 
 
 def test_a_gpt_trains_under_cpu_autocast_as_in_float32():
-    _gpu_lacks("bfloat16")
     from zero.models.gpt import GPT, GPTConfig
 
     def train(low):
@@ -643,7 +633,6 @@ SIXTEEN_BIT = {
 @pytest.mark.parametrize("low_name", ["bfloat16", "float16"])
 @pytest.mark.parametrize("op", sorted(SIXTEEN_BIT))
 def test_sixteen_bit_inputs_run_and_differentiate_as_in_pytorch(op, low_name):
-    _gpu_lacks(low_name)
     def run(lib):
         make = Maker(lib, LOW[low_name][0 if lib is zero else 1])
         out = SIXTEEN_BIT[op](lib, ZF if lib is zero else TF, make)

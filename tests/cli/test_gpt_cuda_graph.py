@@ -108,7 +108,7 @@ def test_gpt_train_on_cuda_replays_graphs_says_so_and_resumes_exactly(second_dev
     """The job itself: its model line says the steps are replayed as graphs; the metrics equal an
     op-by-op run's; a graphed run stopped at step 3 and resumed (warming up and capturing anew)
     equals the uninterrupted one; its checkpoint resumes on the CPU too."""
-    common = ("--data", prepared, "--eval-interval", 3, "--device", "cuda", *TINY_GPT)
+    common = ("--data", prepared, "--eval-interval", 3, "--device", "cuda", "--dtype", "float32", *TINY_GPT)
     whole, eager, parts = tmp_path / "whole.jsonl", tmp_path / "eager.jsonl", tmp_path / "parts.jsonl"
     assert gpt("train", *common, "--out", tmp_path / "a", "--steps", 7, "--metrics", whole) == 0
     assert "on cuda:0 in float32, steps replayed as CUDA graphs;" in capsys.readouterr().out

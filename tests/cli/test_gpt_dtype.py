@@ -65,3 +65,23 @@ def test_float16_scales_the_loss_skips_an_overflowing_step_and_resumes_exactly(p
     assert [(r["train_loss"], r["grad_norm"]) for r in _losses(parts)] == \
         [(r["train_loss"], r["grad_norm"]) for r in records]
 
+
+
+@pytest.mark.parametrize("device, native, expected", [("cpu", True, "float32"), ("cuda", False, "float32"),
+                                                      ("cuda", True, "bfloat16"), ("cuda:0", True, "bfloat16")])
+def test_the_default_dtype_is_bfloat16_where_the_gpu_computes_it(monkeypatch, device, native, expected):
+    """nanoGPT's rule: without --dtype, bfloat16 on a GPU of compute capability 8.0 or more."""
+    from zero.cli import gpt_config
+
+    asked = []
+    monkeypatch.setattr(zero.cuda, "is_bf16_supported", lambda including_emulation=True: asked.append(
+        including_emulation) or native)
+    assert gpt_config.default_dtype(device) == expected
+    assert asked == ([] if device == "cpu" else [False])   # native support only, not emulation
+
+
+def test_is_bf16_supported_is_false_without_a_gpu():
+    torch = pytest.importorskip("torch")
+    if zero.cuda.is_available():
+        pytest.skip("a GPU is here")
+    assert zero.cuda.is_bf16_supported() is False and torch.cuda.is_bf16_supported() is False

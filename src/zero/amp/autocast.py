@@ -28,9 +28,9 @@ RNN's weights at every step); the cache empties when the outermost region exits.
 The functional forms of the listed ops consult this table through
 ``zero.autograd.autocast_hook`` (one flag read when autocast is off). Autocast's state is the
 process's (PyTorch keeps it per thread). Unlike PyTorch's, CUDA autocast turns on on a machine
-without a GPU (so that the tests' played "cuda" checks CUDA's rules); on the GPU, float16 goes
-to cuBLAS with float32 accumulation, and bfloat16 waits for CUDA kernels of its own (CuPy has
-no bfloat16 arrays).
+without a GPU (so that the tests' played "cuda" checks CUDA's rules); on the GPU, float16 and
+bfloat16 products go to cuBLAS with float32 accumulation (CuPy 14 holds bfloat16 arrays as
+ml_dtypes' type), and the Triton kernels compute 16-bit arrays in float32.
 """
 from __future__ import annotations
 

@@ -78,8 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "once into ~/.cache/zero or $ZERO_DATA)")
     t.add_argument("--out", default="runs/gpt", metavar="RUN_DIR", help="where checkpoints, metrics and the plot go")
     t.add_argument("--device", default="cpu", help="cpu or cuda")
-    t.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"],
-                   help="the products' precision: bfloat16 or float16 runs the forward under zero.autocast "
+    t.add_argument("--dtype", default=None, choices=["float32", "bfloat16", "float16"],
+                   help="the products' precision (default: bfloat16 on a GPU that computes it natively, compute "
+                        "capability 8.0 or more; else float32): bfloat16 or float16 runs the forward under "
+                        "zero.autocast "
                         "(weights, gradients, optimizer state and checkpoints stay float32); float16 also scales "
                         "the loss (zero.amp.GradScaler), and a step whose gradients overflow is skipped, not a "
                         "divergence")

@@ -116,11 +116,21 @@ def resolve_config(args, saved: dict | None = None, path=None) -> tuple[GPTTrain
     for name, value in presets.PRESETS[preset].items():  # what nothing above set
         if values.get(name) is None:
             values[name] = value
+    if values.get("dtype") is None:
+        values["dtype"] = default_dtype(values.get("device", GPTTrainConfig.device))
     if values.get("metrics") is None:
         values["metrics"] = str(Path(values.get("out", GPTTrainConfig.out)) / METRICS)
     config = GPTTrainConfig(**values)
     check(config)
     return config, overrides
+
+
+def default_dtype(device: str) -> str:
+    """--dtype's default: bfloat16 on a GPU that computes it natively (nanoGPT's rule), else float32."""
+    from .. import cuda
+
+    on_gpu = str(device).strip().lower().startswith("cuda")
+    return "bfloat16" if on_gpu and cuda.is_bf16_supported(including_emulation=False) else "float32"
 
 
 def check(config: GPTTrainConfig) -> None:

@@ -208,6 +208,36 @@ def test_a_gpt_step_on_cuda_matches_the_cpu():
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4)
 
 
+@pytest.mark.parametrize("low", [zero.bfloat16, zero.float16], ids=["bfloat16", "float16"])
+def test_16_bit_products_and_a_gpt_step_under_autocast_on_cuda(low):
+    """cuBLAS products of 16-bit operands (float32 accumulation) against the CPU's, and a GPT
+    step under CUDA autocast following the CPU's under CPU autocast (issue 38)."""
+    from zero.models import GPT, GPTConfig
+
+    rng = np.random.default_rng(1)
+    a, b = rng.standard_normal((3, 64, 96)), rng.standard_normal((96, 40))
+    got = (zero.tensor(a, device="cuda").to(low) @ zero.tensor(b, device="cuda").to(low)).float().cpu().numpy()
+    want = (zero.tensor(a).to(low) @ zero.tensor(b).to(low)).float().numpy()
+    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
+    config = GPTConfig(vocab_size=50, block_size=32, n_layer=2, n_head=2, n_embd=32, dropout=0.0)
+    batches = [(rng.integers(0, 50, (4, 32)), rng.integers(0, 50, (4, 32))) for _ in range(3)]
+    losses = {}
+    for device in ("cpu", "cuda"):
+        zero.manual_seed(0)
+        model = GPT(config).to(device)
+        optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
+        losses[device] = []
+        for x, y in batches:
+            with zero.autocast(device, dtype=low):
+                loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses[device].append(loss.item())
+        assert all(p.dtype is zero.float32 for p in model.parameters())
+    np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=2e-2)
+
+
 def test_clip_grad_norm_and_adamw_on_cuda_match_the_cpu():
     """Both take every gradient of a group in one launch on the GPU (tables of addresses)."""
     rng = np.random.default_rng(0)

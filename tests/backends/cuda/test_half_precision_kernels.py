@@ -6,8 +6,8 @@ the 16-bit type: the device's must be within two units in the last place of that
 (``close``). Rows are 384 wide (the book's width) or more, so a kernel that summed or
 accumulated in 16 bits would be visibly off -- under the interpreter a bfloat16 sum is not
 even a sum (it adds bit patterns), and a float16 one loses digits step by step. Without a
-GPU these run under TRITON_INTERPRET=1 (see conftest); on a GPU on the compiled kernels,
-for float16 (CuPy has no bfloat16 arrays, so those are skipped there).
+GPU these run under TRITON_INTERPRET=1 (see conftest); on a GPU on the compiled kernels, with
+CuPy's float16 and bfloat16 arrays (CuPy 14 takes ml_dtypes' bfloat16).
 """
 from __future__ import annotations
 
@@ -42,8 +42,6 @@ class HalfCase:
     """One kernel on the CPU in float32 and on the device in a 16-bit type, same inputs."""
 
     def __init__(self, arrays, dtype):
-        if arrays.on_gpu and dtype == BFLOAT16:
-            pytest.skip("CuPy has no bfloat16 arrays")
         self.arrays = arrays
         self.dtype = dtype
 

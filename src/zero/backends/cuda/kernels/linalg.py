@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from .... import dtypes
 from ...kernel_contract import Array
 from .. import matmul as matmul_flags
 from ..runtime import cupy
@@ -46,12 +47,12 @@ from ._arrays import array_module
 __all__ = ["matmul"]  # the kernel; plan_matmul, matmul_accumulate and Gemm are for tests and fused
 
 OP_N, OP_T = 0, 1                                 # cublasOperation_t
-CUDA_R_32F, CUDA_R_64F, CUDA_R_16F = 0, 1, 2      # cudaDataType_t
+CUDA_R_32F, CUDA_R_64F, CUDA_R_16F, CUDA_R_16BF = 0, 1, 2, 14      # cudaDataType_t
 COMPUTE_32F, COMPUTE_32F_FAST_TF32, COMPUTE_64F = 68, 77, 70  # cublasComputeType_t
 GEMM_DEFAULT = -1                                 # cublasGemmAlgo_t
 
 _DATA_TYPE = {np.dtype(np.float32): CUDA_R_32F, np.dtype(np.float64): CUDA_R_64F,
-              np.dtype(np.float16): CUDA_R_16F}
+              np.dtype(np.float16): CUDA_R_16F, np.dtype(dtypes.bfloat16.numpy): CUDA_R_16BF}
 
 
 def fast_matmul() -> bool:
@@ -152,7 +153,8 @@ def plan_matmul(a: Array, b: Array, out: Array) -> Gemm:
 
 
 def matmul(a: Array, b: Array, out: Array) -> None:
-    """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/32/64)."""
+    """out = a @ b with broadcast batch dimensions, through cuBLAS (float16/bfloat16/32/64; the
+    16-bit types accumulate in float32)."""
     _product(a, b, out, accumulate=False)
 
 
