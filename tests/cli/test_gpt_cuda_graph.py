@@ -60,11 +60,15 @@ def _run(config: GPTTrainConfig, device, steps: int):
     return trainer, records, params
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
 @pytest.mark.parametrize("dropout", [0.0, 0.1])
-def test_a_graphed_run_repeats_the_op_by_op_run_bit_for_bit(second_device, dropout):
+def test_a_graphed_run_repeats_the_op_by_op_run_bit_for_bit(second_device, dropout, dtype):
+    """bfloat16 too: the forward's autocast region (and its cache of cast weights) lies
+    wholly inside the captured gradients graph, so every replay casts afresh."""
     steps = WARMUP_STEPS + 5
-    eager, eager_records, eager_params = _run(_config(cuda_graph=False, dropout=dropout), second_device, steps)
-    graphed, graph_records, graph_params = _run(_config(dropout=dropout), second_device, steps)
+    eager, eager_records, eager_params = _run(_config(cuda_graph=False, dropout=dropout, dtype=dtype), second_device,
+                                              steps)
+    graphed, graph_records, graph_params = _run(_config(dropout=dropout, dtype=dtype), second_device, steps)
     assert eager.graphed is None and graphed.graphed is not None and graphed.graphed.gradients is not None
     assert graph_records == eager_records
     for a, b in zip(graph_params, eager_params):
