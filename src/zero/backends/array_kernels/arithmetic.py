@@ -8,6 +8,8 @@ import builtins
 from types import ModuleType
 from typing import Any, cast
 
+import numpy as np
+
 from ..kernel_contract import Array, Operand, Scalar
 from ._quiet import quiet
 
@@ -36,11 +38,10 @@ def div(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
 
 
 def pow(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
-    exponent = xp.asarray(b)
-    if out.dtype.kind in "iu" and exponent.dtype.kind == "i" and bool((exponent < 0).any()):
+    if out.dtype.kind in "iu" and _negative_integer(xp, b):
         # an integer to a negative integer power, as PyTorch gives it (NumPy refuses): the
         # truncated 1 / a ** -b, that is 1 for a == 1, +-1 for a == -1 (by the parity), else 0
-        base = xp.asarray(a)
+        exponent, base = xp.asarray(b), xp.asarray(a)
         negative = exponent < 0
         xp.power(a, xp.where(negative, 0, exponent), out=out, casting="unsafe")
         special = xp.where(base == 1, 1, xp.where(base == -1, 1 - 2 * (exponent % 2), 0))
@@ -130,6 +131,15 @@ def logaddexp(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
 def floor_divide(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
     with quiet(xp):                     # Python's rounding: -7 // 2 == -4
         xp.floor_divide(a, b, out=out, casting="unsafe")
+
+
+def _negative_integer(xp: ModuleType, b: Operand) -> bool:
+    """Whether an integer exponent has a negative entry. A Python number is looked at on the host
+    (no copy to the device, which a CUDA graph's capture could not hold); an array of integers is
+    read from its device."""
+    if isinstance(b, xp.ndarray):
+        return b.dtype.kind == "i" and bool((b < 0).any())
+    return isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0
 
 
 def remainder(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
