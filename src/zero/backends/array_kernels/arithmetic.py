@@ -139,7 +139,7 @@ def _negative_integer(xp: ModuleType, b: Operand) -> bool:
     read from its device."""
     if isinstance(b, xp.ndarray):
         return b.dtype.kind == "i" and bool((b < 0).any())
-    return isinstance(b, (int, np.integer)) and not isinstance(b, bool) and b < 0
+    return isinstance(b, (int, np.integer)) and not isinstance(b, bool) and bool(b < 0)
 
 
 def remainder(xp: ModuleType, a: Operand, b: Operand, out: Array) -> None:
