@@ -187,24 +187,29 @@ def test_tf32_only_when_asked():
         flags.allow_tf32 = previous
 
 
-def test_a_gpt_step_on_cuda_matches_the_cpu():
+def _gpt_losses(device: str, rng, low=None) -> list:
+    """Three AdamW steps of a small GPT on ``device`` (the forward under autocast in ``low``)."""
     from zero.models import GPT, GPTConfig
 
     config = GPTConfig(vocab_size=50, block_size=32, n_layer=2, n_head=2, n_embd=32, dropout=0.0)
-    rng = np.random.default_rng(0)
     batches = [(rng.integers(0, 50, (4, 32)), rng.integers(0, 50, (4, 32))) for _ in range(3)]
-    losses = {}
-    for device in ("cpu", "cuda"):
-        zero.manual_seed(0)
-        model = GPT(config).to(device)
-        optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
-        losses[device] = []
-        for x, y in batches:
+    zero.manual_seed(0)
+    model = GPT(config).to(device)
+    optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
+    losses = []
+    for x, y in batches:
+        with zero.autocast(device, dtype=low or zero.bfloat16, enabled=low is not None):
             loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses[device].append(loss.item())
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.item())
+    assert all(p.dtype is zero.float32 for p in model.parameters())
+    return losses
+
+
+def test_a_gpt_step_on_cuda_matches_the_cpu():
+    losses = {device: _gpt_losses(device, np.random.default_rng(0)) for device in ("cpu", "cuda")}
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=1e-4)
 
 
@@ -212,29 +217,12 @@ def test_a_gpt_step_on_cuda_matches_the_cpu():
 def test_16_bit_products_and_a_gpt_step_under_autocast_on_cuda(low):
     """cuBLAS products of 16-bit operands (float32 accumulation) against the CPU's, and a GPT
     step under CUDA autocast following the CPU's under CPU autocast (issue 38)."""
-    from zero.models import GPT, GPTConfig
-
     rng = np.random.default_rng(1)
     a, b = rng.standard_normal((3, 64, 96)), rng.standard_normal((96, 40))
     got = (zero.tensor(a, device="cuda").to(low) @ zero.tensor(b, device="cuda").to(low)).float().cpu().numpy()
     want = (zero.tensor(a).to(low) @ zero.tensor(b).to(low)).float().numpy()
     np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
-    config = GPTConfig(vocab_size=50, block_size=32, n_layer=2, n_head=2, n_embd=32, dropout=0.0)
-    batches = [(rng.integers(0, 50, (4, 32)), rng.integers(0, 50, (4, 32))) for _ in range(3)]
-    losses = {}
-    for device in ("cpu", "cuda"):
-        zero.manual_seed(0)
-        model = GPT(config).to(device)
-        optimizer = zero.optim.AdamW(model.parameters(), lr=1e-3)
-        losses[device] = []
-        for x, y in batches:
-            with zero.autocast(device, dtype=low):
-                loss = model(zero.tensor(x, device=device), zero.tensor(y, device=device))
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses[device].append(loss.item())
-        assert all(p.dtype is zero.float32 for p in model.parameters())
+    losses = {device: _gpt_losses(device, np.random.default_rng(2), low) for device in ("cpu", "cuda")}
     np.testing.assert_allclose(losses["cuda"], losses["cpu"], rtol=2e-2)
 
 
