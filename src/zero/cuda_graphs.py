@@ -27,6 +27,8 @@ refused, and the capture mode is always CUDA's relaxed one (Zero's pool may call
 """
 from __future__ import annotations
 
+import gc
+
 from .backends import graph_capture
 from .backends.device import Device
 from .backends.graph_capture import CapturedGraph, GraphPool
@@ -139,8 +141,7 @@ class graph:
         self.cuda_graph, self.pool, self.capture_error_mode = cuda_graph, pool, capture_error_mode
 
     def __enter__(self) -> None:
-        _cuda().backend.synchronize()
-        graph_capture.collected_before_capture()
+        gc.collect()   # what only reference cycles hold goes back to the pool before the capture asks for memory
         self.cuda_graph.capture_begin(self.pool, self.capture_error_mode)
 
     def __exit__(self, exc_type, exc, traceback) -> None:

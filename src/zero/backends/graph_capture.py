@@ -26,7 +26,6 @@ its stream (``cuda/graphs.py``); the CPU backend, which plays "cuda" in the test
 """
 from __future__ import annotations
 
-import gc
 from typing import Any
 
 import numpy as np
@@ -68,7 +67,6 @@ class GraphPool:
     def __init__(self, device):
         backend = device.backend
         main = backend.allocator
-        self.device = device
         self.source = _Borrowed(main)
         self.allocator = CachingAllocator(self.source, granularity=main.granularity,
                                           max_oversize_ratio=main.max_oversize_ratio,
@@ -193,8 +191,3 @@ class CapturedGraph:
             self.recorded = None
             self.capture.pool.let_go()
 
-
-def collected_before_capture() -> None:
-    """Free what only reference cycles hold before a capture (PyTorch's ``graph`` does too):
-    their blocks then serve the capture's first requests instead of waiting."""
-    gc.collect()

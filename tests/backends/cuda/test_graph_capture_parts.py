@@ -17,8 +17,6 @@ from zero.errors import CaptureError
 def test_a_triton_compile_inside_a_capture_is_refused_naming_the_kernel():
     from triton import knobs
 
-    from zero.backends.cuda.triton_kernels.elementwise import dropout_kernel
-
     before = knobs.runtime.jit_cache_hook
     previous = graphs._triton_hook(graphs._refuse_compiling)
     try:
@@ -34,7 +32,6 @@ def test_a_triton_compile_inside_a_capture_is_refused_naming_the_kernel():
     finally:
         graphs._triton_hook(previous)
     assert knobs.runtime.jit_cache_hook is before
-    assert dropout_kernel is not None
 
 
 def _cache_directory(environment: dict) -> str:
